@@ -1,0 +1,186 @@
+// The transcript format `dramaturg.transcript/v1`: agents with personas and the messages they exchanged.
+import { z } from "zod";
+import { InputError } from "./errors.ts";
+import { firstIssue, issuePath } from "./zod-issues.ts";
+
+export const TRANSCRIPT_FORMAT = "dramaturg.transcript/v1";
+
+export const PersonaSchema = z
+  .union([z.string().min(1), z.record(z.string(), z.unknown())])
+  .describe("The agent's persona specification: free text, or a structured object (traits, style, beliefs…)");
+
+export const AgentSchema = z
+  .object({
+    id: z.string().min(1).describe("Stable id; messages whose sender is this id are the agent's actions"),
+    name: z.string().min(1).describe("Display name, used in trajectories and {{agent_name}}"),
+    persona: PersonaSchema,
+    tools: z.array(z.unknown()).optional().describe("Tools the agent may call (kept for session analysis)"),
+  })
+  .strict();
+
+export const ChannelSchema = z
+  .object({
+    id: z.string().min(1),
+    name: z.string().min(1).optional(),
+    members: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Agent ids in the channel; defaults to its senders"),
+  })
+  .strict();
+
+export const MessageSchema = z
+  .object({
+    id: z.string().min(1),
+    sender: z.string().min(1).describe("An agent id (the agent acts) or any other name (a stimulus)"),
+    channel: z.string().min(1).describe("Channel id; a DM is a channel of its own"),
+    recipient: z.string().min(1).optional().describe("For a DM: the agent id it is addressed to"),
+    text: z.string(),
+    at: z.iso.datetime({ offset: true }).describe("ISO 8601 timestamp"),
+  })
+  .strict();
+
+export const TranscriptSchema = z
+  .object({
+    format: z.literal(TRANSCRIPT_FORMAT),
+    agents: z.array(AgentSchema).min(1),
+    channels: z.array(ChannelSchema).optional(),
+    messages: z.array(MessageSchema),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    const agentIds = new Set<string>();
+    t.agents.forEach((a, i) => {
+      if (agentIds.has(a.id))
+        ctx.addIssue({ code: "custom", path: ["agents", i, "id"], message: `duplicate agent id "${a.id}"` });
+      agentIds.add(a.id);
+    });
+    const messageIds = new Set<string>();
+    t.messages.forEach((m, i) => {
+      if (messageIds.has(m.id))
+        ctx.addIssue({
+          code: "custom",
+          path: ["messages", i, "id"],
+          message: `duplicate message id "${m.id}"`,
+        });
+      messageIds.add(m.id);
+      if (m.recipient !== undefined && !agentIds.has(m.recipient) && !agentIds.has(m.sender))
+        ctx.addIssue({
+          code: "custom",
+          path: ["messages", i, "recipient"],
+          message: `a DM must involve an agent; "${m.recipient}" and "${m.sender}" are not agent ids`,
+        });
+    });
+  });
+
+export type Persona = z.infer<typeof PersonaSchema>;
+export type Agent = z.infer<typeof AgentSchema>;
+export type Channel = z.infer<typeof ChannelSchema>;
+export type Message = z.infer<typeof MessageSchema>;
+export type Transcript = z.infer<typeof TranscriptSchema>;
+
+/** JSONL header line: everything but the messages, which follow one per line. */
+const JsonlHeaderSchema = z
+  .object({
+    format: z.literal(TRANSCRIPT_FORMAT),
+    agents: z.array(AgentSchema).min(1),
+    channels: z.array(ChannelSchema).optional(),
+  })
+  .strict();
+
+/**
+ * Parses a transcript from JSON or JSONL text. Errors name the file, the line (JSONL) or JSON path,
+ * and what was expected. Messages are returned sorted by time (stable for equal timestamps).
+ */
+export function parseTranscript(text: string, file = "<transcript>"): Transcript {
+  const trimmed = text.trimStart();
+  const isJsonl = file.endsWith(".jsonl") || (trimmed.startsWith("{") && looksLikeJsonl(trimmed));
+  const transcript = isJsonl ? parseJsonl(text, file) : parseJson(text, file);
+  transcript.messages = sortByTime(transcript.messages);
+  return transcript;
+}
+
+function looksLikeJsonl(text: string): boolean {
+  const firstLine = text.split("\n", 1)[0]!.trim();
+  if (!firstLine.endsWith("}")) return false;
+  try {
+    JSON.parse(firstLine);
+    return text.trim().includes("\n");
+  } catch {
+    return false;
+  }
+}
+
+function parseJson(text: string, file: string): Transcript {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(
+      `not valid JSON (${(error as Error).message}); expected a ${TRANSCRIPT_FORMAT} document`,
+      {
+        file,
+      },
+    );
+  }
+  const result = TranscriptSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = firstIssue(result.error);
+    throw new InputError(issue.message, { file, place: issuePath(issue.path) });
+  }
+  return result.data;
+}
+
+function parseJsonl(text: string, file: string): Transcript {
+  const lines = text.split("\n");
+  let header: z.infer<typeof JsonlHeaderSchema> | undefined;
+  const messages: Message[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (!line) continue;
+    const place = `line ${i + 1}`;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (error) {
+      throw new InputError(`not valid JSON (${(error as Error).message})`, { file, place });
+    }
+    if (!header) {
+      const parsed = JsonlHeaderSchema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = firstIssue(parsed.error);
+        throw new InputError(`header: ${issue.message} at ${issuePath(issue.path)}`, { file, place });
+      }
+      header = parsed.data;
+      continue;
+    }
+    const parsed = MessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = firstIssue(parsed.error);
+      throw new InputError(`message: ${issue.message} at ${issuePath(issue.path)}`, { file, place });
+    }
+    messages.push(parsed.data);
+  }
+  if (!header)
+    throw new InputError(`empty file; expected a ${TRANSCRIPT_FORMAT} header line`, {
+      file,
+      place: "line 1",
+    });
+  const whole = TranscriptSchema.safeParse({ ...header, messages });
+  if (!whole.success) {
+    const issue = firstIssue(whole.error);
+    const [first, index] = issue.path;
+    // Point at the JSONL line of a message problem (header is on the first non-empty line).
+    const place =
+      first === "messages" && typeof index === "number" ? `message ${index + 1}` : issuePath(issue.path);
+    throw new InputError(issue.message, { file, place });
+  }
+  return whole.data;
+}
+
+function sortByTime(messages: Message[]): Message[] {
+  return messages
+    .map((m, i) => ({ m, i, t: Date.parse(m.at) }))
+    .sort((a, b) => a.t - b.t || a.i - b.i)
+    .map((x) => x.m);
+}
