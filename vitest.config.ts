@@ -1,5 +1,23 @@
 import { defineConfig } from "vitest/config";
 
+// Vitest 5's reporter calls Map.groupBy, which Node 20 lacks; without this a failing test on
+// Node 20 crashes the reporter instead of printing the failure. Node 22+ has it natively.
+if (typeof (Map as unknown as { groupBy?: unknown }).groupBy !== "function") {
+  Object.defineProperty(Map, "groupBy", {
+    value<K, T>(items: Iterable<T>, key: (item: T, index: number) => K): Map<K, T[]> {
+      const out = new Map<K, T[]>();
+      let i = 0;
+      for (const item of items) {
+        const k = key(item, i++);
+        const list = out.get(k);
+        if (list) list.push(item);
+        else out.set(k, [item]);
+      }
+      return out;
+    },
+  });
+}
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],

@@ -1,0 +1,241 @@
+// Parses a YAML document and validates it with a zod schema, reporting any problem as
+// `file:line:col: what: expected …` — the line a user has to open, not a JSON path.
+import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument, visit } from "yaml";
+import type { z } from "zod";
+import { InputError } from "../core/index.ts";
+
+/** A path into the parsed document: object keys and array indexes, as zod reports them. */
+export type DocumentPath = readonly PropertyKey[];
+
+/** A validated document that can still say where each of its parts was written. */
+export interface LocatedYaml<T> {
+  data: T;
+  /**
+   * `line:col` (1-based) of the value at `path`; with `key: true`, of its key instead. A path that
+   * is not in the document falls back to its nearest enclosing mapping or list.
+   */
+  placeOf(path: DocumentPath, options?: { key?: boolean }): string;
+}
+
+/** Parses `text` (read from `file`) and validates it; throws `InputError` with line and column. */
+export function parseLocatedYaml<S extends z.ZodType>(
+  text: string,
+  file: string,
+  schema: S,
+): LocatedYaml<z.output<S>> {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const placeAt = (offset: number): string => {
+    const { line, col } = lineCounter.linePos(offset);
+    return `${line}:${col}`;
+  };
+
+  const syntaxError = doc.errors[0];
+  if (syntaxError) {
+    throw new InputError(`not valid YAML: ${syntaxError.message}`, {
+      file,
+      place: placeAt(syntaxError.pos[0]),
+    });
+  }
+
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // Unresolvable aliases and alias bombs surface here rather than as parse errors.
+    throw new InputError(`not valid YAML: ${(error as Error).message}`, {
+      file,
+      place: placeAt(firstAliasOffset(doc)),
+      cause: error,
+    });
+  }
+
+  const placeOf = (path: DocumentPath, options: { key?: boolean } = {}): string =>
+    placeAt(offsetOf(doc, path, options.key ?? false));
+
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => describeIssue(issue, doc, raw, schema));
+    // Report the problem nearest the top of the file: it is the one a reader meets first.
+    problems.sort((a, b) => a.offset - b.offset);
+    const first = problems[0]!;
+    throw new InputError(first.message, { file, place: placeAt(first.offset) });
+  }
+  return { data: result.data, placeOf };
+}
+
+interface Problem {
+  offset: number;
+  message: string;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, doc: Document, raw: unknown, schema: z.ZodType): Problem {
+  const path = issue.path as PropertyKey[];
+  const label = labelOf(path);
+  const value = valueAt(raw, path);
+  const present = value !== undefined;
+  const got = present ? `, got ${describeValue(value)}` : "";
+  const prefix = label ? `${label}: ` : "";
+
+  switch (issue.code) {
+    case "unrecognized_keys": {
+      const key = String(issue.keys[0]);
+      const allowed = knownKeys(schema, path);
+      const expected = allowed.length > 0 ? `; expected one of ${allowed.join(", ")}` : "";
+      return { offset: offsetOf(doc, [...path, key], true), message: `unknown key "${key}"${expected}` };
+    }
+    case "invalid_type": {
+      const expected = nounForType(issue.expected);
+      if (!present && path.length > 0) {
+        return { offset: offsetOf(doc, path, false), message: `${prefix}missing; expected ${expected}` };
+      }
+      if (path.length === 0 && (value === null || value === undefined)) {
+        return { offset: offsetOf(doc, path, false), message: `the file is empty; expected ${expected}` };
+      }
+      return { offset: offsetOf(doc, path, false), message: `${prefix}expected ${expected}${got}` };
+    }
+    case "too_small":
+    case "too_big": {
+      return { offset: offsetOf(doc, path, false), message: `${prefix}expected ${boundNoun(issue)}${got}` };
+    }
+    case "invalid_value": {
+      const options = issue.values.map((v) => String(v)).join(", ");
+      return { offset: offsetOf(doc, path, false), message: `${prefix}expected one of ${options}${got}` };
+    }
+    default: {
+      // Schemas give their own expectation as a noun phrase ("an id of letters, …"); zod's defaults start "Invalid".
+      const expected = issue.message.startsWith("Invalid") ? issue.message : `expected ${issue.message}`;
+      return { offset: offsetOf(doc, path, false), message: `${prefix}${expected}${got}` };
+    }
+  }
+}
+
+/** `weight`, or `propositions[2]` when the path ends in a list index; "" for the whole document. */
+function labelOf(path: readonly PropertyKey[]): string {
+  let start = path.length;
+  while (start > 0 && typeof path[start - 1] === "number") start--;
+  if (start > 0) start--;
+  let out = "";
+  for (const part of path.slice(start)) out += typeof part === "number" ? `[${part}]` : String(part);
+  return out;
+}
+
+function nounForType(expected: string): string {
+  switch (expected) {
+    case "string":
+      return "a string";
+    case "number":
+      return "a number";
+    case "int":
+      return "a whole number";
+    case "boolean":
+      return "true or false";
+    case "array":
+      return "a list";
+    case "object":
+      return "a mapping (key: value lines)";
+    default:
+      return `a value of type ${expected}`;
+  }
+}
+
+function boundNoun(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
+  const small = issue.code === "too_small";
+  const bound = Number(
+    small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum,
+  );
+  const inclusive = issue.inclusive ?? true;
+  switch (issue.origin) {
+    case "string":
+      if (small && bound === 1) return "a non-empty string";
+      return `a string of ${small ? "at least" : "at most"} ${bound} characters`;
+    case "array":
+      if (small && bound === 1) return "a non-empty list";
+      return `a list of ${small ? "at least" : "at most"} ${bound} items`;
+    default:
+      if (small) return inclusive ? `a number of ${bound} or more` : `a number greater than ${bound}`;
+      return inclusive ? `a number of ${bound} or less` : `a number less than ${bound}`;
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "an empty value";
+  if (typeof value === "string")
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return String(value);
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let current = raw;
+  for (const part of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[part];
+  }
+  return current;
+}
+
+/** Source offset of the node at `path` (or its key); falls back to the nearest ancestor that exists. */
+function offsetOf(doc: Document, path: readonly PropertyKey[], key: boolean): number {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const prefix = path.slice(0, depth);
+    if (key && depth === path.length && depth > 0) {
+      const parent = nodeAt(doc, prefix.slice(0, -1));
+      const name = prefix[prefix.length - 1];
+      if (isMap(parent)) {
+        const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === String(name));
+        if (pair && isNode(pair.key) && pair.key.range) return pair.key.range[0];
+      }
+      continue;
+    }
+    const node = nodeAt(doc, prefix);
+    if (isNode(node) && node.range) return node.range[0];
+  }
+  return 0;
+}
+
+function firstAliasOffset(doc: Document): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
+}
+
+function nodeAt(doc: Document, path: readonly PropertyKey[]): unknown {
+  if (path.length === 0) return doc.contents;
+  return doc.getIn(path as unknown[], true);
+}
+
+/** The keys a strict object schema accepts at `path`, in the order the schema declares them. */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: z.core.$ZodType | undefined = unwrap(schema);
+  for (const part of path) {
+    if (!current) return [];
+    const def = current._zod.def as {
+      type: string;
+      shape?: Record<string, z.core.$ZodType>;
+      element?: z.core.$ZodType;
+    };
+    if (def.type === "object" && typeof part === "string") current = unwrap(def.shape?.[part]);
+    else if (def.type === "array" && typeof part === "number") current = unwrap(def.element);
+    else return [];
+  }
+  const def = current?._zod.def as { type: string; shape?: Record<string, unknown> } | undefined;
+  return def?.type === "object" && def.shape ? Object.keys(def.shape) : [];
+}
+
+function unwrap(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefined {
+  let current = schema;
+  for (let i = 0; i < 10 && current; i++) {
+    const def = current._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType };
+    if (def.innerType) current = def.innerType;
+    else if (def.type === "pipe" && def.in) current = def.in;
+    else break;
+  }
+  return current;
+}
