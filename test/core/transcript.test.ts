@@ -108,3 +108,10 @@ describe("trajectories", () => {
     expect(text).not.toContain("</trajectory>");
   });
 });
+
+describe("delimiter escaping", () => {
+  it("spaced closing tags are neutralised too", async () => {
+    const { escapeDelimiters } = await import("../../src/core/index.ts");
+    expect(escapeDelimiters("a </ trajectory> b < /persona> c")).not.toMatch(/<\s*\/\s*(trajectory|persona)/);
+  });
+});

@@ -1,0 +1,579 @@
+// The LLM judge on the AI SDK: structured answers, a concurrency limit shared by every call of one judge,
+// retries with backoff (Retry-After honoured), per-call timeouts, double-check turns and token accounting.
+
+import type { LanguageModel, LanguageModelUsage, ModelMessage } from "ai";
+import { APICallError, generateText, NoObjectGeneratedError, NoOutputGeneratedError, Output } from "ai";
+import type { z } from "zod";
+import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
+import { addUsage, JudgeError, ZERO_USAGE } from "../core/index.ts";
+import type {
+  CheckAnswer,
+  CountAnswer,
+  JudgeAnswer,
+  JudgeConversation,
+  PromptItem,
+  ScoreAnswer,
+} from "./prompt.ts";
+import {
+  ANSWER_NAMES,
+  answerSchema,
+  assignItemIds,
+  buildConversation,
+  DOUBLE_CHECK_MESSAGE,
+  doubleCheckMessages,
+  PROMPT_VERSION,
+  planConversations,
+} from "./prompt.ts";
+import type {
+  Judge,
+  JudgeCallOptions,
+  JudgeDescriptor,
+  JudgeRequest,
+  JudgeResponse,
+  VerdictKind,
+} from "./types.ts";
+
+/**
+ * HTTP statuses that mean the judge cannot work at all (bad credentials, no access, no such model or
+ * endpoint). They are thrown from `judge()` instead of being recorded per item, so the engine can stop
+ * the run with exit code 3 rather than record every verdict as errored.
+ */
+export const FATAL_STATUSES: ReadonlySet<number> = new Set([401, 403, 404]);
+
+/** True for a judge failure that should stop the run (see {@link FATAL_STATUSES}). */
+export function isFatalJudgeError(error: unknown): error is JudgeError {
+  return (
+    JudgeError.isInstance(error) &&
+    !error.retryable &&
+    error.status !== undefined &&
+    FATAL_STATUSES.has(error.status)
+  );
+}
+
+export interface LlmJudgeOptions {
+  /** The model that judges: any AI SDK language model (`createOpenAI(…).chat(id)`, a mock…). */
+  model: LanguageModel;
+  /**
+   * Who the model is, for the run record. Defaults to the model's own provider and id. Never put
+   * credentials here: it is stored with every run.
+   */
+  descriptor?: { provider: string; model: string; base_url?: string };
+  /** Sampling temperature sent with every call. Default: not sent (the provider's default applies). */
+  temperature?: number;
+  /** Most model calls in flight at once, across every request made through this judge. Default 8. */
+  concurrency?: number;
+  /**
+   * Retries per conversation after the first call, shared by transport failures (429, 5xx, timeouts,
+   * network), malformed or out-of-range answers, and follow-ups for claims an answer left out. Default 4.
+   */
+  maxRetries?: number;
+  /** Time limit of one model call in ms, counted from when it gets a concurrency slot. Default 60000. */
+  timeoutMs?: number;
+  /** Exponential backoff between transport retries: first delay and cap, in ms. Defaults 500 and 30000. */
+  backoff?: { initialMs?: number; maxMs?: number };
+  /** Waits between retries; injectable so tests need not wait. Must reject when `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Source of jitter in [0, 1). Default Math.random. */
+  random?: () => number;
+  /** Removes secrets from provider error text (`createJudgeModel` supplies one that knows the key). */
+  redact?: (text: string) => string;
+}
+
+/** What `ask()` returns: the validated answer, and what it cost. */
+export interface AskResult<T> {
+  output: T;
+  usage: TokenUsage;
+  calls: number;
+}
+
+export interface AskOptions<T> {
+  /** System prompt. */
+  system: string;
+  /** The conversation so far; untrusted text in it should already be delimited and escaped. */
+  messages: ModelMessage[];
+  /** Schema of the answer; enforced through the provider and validated (a mismatch is retried). */
+  schema: z.ZodType<T>;
+  /** Name of the structured output, for providers that label schemas. Default `answer`. */
+  name?: string;
+  signal?: AbortSignal;
+}
+
+/** The exact prompts a request produces, for hashing into a cache key. */
+export interface PromptFingerprint {
+  prompt_version: string;
+  /** The follow-up turn, when the request asks for a double check. */
+  double_check?: string;
+  conversations: Array<{ kind: VerdictKind; ids: string[]; system: string; messages: ModelMessage[] }>;
+}
+
+/** The system prompts and messages `LlmJudge.judge(request)` would send first, one entry per model conversation. */
+export function promptFingerprint(request: JudgeRequest): PromptFingerprint {
+  return {
+    prompt_version: PROMPT_VERSION,
+    ...(request.doubleCheck ? { double_check: DOUBLE_CHECK_MESSAGE } : {}),
+    conversations: planConversations(request).map((c) => ({
+      kind: c.kind,
+      ids: c.items.map((i) => i.id),
+      system: c.system,
+      messages: c.messages,
+    })),
+  };
+}
+
+interface Tally {
+  usage: TokenUsage;
+  calls: number;
+}
+
+interface RetryBudget {
+  remaining: number;
+  /** Retries taken so far, for the backoff exponent. */
+  taken: number;
+}
+
+/** A failed call, classified: the error to record or throw, and whether to wait before retrying. */
+interface Failure {
+  error: JudgeError;
+  backoff: boolean;
+}
+
+/** Raised inside the retry loop for answers that parse but cannot be used; always retryable. */
+class UnusableAnswer extends Error {}
+
+export class LlmJudge implements Judge {
+  readonly descriptor: JudgeDescriptor;
+  private readonly model: LanguageModel;
+  private readonly temperature?: number;
+  private readonly maxRetries: number;
+  private readonly timeoutMs: number;
+  private readonly initialDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly random: () => number;
+  private readonly redact: (text: string) => string;
+  private readonly slots: Semaphore;
+  private readonly total: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
+
+  constructor({
+    model,
+    descriptor,
+    temperature,
+    concurrency = 8,
+    maxRetries = 4,
+    timeoutMs = 60_000,
+    backoff = {},
+    sleep = abortableSleep,
+    random = Math.random,
+    redact,
+  }: LlmJudgeOptions) {
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError("concurrency must be an integer ≥ 1");
+    if (!Number.isInteger(maxRetries) || maxRetries < 0)
+      throw new RangeError("maxRetries must be an integer ≥ 0");
+    if (!(timeoutMs > 0)) throw new RangeError("timeoutMs must be > 0");
+    this.model = model;
+    this.temperature = temperature;
+    this.maxRetries = maxRetries;
+    this.timeoutMs = timeoutMs;
+    this.initialDelayMs = backoff.initialMs ?? 500;
+    this.maxDelayMs = backoff.maxMs ?? 30_000;
+    this.sleep = sleep;
+    this.random = random;
+    this.redact = (text) => redactSecrets(redact ? redact(text) : text);
+    this.slots = new Semaphore(concurrency);
+    const who = descriptor ?? describeModel(model);
+    this.descriptor = {
+      provider: who.provider,
+      model: who.model,
+      ...(who.base_url !== undefined ? { base_url: who.base_url } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      prompt_version: PROMPT_VERSION,
+    };
+  }
+
+  /** Calls and tokens used by this judge since it was created, failed calls included. */
+  get totals(): { calls: number; usage: TokenUsage } {
+    return { calls: this.total.calls, usage: { ...this.total.usage } };
+  }
+
+  /**
+   * Judges every item of the request. Each item gets a verdict or an errored verdict, never a default.
+   * Throws the caller's abort reason when `signal` aborts, and a {@link JudgeError} for fatal failures
+   * ({@link isFatalJudgeError}: bad key, no access, no such model).
+   */
+  async judge(request: JudgeRequest, options: JudgeCallOptions = {}): Promise<JudgeResponse> {
+    const tally: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
+    // A fatal failure in one conversation cancels its siblings instead of letting them run on.
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const conversations = planConversations(request);
+    const byId = new Map<string, Verdict>();
+    try {
+      await Promise.all(
+        conversations.map(async (conversation) => {
+          const verdicts = await this.runConversation(conversation, request, signal, tally);
+          for (const [id, verdict] of verdicts) byId.set(id, verdict);
+        }),
+      );
+    } catch (error) {
+      stop.abort(error);
+      options.signal?.throwIfAborted();
+      throw error;
+    }
+    // Conversations group items by kind; the response lists verdicts in request order again.
+    const ids = assignItemIds(request.items);
+    const verdicts = request.items.map(
+      (item, i) => byId.get(ids[i]!) ?? errored(item.key, new JudgeError("no verdict", { retryable: false })),
+    );
+    return { verdicts, usage: tally.usage, calls: tally.calls };
+  }
+
+  /**
+   * Any structured judgement through the same concurrency slots, retries, timeouts and accounting as
+   * `judge()`. Throws a {@link JudgeError} when no valid answer came within the retries.
+   */
+  async ask<T>({ system, messages, schema, name = "answer", signal }: AskOptions<T>): Promise<AskResult<T>> {
+    const tally: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
+    const budget: RetryBudget = { remaining: this.maxRetries, taken: 0 };
+    const output = await this.withRetries(
+      () => this.call(system, messages, schema, name, signal, tally),
+      budget,
+      signal,
+    );
+    return { output, usage: tally.usage, calls: tally.calls };
+  }
+
+  /** One conversation to completion: answered items, follow-ups for left-out ones, errors for the rest. */
+  private async runConversation(
+    conversation: JudgeConversation,
+    request: JudgeRequest,
+    signal: AbortSignal,
+    tally: Tally,
+  ): Promise<Map<string, Verdict>> {
+    const results = new Map<string, Verdict>();
+    const budget: RetryBudget = { remaining: this.maxRetries, taken: 0 };
+    let pending: PromptItem[] = conversation.items;
+    let current = conversation;
+    for (;;) {
+      let answered: Map<string, Verdict>;
+      try {
+        answered = await this.answer(current, request.doubleCheck, signal, tally, budget);
+      } catch (error) {
+        if (!JudgeError.isInstance(error) || isFatalJudgeError(error)) throw error;
+        for (const { id, item } of pending) results.set(id, errored(item.key, error));
+        return results;
+      }
+      for (const [id, verdict] of answered) results.set(id, verdict);
+      const missing = pending.filter(({ id }) => !answered.has(id));
+      if (missing.length === 0) return results;
+      if (budget.remaining <= 0) {
+        const error = new JudgeError("the judge's answer left out this claim, and no retries remained", {
+          retryable: true,
+        });
+        for (const { id, item } of missing) results.set(id, errored(item.key, error));
+        return results;
+      }
+      // Ask again about the left-out claims only; what was answered stands.
+      budget.remaining--;
+      budget.taken++;
+      pending = missing;
+      current = buildConversation(conversation.kind, pending, request.context);
+    }
+  }
+
+  /** First answer, then (if asked) the double-check turn, whose answer replaces the first. */
+  private async answer(
+    conversation: JudgeConversation,
+    doubleCheck: boolean,
+    signal: AbortSignal,
+    tally: Tally,
+    budget: RetryBudget,
+  ): Promise<Map<string, Verdict>> {
+    const { kind, system, messages, items } = conversation;
+    const schema = answerSchema(kind);
+    const ask = (turn: ModelMessage[]) =>
+      this.withRetries(
+        async () => {
+          const output = await this.call(system, turn, schema, ANSWER_NAMES[kind], signal, tally);
+          return { output, verdicts: readAnswer(kind, items, output) };
+        },
+        budget,
+        signal,
+      );
+    const first = await ask(messages);
+    if (!doubleCheck) return first.verdicts;
+    const revised = await ask(doubleCheckMessages(messages, first.output));
+    return revised.verdicts;
+  }
+
+  /** Runs `attempt` until it succeeds, a failure is not retryable, or the budget is spent. */
+  private async withRetries<T>(
+    attempt: () => Promise<T>,
+    budget: RetryBudget,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (error) {
+        signal?.throwIfAborted();
+        const failure = this.classify(error);
+        if (!failure.error.retryable || budget.remaining <= 0) throw failure.error;
+        budget.remaining--;
+        budget.taken++;
+        if (failure.backoff)
+          await this.sleep(this.retryDelay(budget.taken, failure.error.retryAfterMs), signal);
+      }
+    }
+  }
+
+  /** Exponential backoff with jitter, and never sooner than the provider asked. */
+  private retryDelay(retry: number, retryAfterMs?: number): number {
+    const ceiling = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** (retry - 1));
+    const jittered = ceiling / 2 + (this.random() * ceiling) / 2;
+    return Math.max(retryAfterMs ?? 0, Math.round(jittered));
+  }
+
+  /** One model call: waits for a slot, then runs under the per-call timeout. Counts calls and tokens. */
+  private async call<T>(
+    system: string,
+    messages: ModelMessage[],
+    schema: z.ZodType<T>,
+    name: string,
+    signal: AbortSignal | undefined,
+    tally: Tally,
+  ): Promise<T> {
+    const release = await this.slots.acquire(signal);
+    // The timer starts with the call, not while queueing for a slot.
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const abortSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    this.count(tally, 1, ZERO_USAGE);
+    try {
+      const result = await generateText({
+        model: this.model,
+        instructions: system,
+        messages,
+        output: outputSpec(schema, name),
+        temperature: this.temperature,
+        maxRetries: 0,
+        abortSignal,
+      });
+      this.count(tally, 0, toUsage(result.usage));
+      return result.output as T;
+    } catch (error) {
+      if (NoObjectGeneratedError.isInstance(error) && error.usage) this.count(tally, 0, toUsage(error.usage));
+      signal?.throwIfAborted();
+      if (timeout.aborted)
+        throw new JudgeError(`the judge did not answer within ${this.timeoutMs} ms`, { retryable: true });
+      throw error;
+    } finally {
+      release();
+    }
+  }
+
+  private count(tally: Tally, calls: number, usage: TokenUsage): void {
+    tally.calls += calls;
+    tally.usage = addUsage(tally.usage, usage);
+    this.total.calls += calls;
+    this.total.usage = addUsage(this.total.usage, usage);
+  }
+
+  /** Turns anything a call threw into a JudgeError, with secrets removed from provider text. */
+  private classify(error: unknown): Failure {
+    if (JudgeError.isInstance(error)) return { error, backoff: true };
+    if (error instanceof UnusableAnswer)
+      return { error: new JudgeError(this.redact(error.message), { retryable: true }), backoff: false };
+    if (NoObjectGeneratedError.isInstance(error) || NoOutputGeneratedError.isInstance(error)) {
+      const detail = error.cause instanceof Error ? `: ${truncate(error.cause.message, 300)}` : "";
+      return {
+        error: new JudgeError(this.redact(`the judge's answer was malformed or out of range${detail}`), {
+          retryable: true,
+        }),
+        backoff: false,
+      };
+    }
+    if (APICallError.isInstance(error)) {
+      const status = error.statusCode;
+      const fatal = status !== undefined && FATAL_STATUSES.has(status);
+      const retryable = !fatal && error.isRetryable;
+      const what =
+        status === 401 || status === 403
+          ? "the judge provider rejected the credentials"
+          : status === 404
+            ? "the judge provider has no such model or endpoint"
+            : "the judge provider call failed";
+      // The cause is left out on purpose: provider errors carry response bodies that may quote the key.
+      return {
+        error: new JudgeError(
+          this.redact(`${what}${status ? ` (HTTP ${status})` : ""}: ${truncate(error.message, 500)}`),
+          {
+            retryable,
+            status,
+            retryAfterMs: retryable ? retryAfterMs(error.responseHeaders) : undefined,
+          },
+        ),
+        backoff: true,
+      };
+    }
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return {
+      error: new JudgeError(this.redact(`the judge call failed: ${truncate(message, 500)}`), {
+        retryable: false,
+      }),
+      backoff: false,
+    };
+  }
+}
+
+/** Verdicts from a validated answer, by prompt id. Unknown or repeated ids make the whole answer unusable. */
+function readAnswer(
+  kind: VerdictKind,
+  items: readonly PromptItem[],
+  output: JudgeAnswer,
+): Map<string, Verdict> {
+  const verdicts = new Map<string, Verdict>();
+  if (kind === "count") {
+    const answer = output as CountAnswer;
+    const { id, item } = items[0]!;
+    verdicts.set(id, {
+      ok: true,
+      key: item.key,
+      count: answer.count,
+      ideas: answer.ideas,
+      reasoning: answer.reasoning,
+    });
+    return verdicts;
+  }
+  const byId = new Map(items.map((p) => [p.id, p.item] as const));
+  for (const v of (output as ScoreAnswer | CheckAnswer).verdicts) {
+    const item = byId.get(v.id);
+    if (!item)
+      throw new UnusableAnswer(`the judge answered a claim id it was not given ("${truncate(v.id, 80)}")`);
+    if (verdicts.has(v.id)) throw new UnusableAnswer(`the judge answered claim "${v.id}" more than once`);
+    // The justification is the explanation meant for people; the step-by-step reasoning backs it up.
+    const reasoning = v.justification.trim() || v.reasoning;
+    verdicts.set(
+      v.id,
+      kind === "score"
+        ? { ok: true, key: item.key, score: v.value as number, reasoning }
+        : { ok: true, key: item.key, value: v.value as boolean, reasoning },
+    );
+  }
+  return verdicts;
+}
+
+// Converting a zod schema to JSON Schema costs more than the rest of a call's local work, and the
+// output spec is stateless, so one per schema and name is built and reused.
+const outputSpecs = new WeakMap<object, Map<string, unknown>>();
+
+function outputSpec<T>(schema: z.ZodType<T>, name: string) {
+  let byName = outputSpecs.get(schema);
+  if (!byName) outputSpecs.set(schema, (byName = new Map()));
+  let spec = byName.get(name) as ReturnType<typeof Output.object<T>> | undefined;
+  if (!spec) byName.set(name, (spec = Output.object({ schema, name })));
+  return spec;
+}
+
+function errored(key: VerdictKey, error: JudgeError): Verdict {
+  return { ok: false, key, error: { name: error.name, message: error.message } };
+}
+
+function toUsage(usage: LanguageModelUsage | undefined): TokenUsage {
+  return { input_tokens: usage?.inputTokens ?? 0, output_tokens: usage?.outputTokens ?? 0 };
+}
+
+function describeModel(model: LanguageModel): { provider: string; model: string; base_url?: string } {
+  if (typeof model === "string") return { provider: "gateway", model };
+  return { provider: model.provider, model: model.modelId };
+}
+
+/** Milliseconds a response asked us to wait: `retry-after-ms`, else `retry-after` in seconds or as a date. */
+export function retryAfterMs(
+  headers: Record<string, string> | undefined,
+  now = Date.now(),
+): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number.parseFloat(headers["retry-after-ms"] ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers["retry-after"];
+  if (!value) return undefined;
+  const seconds = Number(value.trim());
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
+  [/\b(sk|pk|rk|sess)-[A-Za-z0-9_-]{6,}/g, "[redacted]"],
+  [/(bearer\s+)[^\s"',;]+/gi, "$1[redacted]"],
+  [/(api[\s_-]?key(?:\s+provided)?["']?\s*[:=]?\s*["']?)[^\s"',;]+/gi, "$1[redacted]"],
+  [/(x-api-key["']?\s*[:=]\s*["']?)[^\s"',;]+/gi, "$1[redacted]"],
+];
+
+/** Removes strings that look like credentials from error text. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Counting semaphore with a FIFO queue; a waiter whose signal aborts leaves the queue. */
+class Semaphore {
+  private available: number;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.available = size;
+  }
+
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
+    if (this.available > 0) {
+      this.available--;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(this.releaser());
+      };
+      const onAbort = () => {
+        const index = this.waiters.indexOf(grant);
+        if (index >= 0) this.waiters.splice(index, 1);
+        reject(signal!.reason);
+      };
+      this.waiters.push(grant);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiters.shift();
+      if (next) next();
+      else this.available++;
+    };
+  }
+}

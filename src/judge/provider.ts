@@ -1,0 +1,157 @@
+// Turns a judge spec such as `openai:gpt-5-mini` or `openai-compatible:llama3.1` (plus a base URL) into an
+// AI SDK model. API keys come from the environment only, and never reach the descriptor.
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModel } from "ai";
+import { InputError } from "../core/index.ts";
+
+export const JUDGE_PROVIDERS = ["openai", "anthropic", "openai-compatible"] as const;
+export type JudgeProvider = (typeof JUDGE_PROVIDERS)[number];
+
+/** Sent as the key to local servers that want none (Ollama, vLLM, llama.cpp); the clients insist on one. */
+export const PLACEHOLDER_API_KEY = "not-needed";
+
+const DEFAULT_KEY_VARIABLES: Readonly<Record<JudgeProvider, string | undefined>> = {
+  openai: "OPENAI_API_KEY",
+  anthropic: "ANTHROPIC_API_KEY",
+  // A key meant for OpenAI is never sent to some other server unless the user names it with apiKeyEnv.
+  "openai-compatible": undefined,
+};
+
+const ACCEPTED_FORMS =
+  "expected openai:MODEL, anthropic:MODEL, or openai-compatible:MODEL with a base URL " +
+  "(e.g. openai:gpt-5-mini, anthropic:claude-sonnet-4-5, openai-compatible:llama3.1 with --judge-base-url http://127.0.0.1:11434/v1)";
+
+export interface JudgeModelOptions {
+  /**
+   * Base URL of the server, ending where the API paths start (`http://127.0.0.1:11434/v1`). With `openai:`
+   * it selects the chat-completions API, which is all most local servers speak.
+   */
+  baseUrl?: string;
+  /** Name of the environment variable that holds the API key, instead of the provider's usual one. */
+  apiKeyEnv?: string;
+  /** Where to read keys; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface JudgeModel {
+  model: LanguageModel;
+  /** Provider, model id and base URL (stripped of credentials and query), for the run record. */
+  descriptor: { provider: JudgeProvider; model: string; base_url?: string };
+  /** Removes this model's API key from text, for error messages. */
+  redact: (text: string) => string;
+}
+
+/** Parses a judge spec and builds the model. Bad specs and missing keys throw an {@link InputError}. */
+export function createJudgeModel(
+  spec: string,
+  { baseUrl, apiKeyEnv, env = process.env }: JudgeModelOptions = {},
+): JudgeModel {
+  const match = /^([a-z-]+):(\S+)$/.exec(spec.trim());
+  if (!match) throw new InputError(`invalid judge "${spec}": ${ACCEPTED_FORMS}`);
+  const provider = match[1] as JudgeProvider;
+  const modelId = match[2]!;
+  if (!JUDGE_PROVIDERS.includes(provider))
+    throw new InputError(`unknown judge provider "${match[1]}" in "${spec}": ${ACCEPTED_FORMS}`);
+
+  const url = baseUrl === undefined ? undefined : parseBaseUrl(baseUrl);
+  if (provider === "openai-compatible" && !url)
+    throw new InputError(
+      `judge "${spec}" needs a base URL (the server's address, e.g. http://127.0.0.1:8000/v1)`,
+    );
+
+  const apiKey = resolveApiKey(provider, url, apiKeyEnv, env);
+  const baseURL = url?.href.replace(/\/$/, "");
+  let model: LanguageModel;
+  switch (provider) {
+    case "openai":
+      model = baseURL ? createOpenAI({ baseURL, apiKey }).chat(modelId) : createOpenAI({ apiKey })(modelId);
+      break;
+    case "anthropic":
+      model = createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) })(modelId);
+      break;
+    case "openai-compatible":
+      model = createOpenAICompatible({
+        name: "openai-compatible",
+        baseURL: baseURL!,
+        apiKey,
+        supportsStructuredOutputs: true,
+      }).chatModel(modelId);
+      break;
+  }
+  return {
+    model,
+    descriptor: { provider, model: modelId, ...(url ? { base_url: publicUrl(url) } : {}) },
+    redact: (text) =>
+      apiKey.length >= 4 && apiKey !== PLACEHOLDER_API_KEY ? text.split(apiKey).join("[redacted]") : text,
+  };
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new InputError(
+      `invalid judge base URL "${publicText(baseUrl)}": expected an http(s) URL such as http://127.0.0.1:11434/v1`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new InputError(`invalid judge base URL "${publicUrl(url)}": expected http:// or https://`);
+  if (url.username || url.password)
+    throw new InputError(
+      `the judge base URL "${publicUrl(url)}" carries credentials: put the key in an environment variable and name it with --judge-api-key-env`,
+    );
+  return url;
+}
+
+function resolveApiKey(
+  provider: JudgeProvider,
+  url: URL | undefined,
+  apiKeyEnv: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  if (apiKeyEnv !== undefined) {
+    const key = env[apiKeyEnv];
+    if (!key)
+      throw new InputError(
+        `the environment variable ${apiKeyEnv}, named as the judge's API key variable, is not set`,
+      );
+    return key;
+  }
+  // Local servers get the placeholder even when a hosted key is set: there is no reason to hand it over.
+  if (url && isLocalHost(url.hostname)) return PLACEHOLDER_API_KEY;
+  const variable = DEFAULT_KEY_VARIABLES[provider];
+  const key = variable ? env[variable] : undefined;
+  if (key) return key;
+  if (url) return PLACEHOLDER_API_KEY;
+  throw new InputError(
+    `judge ${provider} needs an API key: set ${variable} in the environment, or name another variable with --judge-api-key-env`,
+  );
+}
+
+/** Loopback, `.local`/`.localhost` names and private IPv4 ranges: servers on this machine or network. */
+export function isLocalHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (host === "localhost" || host === "::1" || host === "0.0.0.0") return true;
+  if (host.endsWith(".localhost") || host.endsWith(".local")) return true;
+  const ip = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  if (!ip) return false;
+  const [a, b] = [Number(ip[1]), Number(ip[2])];
+  return a === 127 || a === 10 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31);
+}
+
+/** The URL without user info, query or fragment: safe to store and print. */
+function publicUrl(url: URL): string {
+  const clean = new URL(url.href);
+  clean.username = "";
+  clean.password = "";
+  clean.search = "";
+  clean.hash = "";
+  return clean.href.replace(/\/$/, "");
+}
+
+function publicText(text: string): string {
+  return text.replace(/\/\/[^/@]*@/, "//").replace(/\?.*$/, "");
+}

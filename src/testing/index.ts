@@ -1,0 +1,2 @@
+// Public surface of testing/: helpers for tests and benchmarks that need a model without a network.
+export * from "./fake-openai-server.ts";

@@ -1,0 +1,54 @@
+import { MockLanguageModelV4 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { LlmJudge } from "../../src/judge/index.ts";
+
+const answer = (text: string, input = 100, output = 20) => ({
+  content: [{ type: "text" as const, text }],
+  finishReason: { unified: "stop" as const, raw: undefined },
+  usage: {
+    inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: output, text: output, reasoning: undefined },
+  },
+  warnings: [],
+});
+
+describe("LlmJudge with MockLanguageModelV4", () => {
+  it("reads the structured answer and the usage, and names the mock in its descriptor", async () => {
+    const model = new MockLanguageModelV4({
+      provider: "mock",
+      modelId: "judge-1",
+      doGenerate: [
+        answer("not json at all", 50, 5),
+        answer(
+          JSON.stringify({
+            verdicts: [{ id: "style", reasoning: "r", justification: "j", value: 7, confidence: 0.6 }],
+          }),
+        ),
+      ],
+    });
+    const judge = new LlmJudge({ model, temperature: 0 });
+    const response = await judge.judge({
+      items: [
+        {
+          key: { dimension: "fluency", proposition_id: "style", trial: 2 },
+          kind: "score",
+          claim: "Varied wording.",
+        },
+      ],
+      context: { trajectory: { title: "Bob", text: "Bob acts: [TALK] hi" } },
+      doubleCheck: false,
+    });
+    expect(response.verdicts).toEqual([
+      {
+        ok: true,
+        key: { dimension: "fluency", proposition_id: "style", trial: 2 },
+        score: 7,
+        reasoning: "j",
+      },
+    ]);
+    expect(response).toMatchObject({ calls: 2, usage: { input_tokens: 150, output_tokens: 25 } });
+    expect(model.doGenerateCalls[1]!.temperature).toBe(0);
+    expect(model.doGenerateCalls[1]!.responseFormat).toMatchObject({ type: "json", name: "claim_scores" });
+    expect(judge.descriptor).toMatchObject({ provider: "mock", model: "judge-1", temperature: 0 });
+  });
+});
