@@ -1,0 +1,404 @@
+// Settings of a command: the project file (dramaturg.yaml), environment variables and flags merged,
+// each value remembering where it came from (for `dramaturg config print`).
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { z } from "zod";
+import { InputError, PERSONA_DIMENSIONS, type PersonaDimension } from "../core/index.ts";
+import { parseLocatedYaml } from "../propositions/index.ts";
+
+export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
+
+const SECRET_KEY = /^(api[_-]?key|apikey|key|token|secret|password|authorization)$/i;
+const SECRET_VALUE = /^(sk-[A-Za-z0-9_-]{8,}|sk-ant-[A-Za-z0-9_-]{8,}|Bearer\s+\S+)$/;
+
+const PriceSchema = z
+  .object({
+    input_per_million: z.number().min(0).describe("USD per million input tokens"),
+    output_per_million: z.number().min(0).describe("USD per million output tokens"),
+  })
+  .strict();
+
+export const ProjectFileSchema = z
+  .object({
+    version: z.literal(1).default(1).describe("Project file version"),
+    sources: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "Transcript files or globs to evaluate, relative to the project file; or [store] for stored messages",
+      ),
+    propositions: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The propositions folder (one subfolder per dimension)"),
+    judge: z
+      .object({
+        model: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            "provider:model — openai:MODEL, anthropic:MODEL, openai-compatible:MODEL, or fixtures:FILE",
+          ),
+        base_url: z
+          .url()
+          .optional()
+          .describe("Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)"),
+        api_key_env: z
+          .string()
+          .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name such as MY_JUDGE_KEY")
+          .optional()
+          .describe("Name of the environment variable that holds the API key (never the key itself)"),
+        mode: z
+          .enum(["individual", "batch"])
+          .optional()
+          .describe("individual: one proposition per call; batch: up to 10"),
+        concurrency: z.number().int().min(1).max(256).optional(),
+        timeout_ms: z.number().int().min(100).optional().describe("Per-call timeout in milliseconds"),
+        temperature: z.number().min(0).max(2).optional(),
+        retries: z.number().int().min(0).max(20).optional(),
+      })
+      .strict()
+      .optional(),
+    dimensions: z.array(z.enum(PERSONA_DIMENSIONS)).min(1).optional(),
+    agents: z.array(z.string().min(1)).min(1).optional(),
+    trials: z.number().int().min(1).max(50).optional(),
+    sample: z
+      .object({ size: z.number().int().min(1), seed: z.number().int().default(0) })
+      .strict()
+      .optional(),
+    thresholds: z
+      .object({
+        regression: z
+          .number()
+          .min(0)
+          .optional()
+          .describe("A dimension falling more than this below its baseline is a regression"),
+        minimum: z
+          .partialRecord(z.enum(PERSONA_DIMENSIONS), z.number().min(0).max(9))
+          .optional()
+          .describe("Fail when a dimension score is below this"),
+      })
+      .strict()
+      .optional(),
+    baselines: z.string().min(1).optional().describe("Folder of golden baseline files"),
+    db: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Store: a PGlite data folder, or postgres://… (password from PGPASSWORD)"),
+    cache: z.boolean().optional().describe("Cache live judge verdicts in the store (default true)"),
+    prices: z
+      .record(z.string(), PriceSchema)
+      .optional()
+      .describe("Extra or overriding prices, keyed provider:model"),
+  })
+  .strict();
+
+export type ProjectFile = z.infer<typeof ProjectFileSchema>;
+
+export type Origin = "default" | "file" | "env" | "flag";
+
+export interface Settings {
+  sources: string[];
+  propositions?: string;
+  judge: {
+    model: string;
+    base_url?: string;
+    api_key_env?: string;
+    mode: "individual" | "batch";
+    concurrency: number;
+    timeout_ms: number;
+    temperature: number;
+    retries: number;
+  };
+  dimensions: PersonaDimension[];
+  agents?: string[];
+  trials: number;
+  sample?: { size: number; seed: number };
+  thresholds: { regression: number; minimum: Partial<Record<PersonaDimension, number>> };
+  baselines: string;
+  db: string;
+  cache: boolean;
+  prices: Record<string, { input_per_million: number; output_per_million: number }>;
+}
+
+export interface ResolvedSettings {
+  settings: Settings;
+  /** Dotted path → where its value came from. */
+  origins: Record<string, Origin>;
+  /** The project file used, if any. */
+  file?: string;
+  /** Folder paths in the file are relative to it; flags are relative to the working directory. */
+  root: string;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  sources: [],
+  judge: {
+    model: "",
+    mode: "individual",
+    concurrency: 8,
+    timeout_ms: 60_000,
+    temperature: 0,
+    retries: 4,
+  },
+  dimensions: [...PERSONA_DIMENSIONS],
+  trials: 1,
+  thresholds: { regression: 1.0, minimum: {} },
+  baselines: "baselines",
+  db: ".dramaturg",
+  cache: true,
+  prices: {},
+};
+
+/** Walks up from `cwd` to the nearest project file. */
+export function findProjectFile(cwd: string): string | undefined {
+  let dir = resolve(cwd);
+  for (;;) {
+    for (const name of PROJECT_FILE_NAMES) {
+      const candidate = join(dir, name);
+      if (existsSync(candidate)) return candidate;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Reads and validates a project file. A secret written in it is an error naming its line. */
+export function loadProjectFile(file: string): ProjectFile {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new InputError(`cannot read the project file (${(error as NodeJS.ErrnoException).code})`, { file });
+  }
+  const secret = findSecret(text);
+  if (secret)
+    throw new InputError(
+      "an API key or secret is written in the project file; keep it in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, or the variable named by judge.api_key_env)",
+      { file, place: `${secret.line}:${secret.col}` },
+    );
+  return parseLocatedYaml(text, file, ProjectFileSchema).data;
+}
+
+function findSecret(text: string): { line: number; col: number } | undefined {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^(\s*)([A-Za-z_-]+)\s*:\s*(.*)$/.exec(lines[i]!);
+    if (!m) continue;
+    const value = m[3]!
+      .replace(/\s+#.*$/, "")
+      .replace(/^["']|["']$/g, "")
+      .trim();
+    if ((SECRET_KEY.test(m[2]!) && value !== "") || SECRET_VALUE.test(value))
+      return { line: i + 1, col: m[1]!.length + 1 };
+  }
+  return undefined;
+}
+
+/** Flag values as commander gives them (already typed); undefined when not given. */
+export interface FlagSettings {
+  sources?: string[];
+  propositions?: string;
+  judge?: string;
+  judgeBaseUrl?: string;
+  mode?: string;
+  concurrency?: string;
+  timeout?: string;
+  temperature?: string;
+  retries?: string;
+  dimensions?: string;
+  agents?: string;
+  trials?: string;
+  sample?: string;
+  seed?: string;
+  threshold?: string;
+  baselines?: string;
+  db?: string;
+  cache?: boolean;
+}
+
+const FlagSchema = z.object({
+  mode: z.enum(["individual", "batch"]).optional(),
+  concurrency: z.coerce.number().int().min(1).max(256).optional(),
+  timeout: z.coerce.number().int().min(100).optional(),
+  temperature: z.coerce.number().min(0).max(2).optional(),
+  retries: z.coerce.number().int().min(0).max(20).optional(),
+  trials: z.coerce.number().int().min(1).max(50).optional(),
+  sample: z.coerce.number().int().min(1).optional(),
+  seed: z.coerce.number().int().optional(),
+  threshold: z.coerce.number().min(0).optional(),
+  dimensions: z.array(z.enum(PERSONA_DIMENSIONS)).min(1).optional(),
+});
+
+const FLAG_NAMES: Record<string, string> = {
+  mode: "--mode",
+  concurrency: "--concurrency",
+  timeout: "--timeout",
+  temperature: "--temperature",
+  retries: "--retries",
+  trials: "--trials",
+  sample: "--sample",
+  seed: "--seed",
+  threshold: "--threshold",
+  dimensions: "--dimensions",
+};
+
+function list(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Validates flag values; a bad one is an InputError naming the flag and what was expected. */
+function parseFlags(flags: FlagSettings) {
+  const parsed = FlagSchema.safeParse({ ...flags, dimensions: list(flags.dimensions) });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0]);
+    const expected =
+      name === "dimensions"
+        ? `a comma-separated list of ${PERSONA_DIMENSIONS.join(", ")}`
+        : name === "mode"
+          ? "individual or batch"
+          : issue.message;
+    throw new InputError(`expected ${expected}`, { place: FLAG_NAMES[name] ?? name });
+  }
+  return parsed.data;
+}
+
+/**
+ * Merges defaults < project file < environment < flags. Paths in the project file are resolved
+ * against its folder, so commands work from any subfolder of the project.
+ */
+export function resolveSettings({
+  flags,
+  cwd = process.cwd(),
+  env = process.env,
+  projectFile,
+}: {
+  flags: FlagSettings;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Use this file instead of searching upwards (`--config`); `false` to ignore any. */
+  projectFile?: string | false;
+}): ResolvedSettings {
+  const file =
+    projectFile === false ? undefined : projectFile ? resolve(cwd, projectFile) : findProjectFile(cwd);
+  const root = file ? dirname(file) : cwd;
+  const origins: Record<string, Origin> = {};
+  const settings: Settings = structuredClone(DEFAULT_SETTINGS);
+  const set = (path: string, origin: Origin, value: unknown) => {
+    if (value === undefined) return;
+    const parts = path.split(".");
+    let target = settings as unknown as Record<string, unknown>;
+    for (const p of parts.slice(0, -1)) target = target[p] as Record<string, unknown>;
+    target[parts.at(-1)!] = value;
+    origins[path] = origin;
+  };
+  for (const path of [
+    "sources",
+    "judge.model",
+    "judge.mode",
+    "judge.concurrency",
+    "judge.timeout_ms",
+    "judge.temperature",
+    "judge.retries",
+    "dimensions",
+    "trials",
+    "thresholds.regression",
+    "baselines",
+    "db",
+    "cache",
+  ])
+    origins[path] = "default";
+
+  if (file) {
+    const p = loadProjectFile(file);
+    const rel = (v: string | undefined) => (v === undefined ? undefined : resolveLocal(root, v));
+    set(
+      "sources",
+      "file",
+      p.sources?.map((s) => (s === "store" ? s : resolveLocal(root, s))),
+    );
+    set("propositions", "file", rel(p.propositions));
+    set(
+      "judge.model",
+      "file",
+      p.judge?.model?.startsWith("fixtures:")
+        ? `fixtures:${resolveLocal(root, p.judge.model.slice(9))}`
+        : p.judge?.model,
+    );
+    set("judge.base_url", "file", p.judge?.base_url);
+    set("judge.api_key_env", "file", p.judge?.api_key_env);
+    set("judge.mode", "file", p.judge?.mode);
+    set("judge.concurrency", "file", p.judge?.concurrency);
+    set("judge.timeout_ms", "file", p.judge?.timeout_ms);
+    set("judge.temperature", "file", p.judge?.temperature);
+    set("judge.retries", "file", p.judge?.retries);
+    set("dimensions", "file", p.dimensions);
+    set("agents", "file", p.agents);
+    set("trials", "file", p.trials);
+    set("sample", "file", p.sample);
+    set("thresholds.regression", "file", p.thresholds?.regression);
+    set("thresholds.minimum", "file", p.thresholds?.minimum);
+    set("baselines", "file", rel(p.baselines));
+    set("db", "file", p.db && !/^(postgres(ql)?|memory):\/\//.test(p.db) ? resolveLocal(root, p.db) : p.db);
+    set("cache", "file", p.cache);
+    set("prices", "file", p.prices);
+  }
+  // Defaults that are folders live beside the project file (or in the working directory without one).
+  if (origins.db === "default") settings.db = resolveLocal(root, DEFAULT_SETTINGS.db);
+  if (origins.baselines === "default") settings.baselines = resolveLocal(root, DEFAULT_SETTINGS.baselines);
+
+  set("judge.model", "env", env.DRAMATURG_JUDGE || undefined);
+  set("db", "env", env.DRAMATURG_DB || undefined);
+
+  const f = parseFlags(flags);
+  set("sources", "flag", flags.sources?.length ? flags.sources.map((s) => resolve(cwd, s)) : undefined);
+  set(
+    "propositions",
+    "flag",
+    flags.propositions === undefined ? undefined : resolve(cwd, flags.propositions),
+  );
+  set(
+    "judge.model",
+    "flag",
+    flags.judge?.startsWith("fixtures:") ? `fixtures:${resolve(cwd, flags.judge.slice(9))}` : flags.judge,
+  );
+  set("judge.base_url", "flag", flags.judgeBaseUrl);
+  set("judge.mode", "flag", f.mode);
+  set("judge.concurrency", "flag", f.concurrency);
+  set("judge.timeout_ms", "flag", f.timeout);
+  set("judge.temperature", "flag", f.temperature);
+  set("judge.retries", "flag", f.retries);
+  set("dimensions", "flag", f.dimensions);
+  set("agents", "flag", list(flags.agents));
+  set("trials", "flag", f.trials);
+  if (f.sample !== undefined)
+    set("sample", "flag", { size: f.sample, seed: f.seed ?? settings.sample?.seed ?? 0 });
+  else if (f.seed !== undefined && settings.sample)
+    set("sample", "flag", { ...settings.sample, seed: f.seed });
+  set("thresholds.regression", "flag", f.threshold);
+  set("baselines", "flag", flags.baselines === undefined ? undefined : resolve(cwd, flags.baselines));
+  set(
+    "db",
+    "flag",
+    flags.db === undefined
+      ? undefined
+      : /^(postgres(ql)?|memory):\/\//.test(flags.db)
+        ? flags.db
+        : resolve(cwd, flags.db),
+  );
+  set("cache", "flag", flags.cache === false ? false : undefined);
+  return { settings, origins, file, root };
+}
+
+function resolveLocal(root: string, path: string): string {
+  return resolve(root, path);
+}

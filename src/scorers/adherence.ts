@@ -1,0 +1,34 @@
+// Adherence: each sampled message of the agent against each proposition, persona included, with the
+// agent's trajectory window up to that message as context.
+
+import type { Transcript } from "../core/index.ts";
+import { agentTrajectory } from "../core/index.ts";
+import { messageContext, snippet, targetVariables } from "./context.ts";
+import type { AgentScope, PropositionLookup } from "./plan-input.ts";
+import { type PlanSink, planTarget } from "./planner.ts";
+
+export function planAdherence(
+  sink: PlanSink,
+  transcript: Transcript,
+  scope: AgentScope,
+  lookup: PropositionLookup,
+): void {
+  const set = lookup("adherence", scope.agent.id);
+  if (!set) return;
+  const trajectory = agentTrajectory(transcript, scope.agent.id);
+  const position = new Map(trajectory.map((e, i) => [e.message.id, i]));
+  for (const message of scope.sampled) {
+    const upTo = position.get(message.id)!;
+    planTarget(
+      sink,
+      set,
+      {
+        agentId: scope.agent.id,
+        messageId: message.id,
+        snippet: snippet(message.text),
+        variables: targetVariables(transcript, { agent: scope.agent, message }),
+      },
+      () => messageContext(scope.agent, trajectory, upTo, message, set),
+    );
+  }
+}

@@ -1,0 +1,33 @@
+// Consistency: each sampled message that has earlier messages of the same agent, judged against that
+// history (persona excluded by default). A first message has nothing to be consistent with.
+import { agentTrajectory, type Transcript } from "../core/index.ts";
+import { historyContext, snippet, targetVariables } from "./context.ts";
+import type { AgentScope, PropositionLookup } from "./plan-input.ts";
+import { type PlanSink, planTarget } from "./planner.ts";
+
+export function planConsistency(
+  sink: PlanSink,
+  transcript: Transcript,
+  scope: AgentScope,
+  lookup: PropositionLookup,
+): void {
+  const set = lookup("consistency", scope.agent.id);
+  if (!set) return;
+  const actions = agentTrajectory(transcript, scope.agent.id).filter((e) => e.kind === "action");
+  const position = new Map(actions.map((e, i) => [e.message.id, i]));
+  for (const message of scope.sampled) {
+    const index = position.get(message.id)!;
+    if (index === 0) continue;
+    planTarget(
+      sink,
+      set,
+      {
+        agentId: scope.agent.id,
+        messageId: message.id,
+        snippet: snippet(message.text),
+        variables: targetVariables(transcript, { agent: scope.agent, message }),
+      },
+      () => historyContext(scope.agent, actions.slice(0, index), message, set),
+    );
+  }
+}

@@ -1,0 +1,117 @@
+// Builds what the judge reads for each kind of target: a message, an agent's history, a channel.
+import {
+  type Agent,
+  escapeDelimiters,
+  type Message,
+  type PropositionSet,
+  renderPersona,
+  renderTrajectory,
+  type TrajectoryEvent,
+  type Transcript,
+} from "../core/index.ts";
+import type { JudgeContext } from "../judge/index.ts";
+import { type ClaimVariables, claimVariables } from "../propositions/index.ts";
+
+const WHOLE = { first_n: Number.POSITIVE_INFINITY, last_n: 0 };
+
+export function personaBlock(agent: Agent, set: PropositionSet): JudgeContext["persona"] {
+  return set.include_personas ? { name: agent.name, text: renderPersona(agent) } : undefined;
+}
+
+/** Template variables for a claim about one message (or one agent when `message` is absent). */
+export function targetVariables(
+  transcript: Transcript,
+  { agent, message, channel }: { agent?: Agent; message?: Message; channel?: string },
+): ClaimVariables {
+  const recipient = message?.recipient;
+  return claimVariables({
+    agentName: agent?.name,
+    action: message ? escapeDelimiters(message.text) : undefined,
+    channelName: message?.channel ?? channel,
+    recipientName: recipient
+      ? (transcript.agents.find((a) => a.id === recipient)?.name ?? recipient)
+      : undefined,
+  });
+}
+
+/** Adherence: the agent's trajectory up to and including the message, windowed, and the message itself. */
+export function messageContext(
+  agent: Agent,
+  trajectory: readonly TrajectoryEvent[],
+  upTo: number,
+  message: Message,
+  set: PropositionSet,
+): JudgeContext {
+  return {
+    persona: personaBlock(agent, set),
+    trajectory: {
+      title: `${agent.name}'s trajectory up to the message under evaluation`,
+      text: renderTrajectory(trajectory.slice(0, upTo + 1), set, { name: agent.name }),
+    },
+    action: { name: agent.name, text: escapeDelimiters(message.text) },
+  };
+}
+
+/** Consistency: the agent's earlier messages (its own actions only), windowed, and the new message. */
+export function historyContext(
+  agent: Agent,
+  earlierActions: readonly TrajectoryEvent[],
+  message: Message,
+  set: PropositionSet,
+): JudgeContext {
+  return {
+    persona: personaBlock(agent, set),
+    trajectory: {
+      title: `${agent.name}'s earlier messages`,
+      text: renderTrajectory(earlierActions, set, { name: agent.name }),
+    },
+    action: { name: agent.name, text: escapeDelimiters(message.text) },
+  };
+}
+
+/** Fluency: the agent's recent messages with n-gram statistics as evidence. */
+export function recentMessagesContext(
+  agent: Agent,
+  actions: readonly TrajectoryEvent[],
+  set: PropositionSet,
+  evidence: string,
+): JudgeContext {
+  return {
+    persona: personaBlock(agent, set),
+    trajectory: {
+      title: `${agent.name}'s messages`,
+      text: renderTrajectory(actions, set, { name: agent.name }),
+    },
+    evidence,
+  };
+}
+
+/** Convergence and ideas: the channel's whole trajectory, with vocabulary statistics as evidence. */
+export function channelContext(
+  transcript: Transcript,
+  channel: string,
+  events: readonly TrajectoryEvent[],
+  set: PropositionSet,
+  evidence?: string,
+): JudgeContext {
+  const speakers = new Set(events.filter((e) => e.kind === "action").map((e) => e.message.sender));
+  const personas = set.include_personas
+    ? transcript.agents
+        .filter((a) => speakers.has(a.id))
+        .map((a) => `## ${a.name}\n${renderPersona(a)}`)
+        .join("\n\n")
+    : undefined;
+  return {
+    persona: personas ? { name: `participants of #${channel}`, text: personas } : undefined,
+    trajectory: {
+      title: `the whole conversation in #${channel}`,
+      text: renderTrajectory(events, WHOLE, { channel }),
+    },
+    evidence,
+  };
+}
+
+export function snippet(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

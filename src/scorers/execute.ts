@@ -1,0 +1,93 @@
+// Runs a plan's judge calls with bounded concurrency, streaming each verdict to the caller as it
+// arrives (so the store holds what was scored even if the process dies half way).
+import { addUsage, type TokenUsage, type Verdict, verdictKeyString, ZERO_USAGE } from "../core/index.ts";
+import type { Judge } from "../judge/index.ts";
+import type { EvaluationPlan, PlannedCall, ScoredVerdict } from "./types.ts";
+
+export interface ExecuteOptions {
+  judge: Judge;
+  /** Calls in flight at once (the judge may limit further). */
+  concurrency?: number;
+  /** Verdict keys (verdictKeyString) already judged, e.g. stored by an interrupted run: not asked again. */
+  skip?: ReadonlySet<string>;
+  /** Called for every verdict, judged or errored or trivial, in arrival order. */
+  onVerdicts?: (verdicts: ScoredVerdict[]) => void | Promise<void>;
+  /** Called after each finished call with done/total call counts. */
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface ExecuteResult {
+  verdicts: ScoredVerdict[];
+  usage: TokenUsage;
+  /** Model calls the judge made (retries and double checks included). */
+  calls: number;
+  /** Judge requests sent (after skipping stored verdicts). */
+  requests: number;
+}
+
+/** The plan's calls minus the items already judged; calls left empty are dropped. */
+export function pendingCalls(plan: EvaluationPlan, skip?: ReadonlySet<string>): PlannedCall[] {
+  if (!skip || skip.size === 0) return plan.calls;
+  const out: PlannedCall[] = [];
+  for (const call of plan.calls) {
+    const keep = call.request.items.map((item) => !skip.has(verdictKeyString(item.key)));
+    if (keep.every(Boolean)) out.push(call);
+    else if (keep.some(Boolean))
+      out.push({
+        request: { ...call.request, items: call.request.items.filter((_, i) => keep[i]) },
+        meta: call.meta.filter((_, i) => keep[i]),
+      });
+  }
+  return out;
+}
+
+export async function executePlan(plan: EvaluationPlan, options: ExecuteOptions): Promise<ExecuteResult> {
+  const { judge, skip, onVerdicts, onProgress, signal } = options;
+  const verdicts: ScoredVerdict[] = [];
+  const trivial: ScoredVerdict[] = plan.trivial
+    .filter((t) => !skip?.has(verdictKeyString(t.item.key)))
+    .map((t) => ({
+      verdict: {
+        ok: true,
+        key: t.item.key,
+        score: 9,
+        reasoning: t.reasoning,
+        trivial: true,
+      } satisfies Verdict,
+      meta: t.meta,
+    }));
+  if (trivial.length) {
+    verdicts.push(...trivial);
+    await onVerdicts?.(trivial);
+  }
+  const calls = pendingCalls(plan, skip);
+  let usage: TokenUsage = { ...ZERO_USAGE };
+  let modelCalls = 0;
+  let next = 0;
+  let done = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (failure === undefined && next < calls.length) {
+      signal?.throwIfAborted();
+      const call = calls[next++]!;
+      try {
+        const response = await judge.judge(call.request, { signal });
+        usage = addUsage(usage, response.usage);
+        modelCalls += response.calls;
+        const scored = response.verdicts.map((verdict, i) => ({ verdict, meta: call.meta[i]! }));
+        verdicts.push(...scored);
+        await onVerdicts?.(scored);
+      } catch (error) {
+        // The judge returns per-item failures as errored verdicts; a throw means it cannot work at all.
+        failure ??= error;
+        return;
+      }
+      onProgress?.(++done, calls.length);
+    }
+  };
+  const width = Math.max(1, Math.min(options.concurrency ?? 16, calls.length));
+  await Promise.all(Array.from({ length: width }, worker));
+  if (failure !== undefined) throw failure;
+  return { verdicts, usage, calls: modelCalls, requests: calls.length };
+}

@@ -1,0 +1,125 @@
+// Plans a persona evaluation: every judge call it needs, before any is made. The same plan serves a
+// run, a resume (skip the verdicts already stored), a dry run (count and estimate) and a cache lookup.
+import {
+  AGENT_DIMENSIONS,
+  agentChannels,
+  InputError,
+  type Message,
+  type PersonaDimension,
+  sampleInOrder,
+  type Transcript,
+  transcriptChannels,
+} from "../core/index.ts";
+import { planAdherence } from "./adherence.ts";
+import { planConsistency } from "./consistency.ts";
+import { planConvergence, planIdeasQuantity } from "./environment.ts";
+import { planFluency } from "./fluency.ts";
+import type { PropositionLookup } from "./plan-input.ts";
+import type { PlanSink } from "./planner.ts";
+import type { AgentScope, EvaluationPlan } from "./types.ts";
+
+export interface PlanOptions {
+  transcript: Transcript;
+  propositions: PropositionLookup;
+  /** Dimensions to evaluate (default: all five). */
+  dimensions: readonly PersonaDimension[];
+  /** Agent ids to evaluate (default: every agent that has messages in the window). */
+  agents?: readonly string[];
+  /** Only messages at or after this time. */
+  windowStart?: Date;
+  /** Only messages at or before this time. */
+  windowEnd?: Date;
+  /** Judge at most this many messages per agent, picked with `seed`. */
+  sample?: number;
+  seed?: number;
+  /** Individual: one proposition per call. Batch: up to 10 per call. */
+  mode: "individual" | "batch";
+  /** Repeat every judgement this many times (default 1). */
+  trials?: number;
+}
+
+/** Keeps only the messages inside the time window. */
+export function windowTranscript(transcript: Transcript, start?: Date, end?: Date): Transcript {
+  if (!start && !end) return transcript;
+  const from = start?.getTime() ?? Number.NEGATIVE_INFINITY;
+  const to = end?.getTime() ?? Number.POSITIVE_INFINITY;
+  return {
+    ...transcript,
+    messages: transcript.messages.filter((m) => {
+      const t = Date.parse(m.at);
+      return t >= from && t <= to;
+    }),
+  };
+}
+
+export function planPersonaEvaluation(options: PlanOptions): EvaluationPlan {
+  const transcript = windowTranscript(options.transcript, options.windowStart, options.windowEnd);
+  const known = new Set(transcript.agents.map((a) => a.id));
+  for (const id of options.agents ?? [])
+    if (!known.has(id))
+      throw new InputError(
+        `unknown agent "${id}"; the transcript has ${[...known].map((k) => `"${k}"`).join(", ")}`,
+        {
+          place: "--agents",
+        },
+      );
+  const messagesBySender = new Map<string, Message[]>();
+  for (const m of transcript.messages) {
+    let list = messagesBySender.get(m.sender);
+    if (!list) messagesBySender.set(m.sender, (list = []));
+    list.push(m);
+  }
+  const selected = options.agents
+    ? transcript.agents.filter((a) => options.agents!.includes(a.id))
+    : transcript.agents.filter((a) => messagesBySender.has(a.id));
+  const agents: AgentScope[] = selected.map((agent) => {
+    const messages = messagesBySender.get(agent.id) ?? [];
+    const sampled =
+      options.sample !== undefined ? sampleInOrder(messages, options.sample, options.seed ?? 0) : messages;
+    return { agent, messages, sampled };
+  });
+
+  // Channels: all of them when no agent filter is given, else the channels the chosen agents are in.
+  let channels = transcriptChannels(transcript);
+  if (options.agents) {
+    const wanted = new Set<string>();
+    for (const a of agents) {
+      for (const c of agentChannels(transcript, a.agent.id)) wanted.add(c);
+      for (const m of transcript.messages)
+        if (m.recipient === a.agent.id || (m.sender === a.agent.id && m.recipient)) wanted.add(m.channel);
+    }
+    channels = channels.filter((c) => wanted.has(c));
+  }
+
+  const sink: PlanSink = { calls: [], trivial: [], mode: options.mode, trials: options.trials ?? 1 };
+  const dims = new Set(options.dimensions);
+  const evidence = { fluency: new Map<string, string>(), vocabulary: new Map<string, string>() };
+  for (const scope of agents) {
+    if (dims.has("adherence")) planAdherence(sink, transcript, scope, options.propositions);
+    if (dims.has("consistency")) planConsistency(sink, transcript, scope, options.propositions);
+    if (dims.has("fluency")) {
+      const text = planFluency(sink, transcript, scope, options.propositions);
+      if (text) evidence.fluency.set(scope.agent.id, text);
+    }
+  }
+  for (const channel of channels) {
+    if (dims.has("convergence")) {
+      const text = planConvergence(sink, transcript, channel, options.propositions);
+      if (text) evidence.vocabulary.set(channel, text);
+    }
+    if (dims.has("ideas_quantity")) planIdeasQuantity(sink, transcript, channel, options.propositions);
+  }
+  return {
+    transcript,
+    dimensions: [...options.dimensions],
+    agents,
+    channels,
+    trials: sink.trials,
+    mode: options.mode,
+    calls: sink.calls,
+    trivial: sink.trivial,
+    evidence,
+  };
+}
+
+export { AGENT_DIMENSIONS };

@@ -1,0 +1,191 @@
+// The evaluation result document `dramaturg.eval-result/v1` and its table and Markdown renderings.
+import { round, type TokenUsage } from "../core/index.ts";
+import type { AgentResult, DimensionResult, EnvironmentResult } from "./aggregate.ts";
+
+export const EVAL_RESULT_FORMAT = "dramaturg.eval-result/v1";
+
+export interface RunResult extends AgentResult {
+  run_id: string;
+  status: "pending" | "running" | "completed" | "failed";
+  token_usage: TokenUsage;
+}
+
+export interface EvalResult {
+  format: typeof EVAL_RESULT_FORMAT;
+  evaluation_id: string;
+  status: "completed" | "failed";
+  source: string;
+  judge: {
+    provider: string;
+    model: string;
+    temperature?: number;
+    prompt_version: string;
+    mode: string;
+    trials: number;
+  };
+  dimensions: string[];
+  runs: RunResult[];
+  environments: EnvironmentResult[];
+  totals: {
+    verdicts: number;
+    errored: number;
+    /** Judge requests made by this invocation, and model calls behind them (retries, double checks). */
+    requests: number;
+    calls: number;
+    token_usage: TokenUsage;
+    cache?: { hits: number; misses: number; saved_calls: number; saved_tokens: TokenUsage };
+    resumed?: { reused_verdicts: number };
+  };
+  warnings: string[];
+}
+
+const AGENT_COLUMNS = ["adherence", "consistency", "fluency"] as const;
+
+function fmt(value: number | null | undefined, digits = 2): string {
+  return value === null || value === undefined ? "–" : round(value, digits).toFixed(digits);
+}
+
+function pad(cells: string[][]): string {
+  const widths: number[] = [];
+  for (const row of cells) for (const [i, c] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, c.length);
+  return cells
+    .map((row) =>
+      row
+        .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+/** The lowest-scoring propositions across agents (score < 7), for "what to fix". */
+export function weakestPropositions(result: EvalResult, limit = 5) {
+  const rows: {
+    who: string;
+    dimension: string;
+    id: string;
+    score: number;
+    recommendation?: string;
+    inverted: boolean;
+  }[] = [];
+  const collect = (who: string, dimension: string, d: DimensionResult | undefined) => {
+    for (const p of d?.propositions ?? [])
+      if (p.score !== null && p.score < 7)
+        rows.push({
+          who,
+          dimension,
+          id: p.id,
+          score: p.score,
+          recommendation: p.recommendations_for_improvement,
+          inverted: p.inverted,
+        });
+  };
+  for (const r of result.runs) for (const dim of AGENT_COLUMNS) collect(r.name, dim, r.dimensions[dim]);
+  for (const e of result.environments) collect(`#${e.channel}`, "convergence", e.dimensions.convergence);
+  return rows.sort((a, b) => a.score - b.score).slice(0, limit);
+}
+
+export function renderTable(result: EvalResult): string {
+  const out: string[] = [];
+  const j = result.judge;
+  out.push(
+    `Persona evaluation ${result.evaluation_id.slice(0, 8)} · ${result.source} · judge ${j.provider}:${j.model} (${j.mode}${j.trials > 1 ? `, ${j.trials} trials` : ""})`,
+  );
+  out.push("");
+  if (result.runs.length) {
+    const rows = [["agent", "sample", ...AGENT_COLUMNS, "overall", "errored"]];
+    for (const r of result.runs)
+      rows.push([
+        r.name,
+        String(r.sample_size),
+        ...AGENT_COLUMNS.map((d) => (r.dimensions[d] ? fmt(r.dimensions[d]!.score) : "")),
+        fmt(r.overall_score),
+        String(r.errored),
+      ]);
+    out.push(pad(rows));
+    out.push("");
+  }
+  if (result.environments.length) {
+    const rows = [["channel", "voice divergence", "ideas", "errored"]];
+    for (const e of result.environments) {
+      const c = e.dimensions.convergence;
+      const i = e.dimensions.ideas_quantity;
+      rows.push([
+        `#${e.channel}`,
+        c ? fmt(c.score) : "",
+        i ? (i.count === null ? "–" : String(i.count)) : "",
+        String((c?.errored ?? 0) + (i?.errored ?? 0)),
+      ]);
+    }
+    out.push(pad(rows));
+    out.push("");
+  }
+  const weak = weakestPropositions(result);
+  if (weak.length) {
+    out.push("Weakest propositions:");
+    for (const w of weak)
+      out.push(
+        `  ${fmt(w.score)}  ${w.who} · ${w.dimension} · ${w.id}${w.inverted ? " (inverted)" : ""}${w.recommendation ? `\n        → ${w.recommendation}` : ""}`,
+      );
+    out.push("");
+  }
+  const t = result.totals;
+  const parts = [
+    `${t.verdicts} verdicts`,
+    `${t.errored} errored`,
+    `${t.requests} judge requests`,
+    `${t.token_usage.input_tokens} input / ${t.token_usage.output_tokens} output tokens`,
+  ];
+  if (t.cache) parts.push(`cache: ${t.cache.hits} hits saved ${t.cache.saved_calls} calls`);
+  if (t.resumed) parts.push(`resumed: ${t.resumed.reused_verdicts} verdicts reused`);
+  out.push(parts.join(" · "));
+  if (t.errored > 0) out.push(`warning: ${t.errored} verdicts errored and were left out of the scores`);
+  for (const w of result.warnings) out.push(`warning: ${w}`);
+  return out.join("\n");
+}
+
+function mdEscape(text: string): string {
+  return text.replace(/[|\\`*_<>]/g, (c) => `\\${c}`);
+}
+
+export function renderMarkdown(result: EvalResult): string {
+  const out: string[] = [];
+  const j = result.judge;
+  out.push(`### Persona evaluation \`${result.evaluation_id.slice(0, 8)}\``);
+  out.push("");
+  out.push(
+    `Source \`${mdEscape(result.source)}\` · judge \`${j.provider}:${mdEscape(j.model)}\` · ${j.mode} mode`,
+  );
+  out.push("");
+  if (result.runs.length) {
+    out.push("| agent | sample | adherence | consistency | fluency | overall | errored |");
+    out.push("|---|---:|---:|---:|---:|---:|---:|");
+    for (const r of result.runs)
+      out.push(
+        `| ${mdEscape(r.name)} | ${r.sample_size} | ${AGENT_COLUMNS.map((d) => (r.dimensions[d] ? fmt(r.dimensions[d]!.score) : "")).join(" | ")} | ${fmt(r.overall_score)} | ${r.errored} |`,
+      );
+    out.push("");
+  }
+  if (result.environments.length) {
+    out.push("| channel | voice divergence | ideas |");
+    out.push("|---|---:|---:|");
+    for (const e of result.environments)
+      out.push(
+        `| #${mdEscape(e.channel)} | ${fmt(e.dimensions.convergence?.score)} | ${e.dimensions.ideas_quantity?.count ?? "–"} |`,
+      );
+    out.push("");
+  }
+  const weak = weakestPropositions(result);
+  if (weak.length) {
+    out.push("<details><summary>Weakest propositions</summary>");
+    out.push("");
+    for (const w of weak)
+      out.push(
+        `- **${fmt(w.score)}** ${mdEscape(w.who)} · ${w.dimension} · \`${w.id}\`${w.recommendation ? ` — ${mdEscape(w.recommendation)}` : ""}`,
+      );
+    out.push("");
+    out.push("</details>");
+  }
+  out.push(`${result.totals.verdicts} verdicts, ${result.totals.errored} errored.`);
+  return out.join("\n");
+}
