@@ -1,29 +1,115 @@
 // Builds the commander program. Commands stay thin: they parse, call the library, print.
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { z } from "zod";
-import { DramaturgError, TranscriptSchema } from "../core/index.ts";
+import { DramaturgError, InputError, PropositionFileSchema, TranscriptSchema } from "../core/index.ts";
+import { JudgeFixturesSchema } from "../judge/index.ts";
+import { addEvaluationOptions, evalCommand } from "./commands/eval.ts";
+import { importCommand } from "./commands/import.ts";
+import { runsCommand } from "./commands/runs.ts";
+import { ProjectFileSchema } from "./settings.ts";
 
 const SCHEMAS: Record<string, () => unknown> = {
   transcript: () => z.toJSONSchema(TranscriptSchema, { io: "input" }),
+  propositions: () => z.toJSONSchema(PropositionFileSchema, { io: "input" }),
+  "judge-fixtures": () => z.toJSONSchema(JudgeFixturesSchema, { io: "input" }),
+  config: () => z.toJSONSchema(ProjectFileSchema, { io: "input" }),
 };
+
+function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`;
+}
+
+/** The exit code a command returned, carried out of commander's action handler. */
+let commandExit = 0;
 
 export function buildProgram(): Command {
   const program = new Command("dramaturg")
     .description("Measure and correct how LLM agents behave: does each character stay in character?")
+    .version("0.1.0")
     .showSuggestionAfterError(true)
-    .exitOverride();
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 ok · 1 regression or failed threshold · 2 bad input or usage · 3 could not complete\n",
+    );
+
+  addEvaluationOptions(
+    program
+      .command("eval")
+      .description("evaluate personas in transcripts (or stored messages) and print the scores")
+      .argument(
+        "[transcripts...]",
+        "transcript files (JSON or JSONL, globs allowed); default: the project's sources",
+      ),
+  )
+    .addOption(
+      new Option("--format <format>", "output format")
+        .choices(["table", "json", "markdown"])
+        .default("table"),
+    )
+    .option("--out <file>", "write the output to a file instead of stdout")
+    .option(
+      "--record <file>",
+      "also write every verdict as judge fixtures (replay them with --judge fixtures:FILE)",
+    )
+    .addHelpText(
+      "after",
+      examples(
+        "dramaturg eval examples/ensemble/transcript.json --propositions examples/ensemble/propositions --judge fixtures:examples/ensemble/judge-fixtures.json",
+        "OPENAI_API_KEY=… dramaturg eval chat.jsonl --judge openai:gpt-4o-mini --mode batch --record fixtures.json",
+        "dramaturg eval --from-store --agent ines --window-start 2026-03-01 --sample 20 --seed 7 --format json",
+      ),
+    )
+    .action(async (transcripts: string[], flags) => {
+      commandExit = await evalCommand(transcripts, flags);
+    });
+
+  program
+    .command("import")
+    .description("store a transcript's agents and messages for later evaluations (--from-store)")
+    .argument("<transcripts...>", "transcript files (JSON or JSONL)")
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--source <name>", "name of this import batch (default: the file names)")
+    .option("--config <file>", "project file to use")
+    .addHelpText(
+      "after",
+      examples(
+        "dramaturg import logs/2026-03-*.jsonl",
+        "dramaturg import chat.json --db postgres://user@db/dramaturg",
+      ),
+    )
+    .action(async (files: string[], flags) => {
+      commandExit = await importCommand(files, flags);
+    });
+
+  program
+    .command("runs")
+    .description("list stored evaluation runs, newest first")
+    .option("--agent <id>", "only this agent's runs")
+    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .option("--limit <n>", "at most this many runs", "50")
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--config <file>", "project file to use")
+    .addHelpText("after", examples("dramaturg runs", "dramaturg runs --agent ines --format json"))
+    .action(async (flags) => {
+      commandExit = await runsCommand(flags);
+    });
 
   program
     .command("schema")
     .description("print the JSON Schema of a Dramaturg format")
     .argument("<format>", `one of: ${Object.keys(SCHEMAS).join(", ")}`)
+    .addHelpText(
+      "after",
+      examples("dramaturg schema transcript > transcript.schema.json", "dramaturg schema config"),
+    )
     .action((format: string) => {
       const schema = SCHEMAS[format];
       if (!schema)
-        throw new DramaturgError(
-          "InputError",
+        throw new InputError(
           `unknown format "${format}"; expected one of ${Object.keys(SCHEMAS).join(", ")}`,
-          { exitCode: 2 },
         );
       process.stdout.write(`${JSON.stringify(schema(), null, 2)}\n`);
     });
@@ -34,17 +120,13 @@ export function buildProgram(): Command {
 /** Runs the CLI and returns the exit code (0 ok, 1 regression, 2 bad input, 3 could not complete). */
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
+  commandExit = 0;
   try {
     await program.parseAsync(argv, { from: "user" });
-    return 0;
+    return commandExit;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (
-        error.code === "commander.helpDisplayed" ||
-        error.code === "commander.version" ||
-        error.code === "commander.help"
-      )
-        return 0;
+      if (["commander.helpDisplayed", "commander.version", "commander.help"].includes(error.code)) return 0;
       return 2;
     }
     if (DramaturgError.isInstance(error)) {

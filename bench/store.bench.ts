@@ -1,0 +1,42 @@
+// Micro benchmark: verdict rows per second through the ScoreWriter into an in-memory PGlite.
+// The product must sustain 2,000 verdicts/s end to end; the store's share must be far above that.
+import { openStore, type ScoreInput } from "../src/store/index.ts";
+
+/** Writes `rows` score rows through the writer and returns rows per second (opening not timed). */
+export async function benchStoreWrites(rows = 20_000, location = "memory://"): Promise<number> {
+  const store = await openStore(location);
+  try {
+    await store.agents.upsert({ id: "bench-agent", name: "Bench", persona: "A benchmark persona." });
+    const evaluation = await store.evaluations.create({ source: "bench" });
+    const run = await store.runs.create({
+      agent_id: "bench-agent",
+      evaluation_id: evaluation.id,
+      dimensions: ["adherence"],
+      sample_size: rows,
+    });
+    const writer = store.scores.writer();
+    const started = performance.now();
+    for (let i = 0; i < rows; i++) {
+      const row: ScoreInput = {
+        evaluation_id: evaluation.id,
+        evaluation_run_id: run.id,
+        dimension: "adherence",
+        proposition_id: `p-${i % 40}`,
+        agent_id: "bench-agent",
+        message_id: `m-${Math.floor(i / 40)}`,
+        trial: 1,
+        status: "ok",
+        raw_score: i % 10,
+        score: i % 10,
+        weight: 1,
+        reasoning: "The agent keeps to its persona: terse, practical, and focused on the kitchen.",
+      };
+      await writer.write(row);
+    }
+    await writer.close();
+    const seconds = (performance.now() - started) / 1000;
+    return rows / seconds;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,170 @@
+// `dramaturg eval`: evaluate personas in a transcript (or stored messages) and print the scores.
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { InputError, type Transcript } from "../../core/index.ts";
+import { loadPropositions } from "../../propositions/index.ts";
+import { type EvalResult, renderMarkdown, renderTable } from "../../scorers/index.ts";
+import { openStore } from "../../store/index.ts";
+import { createJudge } from "../judge-setup.ts";
+import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "../persona-run.ts";
+import { createProgress } from "../progress.ts";
+import { type FlagSettings, resolveSettings, type Settings } from "../settings.ts";
+import { loadTranscripts, transcriptFromStore, transcriptHash } from "../sources.ts";
+
+export interface EvalFlags extends FlagSettings {
+  format?: string;
+  out?: string;
+  record?: string;
+  agent?: string;
+  windowStart?: string;
+  windowEnd?: string;
+  fromStore?: boolean;
+  progress?: boolean;
+  config?: string;
+}
+
+/** Options shared by eval, baseline and ci. */
+export function addEvaluationOptions(command: Command): Command {
+  return command
+    .option(
+      "--propositions <dir>",
+      "propositions folder (one subfolder per dimension); built-in sets otherwise",
+    )
+    .option(
+      "--dimensions <list>",
+      "comma-separated: adherence,consistency,fluency,convergence,ideas_quantity",
+    )
+    .option("--agents <list>", "comma-separated agent ids (default: every agent with messages)")
+    .option("--agent <id>", "a single agent (same as --agents <id>)")
+    .option("--judge <spec>", "openai:MODEL | anthropic:MODEL | openai-compatible:MODEL | fixtures:FILE")
+    .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+    .option("--mode <mode>", "individual (one proposition per call) or batch (up to 10 per call)")
+    .option("--concurrency <n>", "judge calls in flight at once")
+    .option("--timeout <ms>", "per-call timeout in milliseconds")
+    .option("--temperature <t>", "judge sampling temperature")
+    .option("--retries <n>", "retries per judge call (429, 5xx, malformed answers)")
+    .option("--trials <n>", "judge everything N times (N real judgements) and report the spread")
+    .option("--sample <n>", "judge at most N messages per agent, picked with --seed")
+    .option("--seed <n>", "seed of --sample")
+    .option("--window-start <iso>", "only messages at or after this time")
+    .option("--window-end <iso>", "only messages at or before this time")
+    .option("--from-store", "evaluate the messages stored by `dramaturg import` instead of a file")
+    .option("--db <location>", "store: a PGlite folder (default .dramaturg), memory://, or postgres://…")
+    .option("--config <file>", "project file to use instead of searching for dramaturg.yaml")
+    .option("--no-progress", "no progress bar on stderr");
+}
+
+function isoFlag(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  const t = Date.parse(value);
+  if (Number.isNaN(t))
+    throw new InputError("expected an ISO 8601 date or time such as 2026-03-01T00:00:00Z", { place: flag });
+  return new Date(t).toISOString();
+}
+
+/** Resolves settings and the run configuration; reads nothing but the project file. */
+export function prepareEvaluation(sources: string[], flags: EvalFlags) {
+  const agents = flags.agent ? (flags.agents ? `${flags.agents},${flags.agent}` : flags.agent) : flags.agents;
+  const resolved = resolveSettings({
+    flags: { ...flags, agents, sources },
+    projectFile: flags.config,
+  });
+  const settings = resolved.settings;
+  const windowStart = isoFlag(flags.windowStart, "--window-start");
+  const windowEnd = isoFlag(flags.windowEnd, "--window-end");
+  const fromStore = flags.fromStore === true || (sources.length === 0 && settings.sources.includes("store"));
+  const files = settings.sources.filter((s) => s !== "store");
+  if (!fromStore && files.length === 0)
+    throw new InputError(
+      "no transcript given; pass a transcript file, --from-store, or list sources in dramaturg.yaml (dramaturg init)",
+    );
+  return { resolved, settings, windowStart, windowEnd, fromStore, files };
+}
+
+export async function evalCommand(sources: string[], flags: EvalFlags): Promise<number> {
+  const format = flags.format ?? "table";
+  if (!["table", "json", "markdown"].includes(format))
+    throw new InputError("expected table, json or markdown", { place: "--format" });
+  const { settings, windowStart, windowEnd, fromStore, files } = prepareEvaluation(sources, flags);
+  // Everything that can be wrong with the input is checked before the store is touched.
+  const fileTranscript = fromStore ? undefined : loadTranscripts(files);
+  const { judge } = createJudge(settings);
+  // A file source is validated completely (transcript, propositions, plan) before the store is opened,
+  // so bad input writes nothing.
+  const early = fileTranscript ? await prepareRun(fileTranscript.transcript) : undefined;
+  const store = await openStore(settings.db);
+  try {
+    const { transcript, propositions, config, plan } =
+      early ?? (await prepareRun(await transcriptFromStore(store, { from: windowStart, to: windowEnd })));
+    const result = await runPersonaEvaluation({
+      transcript,
+      config,
+      plan,
+      propositions,
+      judge,
+      store,
+      concurrency: settings.judge.concurrency,
+      progress: createProgress("judging", flags.progress !== false && process.stderr.isTTY === true),
+      record: flags.record,
+    });
+    emit(result, format, flags.out);
+    return exitCodeFor(result, settings);
+  } finally {
+    await judge.close?.();
+    await store.close();
+  }
+
+  async function prepareRun(transcript: Transcript) {
+    const propositions = await loadPropositions({
+      dir: settings.propositions,
+      dimensions: settings.dimensions,
+      agentIds: transcript.agents.map((a) => a.id),
+    });
+    const config: PersonaRunConfig = {
+      source: fromStore ? "store" : files.join(","),
+      propositions: settings.propositions,
+      judge: settings.judge.model,
+      judge_base_url: settings.judge.base_url,
+      mode: settings.judge.mode,
+      trials: settings.trials,
+      dimensions: settings.dimensions,
+      agents: settings.agents,
+      sample: settings.sample,
+      window_start: windowStart,
+      window_end: windowEnd,
+      transcript_hash: transcriptHash(transcript),
+    };
+    return { transcript, propositions, config, plan: planFor({ transcript, config, propositions }) };
+  }
+}
+
+export function emit(result: EvalResult, format: string, out?: string): void {
+  const text =
+    format === "json"
+      ? `${JSON.stringify(result, null, 2)}\n`
+      : format === "markdown"
+        ? `${renderMarkdown(result)}\n`
+        : `${renderTable(result)}\n`;
+  if (out) {
+    writeFileSync(out, text);
+    process.stderr.write(`wrote ${out}\n`);
+  } else process.stdout.write(text);
+}
+
+/** 3 when nothing could be judged; 1 when a minimum threshold failed; else 0. */
+export function exitCodeFor(result: EvalResult, settings: Settings): number {
+  if (result.totals.verdicts === 0 && result.totals.errored > 0) {
+    process.stderr.write("dramaturg: every verdict errored; the evaluation could not complete\n");
+    return 3;
+  }
+  let failed = false;
+  for (const run of result.runs)
+    for (const [dimension, minimum] of Object.entries(settings.thresholds.minimum)) {
+      const score = run.dimensions[dimension as "adherence"]?.score;
+      if (score !== null && score !== undefined && score < minimum!) {
+        process.stderr.write(`threshold: ${run.name} ${dimension} ${score.toFixed(2)} < ${minimum}\n`);
+        failed = true;
+      }
+    }
+  return failed ? 1 : 0;
+}

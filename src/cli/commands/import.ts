@@ -1,0 +1,25 @@
+// `dramaturg import`: stores a transcript's agents and messages so later evaluations can read them.
+import { basename } from "node:path";
+import { openStore } from "../../store/index.ts";
+import { resolveSettings } from "../settings.ts";
+import { loadTranscripts } from "../sources.ts";
+
+export async function importCommand(
+  files: string[],
+  flags: { db?: string; source?: string; config?: string },
+): Promise<number> {
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  const { transcript, files: read } = loadTranscripts(files);
+  const store = await openStore(settings.db);
+  try {
+    await store.agents.upsert(transcript.agents);
+    const source = flags.source ?? read.map((f) => basename(f)).join(",");
+    const { inserted, skipped } = await store.messages.import(source, transcript.messages);
+    process.stdout.write(
+      `imported ${inserted} messages (${skipped} already stored) and ${transcript.agents.length} agents from ${read.join(", ")} into ${store.location}\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,59 @@
+// `dramaturg runs`: lists stored evaluation runs, newest first.
+import { InputError, round } from "../../core/index.ts";
+import { openStore } from "../../store/index.ts";
+import { resolveSettings } from "../settings.ts";
+
+export async function runsCommand(flags: {
+  agent?: string;
+  format?: string;
+  limit?: string;
+  db?: string;
+  config?: string;
+}) {
+  const format = flags.format ?? "table";
+  if (!["table", "json"].includes(format))
+    throw new InputError("expected table or json", { place: "--format" });
+  const limit = flags.limit === undefined ? 50 : Number(flags.limit);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new InputError("expected a positive whole number", { place: "--limit" });
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  const store = await openStore(settings.db);
+  try {
+    const runs = await store.runs.list({ agent: flags.agent, limit });
+    if (format === "json") {
+      process.stdout.write(`${JSON.stringify({ runs }, null, 2)}\n`);
+      return 0;
+    }
+    if (runs.length === 0) {
+      process.stdout.write("no runs stored yet\n");
+      return 0;
+    }
+    const rows = [["run", "agent", "status", "created", "sample", "overall", "errored", "judge", "baseline"]];
+    for (const r of runs)
+      rows.push([
+        r.id.slice(0, 8),
+        r.agent_id,
+        r.status,
+        r.created_at.slice(0, 19).replace("T", " "),
+        String(r.sample_size),
+        r.overall_score === null ? "–" : round(r.overall_score, 2).toFixed(2),
+        String(r.errored),
+        r.judge ? `${r.judge.provider}:${r.judge.model}`.slice(0, 40) : "",
+        r.is_baseline ? "yes" : "",
+      ]);
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+    process.stdout.write(
+      `${rows
+        .map((row) =>
+          row
+            .map((c, i) => c.padEnd(widths[i]!))
+            .join("  ")
+            .trimEnd(),
+        )
+        .join("\n")}\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,122 @@
+// Where the messages come from: transcript files (globs allowed) or the store (`dramaturg import`).
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import {
+  contentHash,
+  InputError,
+  type Message,
+  parseTranscript,
+  stableStringify,
+  TRANSCRIPT_FORMAT,
+  type Transcript,
+} from "../core/index.ts";
+import type { Store } from "../store/index.ts";
+
+/** Expands `*`, `**` and `?` in a path (Node 20 has no fs.glob); plain paths must exist. */
+export function expandSource(pattern: string): string[] {
+  if (!/[*?]/.test(pattern)) {
+    if (!existsSync(pattern)) throw new InputError("no such transcript file", { file: pattern });
+    return [pattern];
+  }
+  const parts = resolve(pattern).split(sep);
+  const firstGlob = parts.findIndex((p) => /[*?]/.test(p));
+  const base = parts.slice(0, firstGlob).join(sep) || sep;
+  const rest = parts.slice(firstGlob).join("/");
+  const regex = new RegExp(
+    `^${rest
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*\*\//g, "@@GLOBSTAR@@")
+      .replace(/\*/g, "[^/]*")
+      .replace(/\?/g, "[^/]")
+      .replace(/@@GLOBSTAR@@/g, "(?:.*/)?")}$`,
+  );
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const name of readdirSync(dir).sort()) {
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (regex.test(relative(base, full).split(sep).join("/"))) found.push(full);
+    }
+  };
+  walk(base);
+  if (found.length === 0) throw new InputError("no transcript file matches this pattern", { file: pattern });
+  return found;
+}
+
+export function readTranscriptFile(file: string): Transcript {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new InputError(`cannot read the transcript (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
+      file,
+    });
+  }
+  return parseTranscript(text, file);
+}
+
+/**
+ * Reads every source and merges them into one transcript: episodes of the same ensemble. An agent
+ * defined differently in two files, or a message id used twice, is an error naming both files.
+ */
+export function loadTranscripts(patterns: readonly string[]): { transcript: Transcript; files: string[] } {
+  const files = patterns.flatMap(expandSource);
+  if (files.length === 1) return { transcript: readTranscriptFile(files[0]!), files };
+  const agents = new Map<string, { agent: Transcript["agents"][number]; file: string }>();
+  const messages = new Map<string, { message: Message; file: string }>();
+  const channels = new Map<string, NonNullable<Transcript["channels"]>[number]>();
+  for (const file of files) {
+    const t = readTranscriptFile(file);
+    for (const agent of t.agents) {
+      const seen = agents.get(agent.id);
+      if (seen && stableStringify(seen.agent) !== stableStringify(agent))
+        throw new InputError(`agent "${agent.id}" is defined differently here and in ${seen.file}`, { file });
+      agents.set(agent.id, { agent, file });
+    }
+    for (const message of t.messages) {
+      const seen = messages.get(message.id);
+      if (seen) throw new InputError(`message id "${message.id}" is also used in ${seen.file}`, { file });
+      messages.set(message.id, { message, file });
+    }
+    for (const c of t.channels ?? []) channels.set(c.id, c);
+  }
+  const merged: Transcript = {
+    format: TRANSCRIPT_FORMAT,
+    agents: [...agents.values()].map((a) => a.agent),
+    messages: [...messages.values()]
+      .map((m) => m.message)
+      .sort((a, b) => Date.parse(a.at) - Date.parse(b.at)),
+  };
+  if (channels.size) merged.channels = [...channels.values()];
+  return { transcript: merged, files };
+}
+
+/** A transcript built from the store: every stored agent and the messages within the window. */
+export async function transcriptFromStore(
+  store: Store,
+  window: { from?: string; to?: string },
+): Promise<Transcript> {
+  const agents = await store.agents.list();
+  if (agents.length === 0)
+    throw new InputError("the store has no agents; run `dramaturg import TRANSCRIPT` first", {
+      place: store.location,
+    });
+  const rows = await store.messages.query({ from: window.from, to: window.to });
+  return {
+    format: TRANSCRIPT_FORMAT,
+    agents: agents.map((a) => ({ id: a.id, name: a.name, persona: a.persona })),
+    messages: rows.map((r) => ({
+      id: r.id,
+      sender: r.sender,
+      channel: r.channel,
+      ...(r.recipient ? { recipient: r.recipient } : {}),
+      text: r.text,
+      at: r.at,
+    })),
+  };
+}
+
+export function transcriptHash(transcript: Transcript): string {
+  return contentHash(transcript);
+}

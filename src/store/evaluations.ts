@@ -1,0 +1,148 @@
+// Evaluations: one row per invocation (persona now; session and conversation later), with its
+// configuration, outcome, token usage and cache statistics.
+import type { TokenUsage } from "../core/index.ts";
+import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
+import type { Queryable } from "./db.ts";
+import { type LifecycleStatus, transition } from "./lifecycle.ts";
+
+export type EvaluationKind = "persona" | "session" | "conversation";
+
+/** Verdict-cache effect on one evaluation or run. */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  /** Tokens the hits would have cost. */
+  saved_usage?: TokenUsage;
+}
+
+export interface EvaluationRow {
+  id: string;
+  kind: EvaluationKind;
+  status: LifecycleStatus;
+  /** Transcript path, or `store` when the messages were read from the store. */
+  source: string;
+  /** Judge (provider, model, temperature, mode, double_check, trials, prompt_version), dimensions, window… */
+  config: Record<string, unknown>;
+  propositions_hash: string | null;
+  errored: number;
+  token_usage: TokenUsage | null;
+  cache: CacheStats | null;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface NewEvaluation {
+  /** Defaults to `persona`. */
+  kind?: EvaluationKind;
+  source: string;
+  config?: Record<string, unknown>;
+  propositions_hash?: string;
+}
+
+export interface EvaluationOutcome {
+  errored?: number;
+  token_usage?: TokenUsage;
+  cache?: CacheStats;
+}
+
+export interface EvaluationRepository {
+  create(evaluation: NewEvaluation): Promise<EvaluationRow>;
+  /** pending → running. Also restarts a running (crashed) or failed evaluation, for resume. */
+  start(id: string): Promise<EvaluationRow>;
+  /** running → completed. */
+  complete(id: string, outcome?: EvaluationOutcome): Promise<EvaluationRow>;
+  /** pending | running → failed, keeping the error and whatever usage was spent. */
+  fail(id: string, error: string, outcome?: EvaluationOutcome): Promise<EvaluationRow>;
+  get(id: string): Promise<EvaluationRow | undefined>;
+  /** The newest evaluation of a kind that did not complete (pending, running or failed): what a resume continues. */
+  latestIncomplete(kind: EvaluationKind): Promise<EvaluationRow | undefined>;
+  /** Newest first. */
+  list(options?: {
+    kind?: EvaluationKind;
+    status?: LifecycleStatus;
+    limit?: number;
+  }): Promise<EvaluationRow[]>;
+}
+
+type Raw = Omit<EvaluationRow, "created_at" | "started_at" | "completed_at"> & {
+  created_at: Date | string;
+  started_at: Date | string | null;
+  completed_at: Date | string | null;
+};
+
+const toRow = (r: Raw): EvaluationRow => ({
+  ...r,
+  created_at: iso(r.created_at),
+  started_at: isoOrNull(r.started_at),
+  completed_at: isoOrNull(r.completed_at),
+});
+
+const OUTCOME = [
+  "errored = COALESCE($3, errored)",
+  "token_usage = COALESCE($4::jsonb, token_usage)",
+  "cache = COALESCE($5::jsonb, cache)",
+];
+const outcomeParams = (o: EvaluationOutcome = {}) => [
+  o.errored ?? null,
+  jsonParam(o.token_usage),
+  jsonParam(o.cache),
+];
+
+export function evaluationRepository(db: Queryable): EvaluationRepository {
+  const move = async (id: string, args: Omit<Parameters<typeof transition>[1], "table" | "id">) =>
+    toRow(await transition<Raw>(db, { table: "evaluations", id, ...args }));
+  return {
+    async create({ kind = "persona", source, config = {}, propositions_hash }) {
+      const result = await db.query<Raw>(
+        `INSERT INTO evaluations (kind, source, config, propositions_hash) VALUES ($1, $2, $3::jsonb, $4) RETURNING *`,
+        [kind, source, JSON.stringify(config), propositions_hash ?? null],
+      );
+      return toRow(result.rows[0]!);
+    },
+    start: (id) =>
+      move(id, {
+        from: ["pending", "running", "failed"],
+        to: "running",
+        set: ["started_at = now()", "completed_at = NULL", "error = NULL"],
+      }),
+    complete: (id, outcome) =>
+      move(id, {
+        from: ["running"],
+        to: "completed",
+        set: [...OUTCOME, "completed_at = now()"],
+        params: outcomeParams(outcome),
+      }),
+    fail: (id, error, outcome) =>
+      move(id, {
+        from: ["pending", "running"],
+        to: "failed",
+        set: [...OUTCOME, "error = $6", "completed_at = now()"],
+        params: [...outcomeParams(outcome), error],
+      }),
+    async get(id) {
+      if (!isUuid(id)) return undefined;
+      const result = await db.query<Raw>("SELECT * FROM evaluations WHERE id = $1", [id]);
+      const row = result.rows[0];
+      return row && toRow(row);
+    },
+    async latestIncomplete(kind) {
+      const result = await db.query<Raw>(
+        `SELECT * FROM evaluations WHERE kind = $1 AND status <> 'completed' ORDER BY created_at DESC, id DESC LIMIT 1`,
+        [kind],
+      );
+      const row = result.rows[0];
+      return row && toRow(row);
+    },
+    async list({ kind, status, limit = 50 } = {}) {
+      const result = await db.query<Raw>(
+        `SELECT * FROM evaluations
+          WHERE ($1::text IS NULL OR kind = $1) AND ($2::text IS NULL OR status = $2)
+          ORDER BY created_at DESC, id DESC LIMIT $3`,
+        [kind ?? null, status ?? null, limit],
+      );
+      return result.rows.map(toRow);
+    },
+  };
+}

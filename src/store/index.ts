@@ -1,0 +1,45 @@
+// Public surface of store/: open a store (PGlite or PostgreSQL) and its repositories.
+export type { AgentRepository, AgentRow } from "./agents.ts";
+export { personaHash } from "./agents.ts";
+export type { Db, Queryable, QueryResult } from "./db.ts";
+export type {
+  CacheStats,
+  EvaluationKind,
+  EvaluationOutcome,
+  EvaluationRepository,
+  EvaluationRow,
+  NewEvaluation,
+} from "./evaluations.ts";
+export type { LifecycleStatus } from "./lifecycle.ts";
+export { redactUrl } from "./location.ts";
+export type { MessageQuery, MessageRepository, MessageRow } from "./messages.ts";
+export { MIGRATIONS, type Migration } from "./migrations.ts";
+export { type AppliedMigration, type MigrationStatus, migrate, migrationStatus } from "./migrator.ts";
+export type {
+  DimensionResult,
+  DimensionScores,
+  HistoryPoint,
+  NewRun,
+  RunJudge,
+  RunOutcome,
+  RunRepository,
+  RunRow,
+} from "./runs.ts";
+export type { ScoreWriter, ScoreWriterOptions } from "./score-writer.ts";
+export {
+  type ScoreInput,
+  type ScoreRepository,
+  type ScoreRow,
+  type ScoreStatus,
+  scoreFromVerdict,
+  scoreKey,
+} from "./scores.ts";
+export { type OpenStoreOptions, openStore, type Store, storeOver } from "./store.ts";
+export type {
+  CachedVerdict,
+  CachedVerdictValue,
+  CacheEntry,
+  CacheStatsByModel,
+  VerdictCacheRepository,
+  VerdictCacheStats,
+} from "./verdict-cache.ts";

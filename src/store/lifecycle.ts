@@ -1,0 +1,46 @@
+// The pending → running → completed | failed life of evaluations and runs, shared by both tables.
+import { StoreError } from "../core/index.ts";
+import { isUuid } from "./columns.ts";
+import type { Queryable } from "./db.ts";
+
+export type LifecycleStatus = "pending" | "running" | "completed" | "failed";
+
+/**
+ * Moves a row to a new status when it is in one of `from`, setting `set` (SQL assignments with
+ * parameters numbered from $3). Throws a StoreError naming the row's actual status otherwise.
+ */
+export async function transition<T>(
+  db: Queryable,
+  {
+    table,
+    id,
+    from,
+    to,
+    set = [],
+    params = [],
+  }: {
+    table: "evaluations" | "evaluation_runs";
+    id: string;
+    from: readonly LifecycleStatus[];
+    to: LifecycleStatus;
+    set?: string[];
+    params?: unknown[];
+  },
+): Promise<T> {
+  const what = table === "evaluations" ? "evaluation" : "run";
+  if (!isUuid(id)) throw new StoreError(`${what} ${id} does not exist`);
+  const assignments = ["status = $2", ...set].join(", ");
+  const result = await db.query<T>(
+    `UPDATE ${table} SET ${assignments} WHERE id = $1 AND status = ANY($${params.length + 3}::text[]) RETURNING *`,
+    [id, to, ...params, [...from]],
+  );
+  const row = result.rows[0];
+  if (row) return row;
+  const current = await db.query<{ status: string }>(`SELECT status FROM ${table} WHERE id = $1`, [id]);
+  const status = current.rows[0]?.status;
+  throw new StoreError(
+    status === undefined
+      ? `${what} ${id} does not exist`
+      : `${what} ${id} is ${status}; it cannot become ${to}`,
+  );
+}

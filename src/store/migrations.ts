@@ -1,0 +1,183 @@
+// The schema, as an ordered list of migrations. Append only: never edit a released migration
+// (its checksum is recorded); add the next version instead.
+
+export interface Migration {
+  /** 1, 2, 3…: applied in this order, each once. */
+  version: number;
+  name: string;
+  /** A script of statements; it runs inside the migration transaction. */
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial_schema",
+    sql: /* sql */ `
+-- Agents as last imported or evaluated. persona_hash says when a persona changed between runs.
+CREATE TABLE agents (
+  id            text PRIMARY KEY,
+  name          text NOT NULL,
+  persona       jsonb NOT NULL,
+  persona_hash  text NOT NULL,
+  created_at    timestamptz NOT NULL DEFAULT now(),
+  updated_at    timestamptz NOT NULL DEFAULT now()
+);
+
+-- One invocation of an evaluation (persona now; session and conversation later): how it was
+-- configured, how it went. Runs and scores hang off it; a resume continues it.
+CREATE TABLE evaluations (
+  id                 uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  kind               text NOT NULL DEFAULT 'persona',
+  status             text NOT NULL DEFAULT 'pending'
+                     CHECK (status IN ('pending', 'running', 'completed', 'failed')),
+  source             text NOT NULL,
+  config             jsonb NOT NULL DEFAULT '{}'::jsonb,
+  propositions_hash  text,
+  errored            integer NOT NULL DEFAULT 0,
+  token_usage        jsonb,
+  cache              jsonb,
+  error              text,
+  created_at         timestamptz NOT NULL DEFAULT now(),
+  started_at         timestamptz,
+  completed_at       timestamptz
+);
+CREATE INDEX evaluations_kind_created_at ON evaluations (kind, created_at);
+
+-- The seed's evaluation_runs (one agent, one trial), plus what makes a run reproducible from its
+-- record: judge, hashes, trial, errored count, and per-dimension results for cheap history.
+CREATE TABLE evaluation_runs (
+  id                 uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  agent_id           text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+  status             text NOT NULL DEFAULT 'pending'
+                     CHECK (status IN ('pending', 'running', 'completed', 'failed')),
+  dimensions         text[] NOT NULL,
+  window_start       timestamptz,
+  window_end         timestamptz,
+  sample_size        integer NOT NULL,
+  overall_score      real,
+  is_baseline        boolean NOT NULL DEFAULT false,
+  token_usage        jsonb,
+  created_at         timestamptz NOT NULL DEFAULT now(),
+  completed_at       timestamptz,
+  evaluation_id      uuid REFERENCES evaluations (id) ON DELETE CASCADE,
+  trial              integer NOT NULL DEFAULT 1,
+  errored            integer NOT NULL DEFAULT 0,
+  judge              jsonb,
+  propositions_hash  text,
+  persona_hash       text,
+  started_at         timestamptz,
+  error              text,
+  cache              jsonb,
+  dimension_scores   jsonb
+);
+CREATE INDEX evaluation_runs_agent_id_created_at ON evaluation_runs (agent_id, created_at);
+CREATE INDEX evaluation_runs_evaluation_id ON evaluation_runs (evaluation_id);
+
+-- One row per verdict, keyed by (evaluation, verdict key) so a resume or a re-write never
+-- duplicates one. Unlike the seed, score is nullable: an errored verdict has no score, ever.
+-- Environment (per-channel) verdicts have no run (evaluation_run_id NULL) and a channel.
+CREATE TABLE evaluation_scores (
+  id                 uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  evaluation_run_id  uuid REFERENCES evaluation_runs (id) ON DELETE CASCADE,
+  dimension          text NOT NULL,
+  proposition_id     text NOT NULL,
+  score              real,
+  reasoning          text NOT NULL,
+  context_snippet    text,
+  created_at         timestamptz NOT NULL DEFAULT now(),
+  evaluation_id      uuid NOT NULL REFERENCES evaluations (id) ON DELETE CASCADE,
+  agent_id           text,
+  message_id         text,
+  channel            text,
+  trial              integer NOT NULL DEFAULT 1,
+  status             text NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'errored', 'trivial')),
+  raw_score          real,
+  count              integer,
+  ideas              jsonb,
+  weight             real,
+  inverted           boolean,
+  hard               boolean,
+  error              text,
+  verdict_key        text NOT NULL,
+  CONSTRAINT evaluation_scores_verdict UNIQUE (evaluation_id, verdict_key),
+  CONSTRAINT evaluation_scores_errored_has_no_score
+    CHECK (status <> 'errored' OR (score IS NULL AND raw_score IS NULL AND count IS NULL))
+);
+CREATE INDEX evaluation_scores_run_dimension ON evaluation_scores (evaluation_run_id, dimension);
+
+-- The seed's action-gate log, unchanged (run_id points at evaluation_runs).
+CREATE TABLE correction_logs (
+  id                uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  agent_id          text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+  run_id            uuid REFERENCES evaluation_runs (id) ON DELETE SET NULL,
+  original_text     text NOT NULL,
+  corrected_text    text,
+  dimension_scores  jsonb,
+  similarity_score  real,
+  total_score       real,
+  attempt_number    integer NOT NULL,
+  outcome           text NOT NULL,
+  token_usage       jsonb,
+  created_at        timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX correction_logs_agent_id_created_at ON correction_logs (agent_id, created_at);
+
+-- The seed's per-agent correction settings, unchanged (thresholds default to TinyTroupe's 7).
+CREATE TABLE agent_evaluation_config (
+  id                               uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  agent_id                         text NOT NULL UNIQUE REFERENCES agents (id) ON DELETE CASCADE,
+  gate_adherence_enabled           boolean NOT NULL DEFAULT false,
+  gate_consistency_enabled         boolean NOT NULL DEFAULT false,
+  gate_fluency_enabled             boolean NOT NULL DEFAULT false,
+  gate_suitability_enabled         boolean NOT NULL DEFAULT false,
+  gate_adherence_threshold         real NOT NULL DEFAULT 7.0,
+  gate_consistency_threshold       real NOT NULL DEFAULT 7.0,
+  gate_fluency_threshold           real NOT NULL DEFAULT 7.0,
+  gate_suitability_threshold       real NOT NULL DEFAULT 7.0,
+  gate_similarity_enabled          boolean NOT NULL DEFAULT false,
+  max_action_similarity            real NOT NULL DEFAULT 0.6,
+  max_correction_attempts          integer NOT NULL DEFAULT 2,
+  continue_on_failure              boolean NOT NULL DEFAULT true,
+  minimum_required_qty_of_actions  integer NOT NULL DEFAULT 0,
+  anti_convergence_enabled         boolean NOT NULL DEFAULT false,
+  convergence_threshold            real NOT NULL DEFAULT 0.6,
+  variety_intervention_enabled     boolean NOT NULL DEFAULT false,
+  variety_message_threshold        integer NOT NULL DEFAULT 7,
+  repetition_suppression_enabled   boolean NOT NULL DEFAULT false,
+  repetition_threshold             real NOT NULL DEFAULT 0.3,
+  updated_at                       timestamptz NOT NULL DEFAULT now()
+);
+
+-- Transcript messages stored by \`dramaturg import\`, keyed by import batch (source) and message id.
+-- sender is an agent id or any other name (a user), so it carries no foreign key.
+CREATE TABLE run_messages (
+  source       text NOT NULL,
+  id           text NOT NULL,
+  sender       text NOT NULL,
+  channel      text NOT NULL,
+  recipient    text,
+  text         text NOT NULL,
+  at           timestamptz NOT NULL,
+  imported_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (source, id)
+);
+CREATE INDEX run_messages_sender_at ON run_messages (sender, at);
+CREATE INDEX run_messages_channel_at ON run_messages (channel, at);
+
+-- Judge answers by a hash of everything that determines them (trial included), so a re-run
+-- with the same judge and inputs costs nothing; usage is what the original call cost.
+CREATE TABLE verdict_cache (
+  key          text PRIMARY KEY,
+  provider     text NOT NULL,
+  model        text NOT NULL,
+  value        jsonb NOT NULL,
+  usage        jsonb,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  hits         integer NOT NULL DEFAULT 0,
+  last_hit_at  timestamptz
+);
+CREATE INDEX verdict_cache_provider_model ON verdict_cache (provider, model);
+`,
+  },
+];

@@ -1,0 +1,96 @@
+// Buffers verdicts as they arrive and writes them in multi-row batches: every `batchSize` rows or
+// `flushIntervalMs` after the first unwritten one, so a crash loses at most that interval's verdicts.
+import { StoreError } from "../core/index.ts";
+import type { Queryable } from "./db.ts";
+import { SCORE_BATCH, type ScoreInput, writeScoreBatch } from "./scores.ts";
+
+export interface ScoreWriterOptions {
+  /** Rows per INSERT; a full buffer is written at once and `write` waits for it. Default 1000. */
+  batchSize?: number;
+  /** Longest a verdict waits in the buffer. Default 200 ms. */
+  flushIntervalMs?: number;
+}
+
+export interface ScoreWriter {
+  /** Buffers rows; resolves once they are buffered, or written when the buffer filled (backpressure). */
+  write(rows: ScoreInput | readonly ScoreInput[]): Promise<void>;
+  /** Writes everything buffered so far. */
+  flush(): Promise<void>;
+  /** Flushes and stops; later writes are refused. */
+  close(): Promise<void>;
+  /** Rows handed to the database so far. */
+  readonly written: number;
+  /** Rows buffered and not yet written. */
+  readonly buffered: number;
+}
+
+export function createScoreWriter(
+  db: Queryable,
+  { batchSize = SCORE_BATCH, flushIntervalMs = 200 }: ScoreWriterOptions = {},
+): ScoreWriter {
+  let buffer: ScoreInput[] = [];
+  let written = 0;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  // Batches are written one after another, in order; a failed batch fails every later call.
+  let chain: Promise<void> = Promise.resolve();
+  let failure: unknown;
+
+  const check = () => {
+    if (failure !== undefined)
+      throw new StoreError("an earlier batch of scores could not be written", { cause: failure });
+  };
+
+  const drain = (): Promise<void> => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (buffer.length === 0) return chain;
+    const batch = buffer;
+    buffer = [];
+    chain = chain.then(async () => {
+      if (failure !== undefined) return;
+      try {
+        await writeScoreBatch(db, batch);
+        written += batch.length;
+      } catch (error) {
+        failure = error;
+      }
+    });
+    return chain;
+  };
+
+  return {
+    async write(rows) {
+      check();
+      if (closed) throw new StoreError("the score writer is closed");
+      const list: readonly ScoreInput[] = Array.isArray(rows) ? rows : [rows as ScoreInput];
+      for (const row of list) {
+        buffer.push(row);
+        if (buffer.length >= batchSize) await drain();
+      }
+      if (buffer.length > 0 && timer === undefined) {
+        timer = setTimeout(() => void drain(), flushIntervalMs);
+        // A pending timer alone should not keep the process alive; close() flushes what it holds.
+        timer.unref();
+      }
+      check();
+    },
+    async flush() {
+      await drain();
+      check();
+    },
+    async close() {
+      closed = true;
+      await drain();
+      check();
+    },
+    get written() {
+      return written;
+    },
+    get buffered() {
+      return buffer.length;
+    },
+  };
+}

@@ -1,0 +1,247 @@
+// Verdict rows: one per (evaluation, verdict key), written in multi-row batches, never duplicated,
+// and an errored verdict never carries a score (nor replaces a judged one).
+import { type Verdict, type VerdictKey, verdictKeyString, verdictScore } from "../core/index.ts";
+import { iso, isUuid } from "./columns.ts";
+import type { Queryable } from "./db.ts";
+
+/** `ok` judged; `errored` the judge failed (no score); `trivial` a false precondition made it hold (no judge). */
+export type ScoreStatus = "ok" | "errored" | "trivial";
+
+/** A verdict to store. Agent verdicts belong to a run; environment (per-channel) verdicts have none. */
+export interface ScoreInput {
+  evaluation_id: string;
+  evaluation_run_id?: string | null;
+  dimension: string;
+  proposition_id: string;
+  agent_id?: string;
+  message_id?: string;
+  channel?: string;
+  /** 1-based trial; part of the key. */
+  trial: number;
+  status: ScoreStatus;
+  /** 0–9 after `inverted` and `hard`; null when errored and for counts. */
+  score?: number | null;
+  /** The judge's 0–9 before `inverted` and `hard`. */
+  raw_score?: number | null;
+  /** Ideas quantity: the number of distinct ideas, and the ideas. */
+  count?: number | null;
+  ideas?: readonly string[] | null;
+  weight?: number;
+  inverted?: boolean;
+  hard?: boolean;
+  reasoning?: string;
+  context_snippet?: string;
+  /** Why the verdict errored: `JudgeError: timed out after 30000 ms`. */
+  error?: string;
+}
+
+export interface ScoreRow {
+  id: string;
+  evaluation_id: string;
+  evaluation_run_id: string | null;
+  dimension: string;
+  proposition_id: string;
+  agent_id: string | null;
+  message_id: string | null;
+  channel: string | null;
+  trial: number;
+  /** The canonical key text (core's verdictKeyString); unique within an evaluation. */
+  verdict_key: string;
+  status: ScoreStatus;
+  score: number | null;
+  raw_score: number | null;
+  count: number | null;
+  ideas: string[] | null;
+  weight: number | null;
+  inverted: boolean | null;
+  hard: boolean | null;
+  reasoning: string;
+  context_snippet: string | null;
+  error: string | null;
+  created_at: string;
+}
+
+export interface ScoreRepository {
+  /** Writes verdicts now, in multi-row batches. Re-writing a key replaces it, unless that would put an error over a judged verdict. */
+  write(rows: readonly ScoreInput[]): Promise<number>;
+  /** Every verdict of an evaluation, optionally of one run or dimension. */
+  forEvaluation(evaluationId: string, options?: { run?: string; dimension?: string }): Promise<ScoreRow[]>;
+  /** Verdict keys already stored with a result (ok or trivial), which a resume need not judge again. */
+  existingKeys(evaluationId: string): Promise<Set<string>>;
+  /** How many verdicts of each status an evaluation has. */
+  summary(evaluationId: string): Promise<Record<ScoreStatus, number>>;
+}
+
+/** Rows per INSERT statement. */
+export const SCORE_BATCH = 1_000;
+
+/** The stored row of a judge's verdict, with the proposition's weight, inversion and hard flag applied. */
+export function scoreFromVerdict(
+  verdict: Verdict,
+  {
+    evaluation_id,
+    evaluation_run_id = null,
+    weight = 1,
+    inverted = false,
+    hard = false,
+    context_snippet,
+  }: {
+    evaluation_id: string;
+    evaluation_run_id?: string | null;
+    weight?: number;
+    inverted?: boolean;
+    hard?: boolean;
+    context_snippet?: string;
+  },
+): ScoreInput {
+  const base = {
+    evaluation_id,
+    evaluation_run_id,
+    ...keyFields(verdict.key),
+    weight,
+    inverted,
+    hard,
+    context_snippet,
+  };
+  if (!verdict.ok)
+    return {
+      ...base,
+      status: "errored",
+      reasoning: "",
+      error: `${verdict.error.name}: ${verdict.error.message}`,
+    };
+  return {
+    ...base,
+    status: verdict.trivial ? "trivial" : "ok",
+    raw_score: verdict.score ?? null,
+    score: verdict.score === undefined ? null : verdictScore(verdict.score, { inverted, hard }),
+    count: verdict.count ?? null,
+    ideas: verdict.ideas ?? null,
+    reasoning: verdict.reasoning,
+  };
+}
+
+function keyFields(key: VerdictKey) {
+  return {
+    dimension: key.dimension,
+    proposition_id: key.proposition_id,
+    trial: key.trial,
+    ...(key.agent_id !== undefined && { agent_id: key.agent_id }),
+    ...(key.message_id !== undefined && { message_id: key.message_id }),
+    ...(key.channel !== undefined && { channel: key.channel }),
+  };
+}
+
+/** The key a stored verdict is unique by, within its evaluation. */
+export function scoreKey(
+  row: Pick<ScoreInput, "dimension" | "proposition_id" | "agent_id" | "message_id" | "channel" | "trial">,
+): string {
+  return verdictKeyString({
+    dimension: row.dimension,
+    proposition_id: row.proposition_id,
+    agent_id: row.agent_id,
+    message_id: row.message_id,
+    channel: row.channel,
+    trial: row.trial,
+  });
+}
+
+// One jsonb parameter carries a whole batch: no parameter-count limit, one round trip, and the same
+// SQL on both drivers. An errored verdict never replaces a judged one (a late retry failure after a
+// success, or a resume racing a writer).
+const UPSERT = `
+INSERT INTO evaluation_scores
+  (evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
+   verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning, context_snippet, error)
+SELECT evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
+       verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning, context_snippet, error
+  FROM jsonb_to_recordset($1::jsonb) AS x(
+       evaluation_id uuid, evaluation_run_id uuid, dimension text, proposition_id text, agent_id text,
+       message_id text, channel text, trial integer, verdict_key text, status text, score real, raw_score real,
+       count integer, ideas jsonb, weight real, inverted boolean, hard boolean, reasoning text,
+       context_snippet text, error text)
+ON CONFLICT (evaluation_id, verdict_key) DO UPDATE SET
+  evaluation_run_id = excluded.evaluation_run_id, status = excluded.status, score = excluded.score,
+  raw_score = excluded.raw_score, count = excluded.count, ideas = excluded.ideas, weight = excluded.weight,
+  inverted = excluded.inverted, hard = excluded.hard, reasoning = excluded.reasoning,
+  context_snippet = excluded.context_snippet, error = excluded.error, created_at = now()
+WHERE evaluation_scores.status = 'errored' OR excluded.status <> 'errored'`;
+
+/** Writes one batch (any size up to SCORE_BATCH is sensible) in one statement; returns rows written. */
+export async function writeScoreBatch(db: Queryable, rows: readonly ScoreInput[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  // One statement may not touch a row twice: keep the last verdict per key, an error never over a result.
+  const byKey = new Map<string, ScoreInput & { verdict_key: string }>();
+  for (const row of rows) {
+    const verdict_key = scoreKey(row);
+    const earlier = byKey.get(verdict_key);
+    if (earlier && earlier.status !== "errored" && row.status === "errored") continue;
+    byKey.set(verdict_key, { ...row, verdict_key });
+  }
+  const records = [...byKey.values()].map((r) => ({
+    evaluation_id: r.evaluation_id,
+    evaluation_run_id: r.evaluation_run_id ?? null,
+    dimension: r.dimension,
+    proposition_id: r.proposition_id,
+    agent_id: r.agent_id ?? null,
+    message_id: r.message_id ?? null,
+    channel: r.channel ?? null,
+    trial: r.trial,
+    verdict_key: r.verdict_key,
+    status: r.status,
+    // A failed judgement has no score, whatever the caller passed.
+    score: r.status === "errored" ? null : (r.score ?? null),
+    raw_score: r.status === "errored" ? null : (r.raw_score ?? null),
+    count: r.status === "errored" ? null : (r.count ?? null),
+    ideas: r.ideas ?? null,
+    weight: r.weight ?? null,
+    inverted: r.inverted ?? null,
+    hard: r.hard ?? null,
+    reasoning: r.reasoning ?? "",
+    context_snippet: r.context_snippet ?? null,
+    error: r.error ?? null,
+  }));
+  const result = await db.query(UPSERT, [JSON.stringify(records)]);
+  return result.rowCount;
+}
+
+type Raw = Omit<ScoreRow, "created_at"> & { created_at: Date | string };
+
+export function scoreRepository(db: Queryable): ScoreRepository {
+  return {
+    async write(rows) {
+      let written = 0;
+      for (let i = 0; i < rows.length; i += SCORE_BATCH)
+        written += await writeScoreBatch(db, rows.slice(i, i + SCORE_BATCH));
+      return written;
+    },
+    async forEvaluation(evaluationId, { run, dimension } = {}) {
+      if (!isUuid(evaluationId) || (run !== undefined && !isUuid(run))) return [];
+      const result = await db.query<Raw>(
+        `SELECT * FROM evaluation_scores
+          WHERE evaluation_id = $1 AND ($2::uuid IS NULL OR evaluation_run_id = $2) AND ($3::text IS NULL OR dimension = $3)
+          ORDER BY dimension, proposition_id, agent_id NULLS FIRST, channel NULLS FIRST, message_id NULLS FIRST, trial`,
+        [evaluationId, run ?? null, dimension ?? null],
+      );
+      return result.rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+    },
+    async existingKeys(evaluationId) {
+      if (!isUuid(evaluationId)) return new Set();
+      const result = await db.query<{ verdict_key: string }>(
+        "SELECT verdict_key FROM evaluation_scores WHERE evaluation_id = $1 AND status <> 'errored'",
+        [evaluationId],
+      );
+      return new Set(result.rows.map((r) => r.verdict_key));
+    },
+    async summary(evaluationId) {
+      const counts: Record<ScoreStatus, number> = { ok: 0, errored: 0, trivial: 0 };
+      if (!isUuid(evaluationId)) return counts;
+      const result = await db.query<{ status: ScoreStatus; n: number }>(
+        "SELECT status, count(*)::integer AS n FROM evaluation_scores WHERE evaluation_id = $1 GROUP BY status",
+        [evaluationId],
+      );
+      for (const r of result.rows) counts[r.status] = r.n;
+      return counts;
+    },
+  };
+}

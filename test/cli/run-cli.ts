@@ -1,0 +1,54 @@
+// Runs the CLI in-process (fast) or as a real process (exit codes, signals), capturing its output.
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { vi } from "vitest";
+import { runCli } from "../../src/cli/program.ts";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const BIN = `${ROOT}bin/dramaturg.js`;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Calls the CLI in this process with stdout and stderr captured. */
+export async function cli(args: string[], { cwd }: { cwd?: string } = {}): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stdout += chunk.toString();
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stderr += chunk.toString();
+    return true;
+  });
+  const previous = process.cwd();
+  if (cwd) process.chdir(cwd);
+  try {
+    const code = await runCli(args);
+    return { code, stdout, stderr };
+  } finally {
+    if (cwd) process.chdir(previous);
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+/** Runs `dramaturg` as a child process. */
+export function spawnCli(
+  args: string[],
+  { cwd = ROOT, env = {} }: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}

@@ -1,0 +1,119 @@
+// Migrations: applied once, in order, in one transaction; idempotent; safe under concurrent opens;
+// and reported by migrationStatus for `doctor`.
+import { expect, test } from "vitest";
+import { StoreError } from "../../src/core/index.ts";
+import { MIGRATIONS, type Migration, migrate, migrationStatus, openStore } from "../../src/store/index.ts";
+import { describeStore } from "./backends.ts";
+
+describeStore("migrations", ({ kind, store, freshLocation }) => {
+  test("migrating an up-to-date database applies nothing", async () => {
+    expect(await migrate(store().db)).toEqual([]);
+    const status = await store().migrationStatus();
+    expect(status).toMatchObject({
+      current: MIGRATIONS.length,
+      latest: MIGRATIONS.length,
+      pending: [],
+      changed: [],
+    });
+  });
+
+  test("opening the same database twice applies each migration once", async () => {
+    const location = await freshLocation();
+    const first = await openStore(location);
+    await first.agents.upsert({ id: "bob", name: "Bob", persona: "A baker." });
+    await first.close();
+    const second = await openStore(location);
+    try {
+      const status = await second.migrationStatus();
+      expect(status.applied.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(await second.agents.get("bob")).toBeDefined();
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("a database opened without migrating reports every migration as pending", async () => {
+    const unmigrated = await openStore(await freshLocation(), { migrate: false });
+    try {
+      const status = await unmigrated.migrationStatus();
+      expect(status.current).toBe(0);
+      expect(status.latest).toBe(MIGRATIONS.length);
+      expect(status.pending.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    } finally {
+      await unmigrated.close();
+    }
+  });
+
+  test("migrations are applied in order and only the missing ones run", async () => {
+    const unmigrated = await openStore(await freshLocation(), { migrate: false });
+    const list: Migration[] = [
+      { version: 1, name: "one", sql: "CREATE TABLE m_one (x integer)" },
+      {
+        version: 2,
+        name: "two",
+        sql: "ALTER TABLE m_one ADD COLUMN y integer; CREATE TABLE m_two (z integer)",
+      },
+    ];
+    try {
+      expect(await migrate(unmigrated.db, list.slice(0, 1))).toEqual([1]);
+      const between = await migrationStatus(unmigrated.db, list);
+      expect(between).toMatchObject({ current: 1, latest: 2, pending: [{ version: 2, name: "two" }] });
+      expect(await migrate(unmigrated.db, list)).toEqual([2]);
+      expect((await migrationStatus(unmigrated.db, list)).pending).toEqual([]);
+    } finally {
+      await unmigrated.close();
+    }
+  });
+
+  test("a migration that fails leaves the database as it was", async () => {
+    const unmigrated = await openStore(await freshLocation(), { migrate: false });
+    const list: Migration[] = [
+      { version: 1, name: "good", sql: "CREATE TABLE m_good (x integer)" },
+      { version: 2, name: "bad", sql: "CREATE TABLE m_bad (x integer); SELECT no_such_function()" },
+    ];
+    try {
+      await expect(migrate(unmigrated.db, list)).rejects.toSatisfy(StoreError.isInstance);
+      expect((await migrationStatus(unmigrated.db, list)).current).toBe(0);
+      const tables = await unmigrated.db.query("SELECT to_regclass('m_good') AS t");
+      expect(tables.rows[0]).toEqual({ t: null });
+    } finally {
+      await unmigrated.close();
+    }
+  });
+
+  test("an edited migration is reported as changed", async () => {
+    const edited = MIGRATIONS.map((m) => ({ ...m, sql: `${m.sql}\n-- edited` }));
+    expect((await migrationStatus(store().db, edited)).changed).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  test("a database migrated by a newer Dramaturg is refused", async () => {
+    const location = await freshLocation();
+    const newer = await openStore(location);
+    await newer.db.query(
+      "INSERT INTO schema_migrations (version, name, checksum) VALUES (999, 'future', 'x')",
+    );
+    await newer.close();
+    await expect(openStore(location)).rejects.toThrow(/version 999, newer than this Dramaturg knows/);
+  });
+
+  test.skipIf(kind === "pglite")(
+    "two processes migrating the same database at once apply each migration once",
+    async () => {
+      // PGlite is single-process by nature; on PostgreSQL the advisory lock serialises the two.
+      const location = await freshLocation();
+      const a = await openStore(location, { migrate: false });
+      const b = await openStore(location, { migrate: false });
+      const slow: Migration[] = [
+        { version: 1, name: "slow", sql: "SELECT pg_sleep(0.3); CREATE TABLE m_slow (x integer)" },
+      ];
+      try {
+        const [ranA, ranB] = await Promise.all([migrate(a.db, slow), migrate(b.db, slow)]);
+        expect([...ranA, ...ranB]).toEqual([1]);
+        const both = await Promise.all([openStore(location), openStore(location)]);
+        await Promise.all(both.map((s) => s.close()));
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    },
+  );
+});

@@ -1,0 +1,146 @@
+// openStore: which backend a location selects, data folders that persist, and errors that never
+// show a database password.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { StoreError } from "../../src/core/index.ts";
+import { openStore, redactUrl } from "../../src/store/index.ts";
+import { postgresUrl } from "./backends.ts";
+
+const folders: string[] = [];
+async function tempFolder(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), "dramaturg-open-"));
+  folders.push(folder);
+  return folder;
+}
+afterEach(async () => {
+  for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
+});
+
+/** Every text an error could reach a user or a log through. */
+function everythingShown(error: unknown): string {
+  const e = error as Error & { cause?: Error };
+  return [
+    String(e),
+    e.message,
+    e.stack,
+    String(e.cause),
+    e.cause?.message,
+    e.cause?.stack,
+    JSON.stringify(e),
+  ].join("\n");
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the promise to fail");
+}
+
+describe("openStore", () => {
+  test("memory:// opens an empty, migrated in-memory PGlite store", async () => {
+    const store = await openStore("memory://");
+    try {
+      expect(store.dialect).toBe("pglite");
+      const status = await store.migrationStatus();
+      expect(status.pending).toEqual([]);
+      expect(await store.agents.list()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("a data folder is created when missing and keeps its rows after close and reopen", async () => {
+    const folder = join(await tempFolder(), "nested", "db");
+    const first = await openStore(folder);
+    await first.agents.upsert({ id: "marta", name: "Marta", persona: "A chef who loves garlic." });
+    await first.close();
+
+    const second = await openStore(folder);
+    try {
+      expect((await second.agents.get("marta"))?.persona).toBe("A chef who loves garlic.");
+      expect((await second.migrationStatus()).applied).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("a path that cannot be a data folder fails with a StoreError of exit code 3", async () => {
+    const file = join(await tempFolder(), "not-a-folder");
+    await writeFile(file, "x");
+    const error = await failureOf(openStore(file));
+    expect(StoreError.isInstance(error)).toBe(true);
+    expect((error as StoreError).exitCode).toBe(3);
+  });
+
+  test("an unreachable PostgreSQL server fails with a StoreError of exit code 3", async () => {
+    const error = await failureOf(openStore("postgres://dramaturg@127.0.0.1:1/dramaturg"));
+    expect(StoreError.isInstance(error)).toBe(true);
+    expect((error as StoreError).exitCode).toBe(3);
+    expect((error as StoreError).message).toContain("postgres://dramaturg@127.0.0.1:1/dramaturg");
+  });
+
+  test("the password of a PostgreSQL URL never appears in a connection error", async () => {
+    for (const password of ["hunter2-secret", "p%40ss%2Fw0rd-secret"]) {
+      const url = `postgresql://alice:${password}@127.0.0.1:1/dramaturg?connect_timeout=2`;
+      const error = await failureOf(openStore(url));
+      expect(StoreError.isInstance(error)).toBe(true);
+      const shown = everythingShown(error);
+      expect(shown).not.toContain(password);
+      expect(shown).not.toContain(decodeURIComponent(password));
+      expect((error as Error).message).toContain("postgresql://alice:***@127.0.0.1:1/dramaturg");
+    }
+  });
+
+  test.skipIf(!postgresUrl)(
+    "a rejected PostgreSQL login names the redacted URL and not the password",
+    async () => {
+      // A database that does not exist: the server answers, and refuses, whatever the auth method.
+      const u = new URL(postgresUrl!);
+      u.password = "do-not-print-me";
+      u.pathname = "/dramaturg_no_such_database";
+      const error = await failureOf(openStore(u.toString()));
+      expect(StoreError.isInstance(error)).toBe(true);
+      expect(everythingShown(error)).not.toContain("do-not-print-me");
+      expect((error as Error).message).toContain(":***@");
+    },
+  );
+
+  test.skipIf(!postgresUrl)(
+    "an open PostgreSQL store shows its location with the password redacted",
+    async () => {
+      // The test server may ignore the password (trust authentication); the location must hide it anyway.
+      const u = new URL(postgresUrl!);
+      u.password = "not-for-display";
+      const store = await openStore(u.toString());
+      try {
+        expect(store.dialect).toBe("postgres");
+        expect(store.location).toContain(":***@");
+        expect(store.location).not.toContain("not-for-display");
+      } finally {
+        await store.close();
+      }
+    },
+  );
+});
+
+describe("redactUrl", () => {
+  test("replaces the password and keeps user, host, port, database and query", () => {
+    expect(redactUrl("postgres://user:s3cret@db.example:5432/evals?sslmode=require")).toBe(
+      "postgres://user:***@db.example:5432/evals?sslmode=require",
+    );
+  });
+
+  test("hides a password that contains unescaped @ and / characters", () => {
+    expect(redactUrl("postgres://user:p@ss/word@host/db")).toBe("postgres://user:***@host/db");
+  });
+
+  test("leaves a URL without a password unchanged", () => {
+    expect(redactUrl("postgres://user@host/db")).toBe("postgres://user@host/db");
+    expect(redactUrl("postgres://host/db")).toBe("postgres://host/db");
+  });
+});

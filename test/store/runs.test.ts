@@ -1,0 +1,188 @@
+// runs: one agent and trial of an evaluation; lifecycle, listing, baselines and history.
+import { randomUUID } from "node:crypto";
+import { expect, test } from "vitest";
+import { StoreError } from "../../src/core/index.ts";
+import { personaHash, type RunJudge, type Store } from "../../src/store/index.ts";
+import { describeStore } from "./backends.ts";
+
+const judge: RunJudge = {
+  provider: "openai",
+  model: "gpt-5-mini",
+  temperature: 0,
+  mode: "batch",
+  double_check: false,
+  prompt_version: "p1",
+};
+
+/** A fresh agent id, so tests sharing a store never see each other's runs. */
+async function newAgent(store: Store): Promise<string> {
+  const id = `agent-${randomUUID().slice(0, 8)}`;
+  await store.agents.upsert({ id, name: id, persona: `Persona of ${id}` });
+  return id;
+}
+
+/** A completed run with the given adherence and ideas results. */
+async function completedRun(
+  store: Store,
+  agent: string,
+  {
+    adherence,
+    ideas = 3,
+    evaluation,
+    trial = 1,
+    judge: j = judge,
+  }: { adherence: number | null; ideas?: number; evaluation?: string; trial?: number; judge?: RunJudge },
+) {
+  const run = await store.runs.create({
+    agent_id: agent,
+    evaluation_id: evaluation,
+    dimensions: ["adherence", "ideas_quantity"],
+    sample_size: 12,
+    trial,
+    judge: j,
+  });
+  await store.runs.start(run.id);
+  return store.runs.complete(run.id, {
+    overall_score: adherence,
+    dimension_scores: {
+      adherence: { score: adherence, judged: 4, errored: 0 },
+      ideas_quantity: { score: null, count: ideas },
+    },
+  });
+}
+
+describeStore("runs", ({ store }) => {
+  test("a new run is pending and takes its persona hash from the stored agent", async () => {
+    const agent = await newAgent(store());
+    const run = await store().runs.create({
+      agent_id: agent,
+      dimensions: ["adherence", "fluency"],
+      sample_size: 20,
+      window_start: "2025-01-01T00:00:00.000Z",
+      judge,
+      propositions_hash: "ph1",
+    });
+    expect(run).toMatchObject({
+      agent_id: agent,
+      status: "pending",
+      dimensions: ["adherence", "fluency"],
+      sample_size: 20,
+      trial: 1,
+      errored: 0,
+      is_baseline: false,
+      judge,
+      propositions_hash: "ph1",
+      persona_hash: personaHash(`Persona of ${agent}`),
+      window_start: "2025-01-01T00:00:00.000Z",
+      evaluation_id: null,
+    });
+    expect(await store().runs.get(run.id)).toEqual(run);
+  });
+
+  test("a completed run stores its overall and per-dimension scores", async () => {
+    const agent = await newAgent(store());
+    const run = await completedRun(store(), agent, { adherence: 7.25 });
+    expect(run).toMatchObject({
+      status: "completed",
+      overall_score: 7.25,
+      dimension_scores: { adherence: { score: 7.25 }, ideas_quantity: { count: 3 } },
+    });
+    expect(run.started_at).not.toBeNull();
+    expect(run.completed_at).not.toBeNull();
+  });
+
+  test("a failed run keeps its error and errored count", async () => {
+    const agent = await newAgent(store());
+    const run = await store().runs.create({ agent_id: agent, dimensions: ["adherence"], sample_size: 1 });
+    await store().runs.start(run.id);
+    const failed = await store().runs.fail(run.id, "judge timed out", { errored: 10 });
+    expect(failed).toMatchObject({ status: "failed", error: "judge timed out", errored: 10 });
+  });
+
+  test("a run cannot complete twice", async () => {
+    const agent = await newAgent(store());
+    const run = await completedRun(store(), agent, { adherence: 5 });
+    await expect(store().runs.complete(run.id, { overall_score: 1, dimension_scores: {} })).rejects.toSatisfy(
+      StoreError.isInstance,
+    );
+  });
+
+  test("runs are listed newest first, by agent, evaluation and baseline flag", async () => {
+    const agent = await newAgent(store());
+    const evaluation = await store().evaluations.create({ source: "t.json" });
+    const first = await completedRun(store(), agent, { adherence: 5, evaluation: evaluation.id });
+    const second = await completedRun(store(), agent, { adherence: 6 });
+    expect((await store().runs.list({ agent })).map((r) => r.id)).toEqual([second.id, first.id]);
+    expect((await store().runs.list({ agent, limit: 1 })).map((r) => r.id)).toEqual([second.id]);
+    expect((await store().runs.list({ evaluation: evaluation.id })).map((r) => r.id)).toEqual([first.id]);
+    await store().runs.markBaseline(first.id);
+    expect((await store().runs.list({ agent, isBaseline: true })).map((r) => r.id)).toEqual([first.id]);
+    expect((await store().runs.list({ agent, isBaseline: false })).map((r) => r.id)).toEqual([second.id]);
+  });
+
+  test("marking a baseline unmarks the agent's earlier baseline", async () => {
+    const agent = await newAgent(store());
+    const old = await completedRun(store(), agent, { adherence: 5 });
+    const current = await completedRun(store(), agent, { adherence: 6 });
+    await store().runs.markBaseline(old.id);
+    await store().runs.markBaseline(current.id);
+    expect((await store().runs.get(old.id))?.is_baseline).toBe(false);
+    expect((await store().runs.get(current.id))?.is_baseline).toBe(true);
+  });
+
+  test("a baseline includes the sibling trials of its evaluation", async () => {
+    const agent = await newAgent(store());
+    const evaluation = await store().evaluations.create({ source: "t.json" });
+    const trials = [];
+    for (const trial of [1, 2, 3])
+      trials.push(await completedRun(store(), agent, { adherence: 6, evaluation: evaluation.id, trial }));
+    const marked = await store().runs.markBaseline(trials[1]!.id);
+    expect(marked.map((r) => r.trial)).toEqual([1, 2, 3]);
+  });
+
+  test("only a completed run can become a baseline", async () => {
+    const agent = await newAgent(store());
+    const run = await store().runs.create({ agent_id: agent, dimensions: ["adherence"], sample_size: 1 });
+    await expect(store().runs.markBaseline(run.id)).rejects.toThrow(/is pending; only a completed run/);
+  });
+
+  test("history lists an agent's completed runs oldest first with the judge and hashes of each", async () => {
+    const agent = await newAgent(store());
+    const other = { ...judge, model: "claude-haiku-4-5", provider: "anthropic" };
+    const a = await completedRun(store(), agent, { adherence: 5 });
+    const pending = await store().runs.create({ agent_id: agent, dimensions: ["adherence"], sample_size: 1 });
+    const b = await completedRun(store(), agent, { adherence: 7, judge: other });
+    const history = await store().runs.history({ agent, dimension: "adherence" });
+    expect(history.map((h) => [h.run_id, h.score])).toEqual([
+      [a.id, 5],
+      [b.id, 7],
+    ]);
+    expect(history.map((h) => h.judge?.model)).toEqual(["gpt-5-mini", "claude-haiku-4-5"]);
+    expect(history.every((h) => h.persona_hash === personaHash(`Persona of ${agent}`))).toBe(true);
+    expect(history.some((h) => h.run_id === pending.id)).toBe(false);
+  });
+
+  test("history of ideas quantity gives counts, not scores", async () => {
+    const agent = await newAgent(store());
+    await completedRun(store(), agent, { adherence: 5, ideas: 4 });
+    await completedRun(store(), agent, { adherence: 5, ideas: 9 });
+    const history = await store().runs.history({ agent, dimension: "ideas_quantity" });
+    expect(history.map((h) => [h.score, h.count])).toEqual([
+      [null, 4],
+      [null, 9],
+    ]);
+  });
+
+  test("history without a dimension follows the overall score, and a limit keeps the newest runs", async () => {
+    const agent = await newAgent(store());
+    for (const score of [4, 5, 6, 7]) await completedRun(store(), agent, { adherence: score });
+    const history = await store().runs.history({ agent, limit: 2 });
+    expect(history.map((h) => h.score)).toEqual([6, 7]);
+  });
+
+  test("history skips runs that did not score the dimension", async () => {
+    const agent = await newAgent(store());
+    await completedRun(store(), agent, { adherence: 5 });
+    expect(await store().runs.history({ agent, dimension: "fluency" })).toEqual([]);
+  });
+});

@@ -1,0 +1,248 @@
+// scores: verdict rows keyed by (evaluation, verdict key), errors without scores, resume keys, and
+// the batching writer.
+import { setTimeout as sleep } from "node:timers/promises";
+import { expect, test } from "vitest";
+import { StoreError, type Verdict } from "../../src/core/index.ts";
+import { type ScoreInput, type Store, scoreFromVerdict } from "../../src/store/index.ts";
+import { describeStore } from "./backends.ts";
+
+async function newEvaluation(store: Store): Promise<{ evaluation: string; run: string }> {
+  const evaluation = await store.evaluations.create({ source: "t.json" });
+  await store.agents.upsert({ id: "marta", name: "Marta", persona: "A chef." });
+  const run = await store.runs.create({
+    agent_id: "marta",
+    evaluation_id: evaluation.id,
+    dimensions: ["adherence"],
+    sample_size: 3,
+  });
+  return { evaluation: evaluation.id, run: run.id };
+}
+
+const verdict = (
+  evaluation_id: string,
+  evaluation_run_id: string,
+  over: Partial<ScoreInput> = {},
+): ScoreInput => ({
+  evaluation_id,
+  evaluation_run_id,
+  dimension: "adherence",
+  proposition_id: "talks-about-food",
+  agent_id: "marta",
+  message_id: "m1",
+  trial: 1,
+  status: "ok",
+  raw_score: 7,
+  score: 7,
+  weight: 1,
+  reasoning: "Talks about garlic.",
+  ...over,
+});
+
+describeStore("scores", ({ store }) => {
+  test("writing the same verdict twice leaves one row, with the later values", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([verdict(evaluation, run, { score: 6 })]);
+    await store().scores.write([verdict(evaluation, run, { score: 8 })]);
+    const rows = await store().scores.forEvaluation(evaluation);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      score: 8,
+      verdict_key: "adherence/talks-about-food agent=marta message=m1 trial=1",
+    });
+  });
+
+  test("a repeated key within one batch is written once", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([
+      verdict(evaluation, run, { score: 2 }),
+      verdict(evaluation, run, { score: 3 }),
+    ]);
+    expect((await store().scores.forEvaluation(evaluation)).map((r) => r.score)).toEqual([3]);
+  });
+
+  test("trials of the same proposition are separate verdicts", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write(
+      [1, 2, 3].map((trial) => verdict(evaluation, run, { trial, score: trial + 4 })),
+    );
+    expect((await store().scores.forEvaluation(evaluation)).map((r) => [r.trial, r.score])).toEqual([
+      [1, 5],
+      [2, 6],
+      [3, 7],
+    ]);
+  });
+
+  test("an errored verdict is stored with its error and without a score", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([
+      verdict(evaluation, run, { status: "errored", score: 9, raw_score: 9, error: "JudgeError: timed out" }),
+    ]);
+    const [row] = await store().scores.forEvaluation(evaluation);
+    expect(row).toMatchObject({
+      status: "errored",
+      score: null,
+      raw_score: null,
+      error: "JudgeError: timed out",
+    });
+  });
+
+  test("the database itself refuses an errored verdict with a score", async () => {
+    const { evaluation } = await newEvaluation(store());
+    const insert = store().db.query(
+      `INSERT INTO evaluation_scores (evaluation_id, dimension, proposition_id, score, reasoning, status, verdict_key)
+       VALUES ($1, 'adherence', 'p', 9, '', 'errored', 'k')`,
+      [evaluation],
+    );
+    await expect(insert).rejects.toSatisfy(StoreError.isInstance);
+  });
+
+  test("a re-judged verdict replaces its errored row", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([verdict(evaluation, run, { status: "errored", error: "JudgeError: 500" })]);
+    await store().scores.write([verdict(evaluation, run, { score: 6 })]);
+    const [row] = await store().scores.forEvaluation(evaluation);
+    expect(row).toMatchObject({ status: "ok", score: 6, error: null });
+  });
+
+  test("an errored verdict never replaces a judged one", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([verdict(evaluation, run, { score: 6 })]);
+    await store().scores.write([verdict(evaluation, run, { status: "errored", error: "JudgeError: 500" })]);
+    expect((await store().scores.forEvaluation(evaluation))[0]).toMatchObject({ status: "ok", score: 6 });
+  });
+
+  test("environment verdicts have no run and name their channel", async () => {
+    const { evaluation } = await newEvaluation(store());
+    await store().scores.write([
+      {
+        evaluation_id: evaluation,
+        dimension: "ideas_quantity",
+        proposition_id: "ideas",
+        channel: "kitchen",
+        trial: 1,
+        status: "ok",
+        count: 3,
+        ideas: ["garlic soup", "garlic bread", "black garlic"],
+        reasoning: "Three distinct dishes.",
+      },
+    ]);
+    const [row] = await store().scores.forEvaluation(evaluation, { dimension: "ideas_quantity" });
+    expect(row).toMatchObject({
+      evaluation_run_id: null,
+      channel: "kitchen",
+      agent_id: null,
+      count: 3,
+      score: null,
+      ideas: ["garlic soup", "garlic bread", "black garlic"],
+      verdict_key: "ideas_quantity/ideas channel=kitchen trial=1",
+    });
+  });
+
+  test("scores are read for one run or one dimension of an evaluation", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([
+      verdict(evaluation, run),
+      verdict(evaluation, run, { dimension: "fluency" }),
+      {
+        ...verdict(evaluation, run, { dimension: "convergence", agent_id: undefined, channel: "kitchen" }),
+        evaluation_run_id: null,
+      },
+    ]);
+    expect(await store().scores.forEvaluation(evaluation, { run })).toHaveLength(2);
+    expect(await store().scores.forEvaluation(evaluation, { dimension: "fluency" })).toHaveLength(1);
+  });
+
+  test("existing keys are the judged and trivial verdicts, not the errored ones", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([
+      verdict(evaluation, run, { message_id: "m1" }),
+      verdict(evaluation, run, { message_id: "m2", status: "trivial", score: 9 }),
+      verdict(evaluation, run, { message_id: "m3", status: "errored", error: "JudgeError: bad output" }),
+    ]);
+    expect([...(await store().scores.existingKeys(evaluation))].sort()).toEqual([
+      "adherence/talks-about-food agent=marta message=m1 trial=1",
+      "adherence/talks-about-food agent=marta message=m2 trial=1",
+    ]);
+    expect(await store().scores.summary(evaluation)).toEqual({ ok: 1, trivial: 1, errored: 1 });
+  });
+
+  test("a judge's verdict becomes a row with inversion and the hard penalty applied", () => {
+    const judged: Verdict = {
+      ok: true,
+      key: { dimension: "adherence", proposition_id: "rude", agent_id: "marta", trial: 2 },
+      score: 3,
+      reasoning: "Mostly polite.",
+    };
+    const row = scoreFromVerdict(judged, {
+      evaluation_id: "e",
+      evaluation_run_id: "r",
+      inverted: true,
+      hard: true,
+      weight: 0.5,
+    });
+    expect(row).toMatchObject({
+      status: "ok",
+      raw_score: 3,
+      score: (9 - 3) * 0.8,
+      weight: 0.5,
+      trial: 2,
+      agent_id: "marta",
+    });
+  });
+
+  test("a judge's failure becomes an errored row with no score", () => {
+    const failed: Verdict = {
+      ok: false,
+      key: { dimension: "fluency", proposition_id: "varied", agent_id: "marta", trial: 1 },
+      error: { name: "JudgeError", message: "timed out after 30000 ms" },
+    };
+    const row = scoreFromVerdict(failed, { evaluation_id: "e" });
+    expect(row).toMatchObject({ status: "errored", error: "JudgeError: timed out after 30000 ms" });
+    expect(row.score ?? null).toBeNull();
+  });
+
+  test("the writer writes a full batch at once and holds the rest", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    const writer = store().scores.writer({ batchSize: 10, flushIntervalMs: 60_000 });
+    await writer.write(
+      Array.from({ length: 25 }, (_, i) => verdict(evaluation, run, { message_id: `m${i}` })),
+    );
+    expect(writer.written).toBe(20);
+    expect(writer.buffered).toBe(5);
+    expect(await store().scores.forEvaluation(evaluation)).toHaveLength(20);
+    await writer.close();
+    expect(await store().scores.forEvaluation(evaluation)).toHaveLength(25);
+  });
+
+  test("the writer writes buffered verdicts after its interval without being asked", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    const writer = store().scores.writer({ batchSize: 1000, flushIntervalMs: 20 });
+    await writer.write(verdict(evaluation, run));
+    for (let i = 0; i < 50 && writer.written === 0; i++) await sleep(20);
+    expect(await store().scores.forEvaluation(evaluation)).toHaveLength(1);
+    await writer.close();
+  });
+
+  test("a batch that cannot be written fails the writer's next call", async () => {
+    const writer = store().scores.writer({ batchSize: 1000, flushIntervalMs: 60_000 });
+    await writer.write(
+      verdict("00000000-0000-4000-8000-000000000000", "00000000-0000-4000-8000-000000000001"),
+    );
+    await expect(writer.flush()).rejects.toSatisfy(StoreError.isInstance);
+    await expect(writer.write(verdict("x", "y"))).rejects.toThrow(/could not be written/);
+  });
+
+  test("a closed writer refuses more verdicts", async () => {
+    const writer = store().scores.writer();
+    await writer.close();
+    await expect(writer.write([])).rejects.toThrow(/closed/);
+  });
+
+  test("twenty thousand verdicts written through the writer are all stored", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    const writer = store().scores.writer();
+    for (let i = 0; i < 20_000; i++) await writer.write(verdict(evaluation, run, { message_id: `m${i}` }));
+    await writer.close();
+    expect(await store().scores.summary(evaluation)).toEqual({ ok: 20_000, errored: 0, trivial: 0 });
+  });
+});

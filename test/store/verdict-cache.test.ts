@@ -1,0 +1,83 @@
+// verdict cache: batch lookups that count hits, idempotent puts, statistics and clearing by model.
+import { beforeEach, expect, test } from "vitest";
+import type { CacheEntry } from "../../src/store/index.ts";
+import { describeStore } from "./backends.ts";
+
+const entry = (key: string, over: Partial<CacheEntry> = {}): CacheEntry => ({
+  key,
+  provider: "openai",
+  model: "gpt-5-mini",
+  value: { score: 7, reasoning: "In character." },
+  usage: { input_tokens: 100, output_tokens: 20 },
+  ...over,
+});
+
+describeStore("verdict cache", ({ store }) => {
+  beforeEach(async () => {
+    await store().verdictCache.clear();
+  });
+
+  test("stored verdicts are found by key and missing keys are absent", async () => {
+    await store().verdictCache.put([
+      entry("k1"),
+      entry("k2", { value: { count: 2, ideas: ["a", "b"], reasoning: "Two." } }),
+    ]);
+    const found = await store().verdictCache.get(["k1", "k2", "k3"]);
+    expect([...found.keys()].sort()).toEqual(["k1", "k2"]);
+    expect(found.get("k2")).toMatchObject({
+      value: { count: 2, ideas: ["a", "b"] },
+      provider: "openai",
+      model: "gpt-5-mini",
+    });
+  });
+
+  test("each lookup that finds a verdict counts a hit", async () => {
+    await store().verdictCache.put([entry("k1")]);
+    await store().verdictCache.get(["k1"]);
+    const found = await store().verdictCache.get(["k1", "k1"]);
+    expect(found.get("k1")?.hits).toBe(2);
+  });
+
+  test("putting a key again replaces its value and keeps one entry", async () => {
+    await store().verdictCache.put([entry("k1")]);
+    await store().verdictCache.put([entry("k1", { value: { score: 2, reasoning: "Changed." } })]);
+    expect((await store().verdictCache.get(["k1"])).get("k1")?.value.score).toBe(2);
+    expect((await store().verdictCache.stats()).entries).toBe(1);
+  });
+
+  test("statistics count entries, hits, size and the tokens the hits saved, per model", async () => {
+    await store().verdictCache.put([
+      entry("k1"),
+      entry("k2"),
+      entry("k3", { provider: "anthropic", model: "claude-haiku-4-5" }),
+    ]);
+    await store().verdictCache.get(["k1", "k3"]);
+    await store().verdictCache.get(["k1"]);
+    const stats = await store().verdictCache.stats();
+    expect(stats).toMatchObject({
+      entries: 3,
+      hits: 3,
+      saved_usage: { input_tokens: 300, output_tokens: 60 },
+    });
+    expect(stats.bytes).toBeGreaterThan(0);
+    expect(stats.by_model.map((m) => [m.model, m.entries, m.hits])).toEqual([
+      ["claude-haiku-4-5", 1, 1],
+      ["gpt-5-mini", 2, 2],
+    ]);
+  });
+
+  test("clearing one model keeps the others", async () => {
+    await store().verdictCache.put([
+      entry("k1"),
+      entry("k2", { provider: "anthropic", model: "claude-haiku-4-5" }),
+    ]);
+    expect(await store().verdictCache.clear({ model: "gpt-5-mini" })).toBe(1);
+    expect([...(await store().verdictCache.get(["k1", "k2"])).keys()]).toEqual(["k2"]);
+  });
+
+  test("a lookup of many keys at once finds them all", async () => {
+    const entries = Array.from({ length: 2500 }, (_, i) => entry(`bulk-${i}`));
+    await store().verdictCache.put(entries);
+    expect((await store().verdictCache.get(entries.map((e) => e.key))).size).toBe(2500);
+  });
+});
