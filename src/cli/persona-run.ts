@@ -182,7 +182,8 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
     }
   }
 
-  const writer = store.scores.writer();
+  // Group commit: each verdict is durable within one insert, so a kill loses at most the calls in flight.
+  const writer = store.scores.writer({ flushIntervalMs: 0 });
   const toRow = (v: ScoredVerdict) =>
     scoreFromVerdict(v.verdict, {
       evaluation_id: evaluationId,

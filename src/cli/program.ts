@@ -15,12 +15,18 @@ const SCHEMAS: Record<string, () => unknown> = {
   config: () => z.toJSONSchema(ProjectFileSchema, { io: "input" }),
 };
 
-function examples(...lines: string[]): string {
+/** Help text with real examples, appended to a command's --help. */
+export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`;
 }
 
 /** The exit code a command returned, carried out of commander's action handler. */
 let commandExit = 0;
+
+/** Commands call this with their exit code (0 ok, 1 regression/threshold, 2 bad input, 3 could not complete). */
+export function setExitCode(code: number): void {
+  commandExit = code;
+}
 
 export function buildProgram(): Command {
   const program = new Command("dramaturg")
@@ -54,12 +60,18 @@ export function buildProgram(): Command {
       "--record <file>",
       "also write every verdict as judge fixtures (replay them with --judge fixtures:FILE)",
     )
+    .option(
+      "--resume [id]",
+      "complete the last interrupted evaluation (or this evaluation or run id) in place",
+    )
     .addHelpText(
       "after",
       examples(
         "dramaturg eval examples/ensemble/transcript.json --propositions examples/ensemble/propositions --judge fixtures:examples/ensemble/judge-fixtures.json",
         "OPENAI_API_KEY=… dramaturg eval chat.jsonl --judge openai:gpt-4o-mini --mode batch --record fixtures.json",
         "dramaturg eval --from-store --agent ines --window-start 2026-03-01 --sample 20 --seed 7 --format json",
+        "dramaturg eval chat.jsonl --judge anthropic:claude-haiku-4-5 --dry-run",
+        "dramaturg eval --resume",
       ),
     )
     .action(async (transcripts: string[], flags) => {
@@ -113,6 +125,10 @@ export function buildProgram(): Command {
         );
       process.stdout.write(`${JSON.stringify(schema(), null, 2)}\n`);
     });
+
+  // Further commands register themselves here, one line each.
+  // <commands>
+  // </commands>
 
   return program;
 }

@@ -205,6 +205,7 @@ export interface FlagSettings {
   propositions?: string;
   judge?: string;
   judgeBaseUrl?: string;
+  judgeApiKeyEnv?: string;
   mode?: string;
   concurrency?: string;
   timeout?: string;
@@ -372,6 +373,7 @@ export function resolveSettings({
     flags.judge?.startsWith("fixtures:") ? `fixtures:${resolve(cwd, flags.judge.slice(9))}` : flags.judge,
   );
   set("judge.base_url", "flag", flags.judgeBaseUrl);
+  set("judge.api_key_env", "flag", flags.judgeApiKeyEnv);
   set("judge.mode", "flag", f.mode);
   set("judge.concurrency", "flag", f.concurrency);
   set("judge.timeout_ms", "flag", f.timeout);

@@ -34,7 +34,7 @@ export {
   scoreFromVerdict,
   scoreKey,
 } from "./scores.ts";
-export { type OpenStoreOptions, openStore, type Store, storeOver } from "./store.ts";
+export { type OpenStoreOptions, openStore, type Store, storeExists, storeOver } from "./store.ts";
 export type {
   CachedVerdict,
   CachedVerdictValue,

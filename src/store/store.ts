@@ -1,5 +1,6 @@
 // Opens a store at a location (PostgreSQL URL, `memory://`, or a PGlite data folder), migrates it,
 // and hands out the repositories, all over the one Db contract.
+import { existsSync } from "node:fs";
 import { type AgentRepository, agentRepository } from "./agents.ts";
 import type { Db } from "./db.ts";
 import { type EvaluationRepository, evaluationRepository } from "./evaluations.ts";
@@ -79,4 +80,15 @@ export function storeOver(db: Db, location: string): Store {
       return closed;
     },
   };
+}
+
+/**
+ * Whether there is already a store to read at a location: a PGlite folder that exists, or a server
+ * (assumed to exist). `memory://` holds nothing before it is opened.
+ */
+export function storeExists(location: string): boolean {
+  const where = parseLocation(location);
+  if (where.kind === "postgres") return true;
+  if (where.kind === "memory") return false;
+  return existsSync(where.path);
 }

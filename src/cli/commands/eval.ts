@@ -4,10 +4,12 @@ import type { Command } from "commander";
 import { InputError, type Transcript } from "../../core/index.ts";
 import { loadPropositions } from "../../propositions/index.ts";
 import { type EvalResult, renderMarkdown, renderTable } from "../../scorers/index.ts";
-import { openStore } from "../../store/index.ts";
+import { openStore, storeExists } from "../../store/index.ts";
+import { printDryRun } from "../dry-run.ts";
 import { createJudge } from "../judge-setup.ts";
 import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "../persona-run.ts";
 import { createProgress } from "../progress.ts";
+import { resumeEvaluation } from "../resume.ts";
 import { type FlagSettings, resolveSettings, type Settings } from "../settings.ts";
 import { loadTranscripts, transcriptFromStore, transcriptHash } from "../sources.ts";
 
@@ -21,6 +23,9 @@ export interface EvalFlags extends FlagSettings {
   fromStore?: boolean;
   progress?: boolean;
   config?: string;
+  /** `true` for the last interrupted evaluation, or an evaluation or run id (or its first 8+ characters). */
+  resume?: string | true;
+  dryRun?: boolean;
 }
 
 /** Options shared by eval, baseline and ci. */
@@ -38,6 +43,10 @@ export function addEvaluationOptions(command: Command): Command {
     .option("--agent <id>", "a single agent (same as --agents <id>)")
     .option("--judge <spec>", "openai:MODEL | anthropic:MODEL | openai-compatible:MODEL | fixtures:FILE")
     .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+    .option(
+      "--judge-api-key-env <var>",
+      "environment variable holding the judge's API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)",
+    )
     .option("--mode <mode>", "individual (one proposition per call) or batch (up to 10 per call)")
     .option("--concurrency <n>", "judge calls in flight at once")
     .option("--timeout <ms>", "per-call timeout in milliseconds")
@@ -51,6 +60,8 @@ export function addEvaluationOptions(command: Command): Command {
     .option("--from-store", "evaluate the messages stored by `dramaturg import` instead of a file")
     .option("--db <location>", "store: a PGlite folder (default .dramaturg), memory://, or postgres://…")
     .option("--config <file>", "project file to use instead of searching for dramaturg.yaml")
+    .option("--dry-run", "print the judge calls, tokens and cost this needs; judge nothing, write nothing")
+    .option("--no-cache", "neither read nor write the verdict cache (live judges)")
     .option("--no-progress", "no progress bar on stderr");
 }
 
@@ -81,17 +92,41 @@ export function prepareEvaluation(sources: string[], flags: EvalFlags) {
   return { resolved, settings, windowStart, windowEnd, fromStore, files };
 }
 
-export async function evalCommand(sources: string[], flags: EvalFlags): Promise<number> {
-  const format = flags.format ?? "table";
-  if (!["table", "json", "markdown"].includes(format))
-    throw new InputError("expected table, json or markdown", { place: "--format" });
+export interface EvaluationOutcome {
+  result: EvalResult;
+  settings: Settings;
+}
+
+/**
+ * The evaluation behind eval, baseline and ci: resolve settings, read and validate every input
+ * (before the store is opened, so bad input writes nothing), judge, store. With `dryRun` it only
+ * prints the estimate and returns undefined.
+ */
+export async function runEvaluation(
+  sources: string[],
+  flags: EvalFlags,
+  { baseline = false, dryRun = false }: { baseline?: boolean; dryRun?: boolean } = {},
+): Promise<EvaluationOutcome | undefined> {
   const { settings, windowStart, windowEnd, fromStore, files } = prepareEvaluation(sources, flags);
-  // Everything that can be wrong with the input is checked before the store is touched.
   const fileTranscript = fromStore ? undefined : loadTranscripts(files);
-  const { judge } = createJudge(settings);
-  // A file source is validated completely (transcript, propositions, plan) before the store is opened,
-  // so bad input writes nothing.
   const early = fileTranscript ? await prepareRun(fileTranscript.transcript) : undefined;
+  if (dryRun) {
+    // No judge is built: a dry run needs neither an API key nor a reachable model.
+    if (!settings.judge.model) createJudge(settings); // throws the "no judge given" message
+    const live = !settings.judge.model.startsWith("fixtures:");
+    // A dry run never creates a store: it reads one only if it already exists (for the cache).
+    const store =
+      !fromStore && !storeExists(settings.db) ? undefined : await openStore(settings.db, { migrate: false });
+    try {
+      const prepared =
+        early ?? (await prepareRun(await transcriptFromStore(store!, { from: windowStart, to: windowEnd })));
+      printDryRun(prepared.plan, { settings, live, judgeName: settings.judge.model, format: flags.format });
+      return undefined;
+    } finally {
+      await store?.close();
+    }
+  }
+  const { judge } = createJudge(settings);
   const store = await openStore(settings.db);
   try {
     const { transcript, propositions, config, plan } =
@@ -106,9 +141,9 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
       concurrency: settings.judge.concurrency,
       progress: createProgress("judging", flags.progress !== false && process.stderr.isTTY === true),
       record: flags.record,
+      baseline,
     });
-    emit(result, format, flags.out);
-    return exitCodeFor(result, settings);
+    return { result, settings };
   } finally {
     await judge.close?.();
     await store.close();
@@ -136,6 +171,25 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
     };
     return { transcript, propositions, config, plan: planFor({ transcript, config, propositions }) };
   }
+}
+
+export async function evalCommand(sources: string[], flags: EvalFlags): Promise<number> {
+  const format = flags.format ?? "table";
+  if (!["table", "json", "markdown"].includes(format))
+    throw new InputError("expected table, json or markdown", { place: "--format" });
+  if (flags.resume !== undefined) {
+    if (sources.length)
+      throw new InputError("--resume takes no transcript: it reads the one the evaluation used", {
+        place: "--resume",
+      });
+    const outcome = await resumeEvaluation(flags.resume === true ? undefined : flags.resume, flags);
+    emit(outcome.result, format, flags.out);
+    return exitCodeFor(outcome.result, outcome.settings);
+  }
+  const outcome = await runEvaluation(sources, flags, { dryRun: flags.dryRun === true });
+  if (!outcome) return 0;
+  emit(outcome.result, format, flags.out);
+  return exitCodeFor(outcome.result, outcome.settings);
 }
 
 export function emit(result: EvalResult, format: string, out?: string): void {

@@ -1,0 +1,77 @@
+// Estimates what a plan will cost before any call is made: judge requests, model calls (double checks
+// and one conversation per count item included) and tokens, from the exact prompts that would be sent.
+import { type TokenUsage, verdictKeyString } from "../core/index.ts";
+import { promptFingerprint } from "../judge/index.ts";
+import type { EvaluationPlan } from "./types.ts";
+
+/** Tokens per character of English prose for GPT/Claude-class tokenizers (about 4 characters a token). */
+const CHARS_PER_TOKEN = 4;
+/**
+ * Output tokens assumed per judged item: the JSON answer with reasoning and justification. Input tokens
+ * are computed from the real prompts; output depends on the model, so it is the rougher half.
+ */
+export const OUTPUT_TOKENS_PER_ITEM = { score: 60, check: 50, count: 120 } as const;
+
+export interface PlanEstimate {
+  /** Judge requests (one per planned call not skipped). */
+  requests: number;
+  /** Model calls: conversations per request, twice with double-check. */
+  calls: number;
+  verdicts: number;
+  usage: TokenUsage;
+  byDimension: Record<string, { requests: number; verdicts: number }>;
+}
+
+function tokens(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+function messageChars(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  if (Array.isArray(content))
+    return content.reduce(
+      (n: number, part) => n + (typeof part?.text === "string" ? part.text.length : 0),
+      0,
+    );
+  return 0;
+}
+
+export function estimatePlan(plan: EvaluationPlan, skip?: ReadonlySet<string>): PlanEstimate {
+  const estimate: PlanEstimate = {
+    requests: 0,
+    calls: 0,
+    verdicts: 0,
+    usage: { input_tokens: 0, output_tokens: 0 },
+    byDimension: {},
+  };
+  for (const call of plan.calls) {
+    const items = skip
+      ? call.request.items.filter((i) => !skip.has(verdictKeyString(i.key)))
+      : call.request.items;
+    if (items.length === 0) continue;
+    const request = items.length === call.request.items.length ? call.request : { ...call.request, items };
+    const fingerprint = promptFingerprint(request);
+    estimate.requests++;
+    estimate.verdicts += items.length;
+    const dim = (estimate.byDimension[items[0]!.key.dimension] ??= { requests: 0, verdicts: 0 });
+    dim.requests++;
+    dim.verdicts += items.length;
+    for (const conversation of fingerprint.conversations) {
+      const inputChars =
+        conversation.system.length + conversation.messages.reduce((n, m) => n + messageChars(m.content), 0);
+      const output = OUTPUT_TOKENS_PER_ITEM[conversation.kind] * conversation.ids.length;
+      estimate.calls++;
+      estimate.usage.input_tokens += tokens(inputChars);
+      estimate.usage.output_tokens += output;
+      if (request.doubleCheck) {
+        // The second turn resends the conversation, the first answer and the follow-up question.
+        estimate.calls++;
+        estimate.usage.input_tokens += tokens(
+          inputChars + output * CHARS_PER_TOKEN + (fingerprint.double_check?.length ?? 0),
+        );
+        estimate.usage.output_tokens += output;
+      }
+    }
+  }
+  return estimate;
+}

@@ -1,0 +1,138 @@
+// Kills `dramaturg eval` with SIGKILL half way, then `dramaturg eval --resume` finishes it: the stored
+// scores equal an uninterrupted run's, with no duplicate rows, no extra runs, and no needless calls.
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/index.ts";
+import {
+  type FakeOpenAIServer,
+  startFakeOpenAIServer,
+  syntheticTranscript,
+} from "../../src/testing/index.ts";
+import { BIN, ROOT, spawnCli } from "./run-cli.ts";
+
+let server: FakeOpenAIServer;
+let dir: string;
+let transcriptFile: string;
+const CONCURRENCY = 4;
+
+beforeAll(async () => {
+  server = await startFakeOpenAIServer({ latencyMs: 25 });
+  dir = mkdtempSync(join(tmpdir(), "dramaturg-resume-"));
+  transcriptFile = join(dir, "transcript.json");
+  writeFileSync(
+    transcriptFile,
+    JSON.stringify(syntheticTranscript({ messages: 40, agents: 2, channels: 1 })),
+  );
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const evalArgs = (db: string, dimensions = "adherence,consistency,fluency") => [
+  "eval",
+  transcriptFile,
+  "--judge",
+  "openai-compatible:fake-model",
+  "--judge-base-url",
+  server.url,
+  "--db",
+  db,
+  "--concurrency",
+  String(CONCURRENCY),
+  "--dimensions",
+  dimensions,
+  "--no-progress",
+];
+
+async function storedVerdicts(db: string) {
+  const store = await openStore(db);
+  try {
+    const evaluations = await store.evaluations.list({ kind: "persona" });
+    const runs = await store.runs.list({});
+    const rows = evaluations.length ? await store.scores.forEvaluation(evaluations[0]!.id) : [];
+    return { evaluations, runs, rows };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Runs eval and SIGKILLs it once the server has answered `after` calls. */
+function killAfter(args: string[], after: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: "ignore" });
+    const start = server.stats.calls;
+    const timer = setInterval(() => {
+      if (server.stats.calls - start >= after) {
+        clearInterval(timer);
+        child.kill("SIGKILL");
+      }
+    }, 5);
+    child.on("error", reject);
+    child.on("exit", (_code, signal) => {
+      clearInterval(timer);
+      if (signal !== "SIGKILL") reject(new Error(`eval ended before it was killed (signal ${signal})`));
+      else resolve();
+    });
+  });
+}
+
+describe("resume after SIGKILL", () => {
+  it("finishes in place with the scores of an uninterrupted run and only the missing calls", async () => {
+    // The reference: one uninterrupted run.
+    const whole = join(dir, "whole");
+    const before = server.stats.calls;
+    const reference = await spawnCli([...evalArgs(whole), "--format", "json"]);
+    expect(reference.code, reference.stderr).toBe(0);
+    const wholeCalls = server.stats.calls - before;
+
+    // The same run killed half way.
+    const killed = join(dir, "killed");
+    await killAfter(evalArgs(killed), Math.floor(wholeCalls / 2));
+    const partial = await storedVerdicts(killed);
+    expect(partial.evaluations[0]!.status).toBe("running");
+    const storedBefore = partial.rows.filter((r) => r.status !== "errored").length;
+    expect(storedBefore).toBeGreaterThan(0);
+    expect(storedBefore).toBeLessThan(wholeCalls);
+
+    const beforeResume = server.stats.calls;
+    const resumed = await spawnCli(["eval", "--resume", "--db", killed, "--no-progress", "--format", "json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const resumeCalls = server.stats.calls - beforeResume;
+    const missing = wholeCalls - storedBefore;
+    expect(resumeCalls).toBe(missing);
+    // Both parts together: at most one uninterrupted run plus the calls in flight at the kill.
+    expect(beforeResume - before - wholeCalls + resumeCalls).toBeLessThanOrEqual(wholeCalls + CONCURRENCY);
+
+    const a = await storedVerdicts(whole);
+    const b = await storedVerdicts(killed);
+    expect(b.evaluations).toHaveLength(1);
+    expect(b.evaluations[0]!.status).toBe("completed");
+    expect(b.runs).toHaveLength(2);
+    expect(b.runs.every((r) => r.status === "completed")).toBe(true);
+    // No duplicate rows: one per verdict key, as many as the uninterrupted run.
+    expect(new Set(b.rows.map((r) => r.verdict_key)).size).toBe(b.rows.length);
+    expect(b.rows).toHaveLength(a.rows.length);
+    const scores = (rows: typeof a.rows) =>
+      Object.fromEntries(rows.map((r) => [r.verdict_key, [r.status, r.raw_score, r.score]]));
+    expect(scores(b.rows)).toEqual(scores(a.rows));
+    const overall = (runs: typeof a.runs) =>
+      Object.fromEntries(runs.map((r) => [r.agent_id, r.overall_score]));
+    expect(overall(b.runs)).toEqual(overall(a.runs));
+    expect(JSON.parse(resumed.stdout).runs.map((r: { overall_score: number }) => r.overall_score)).toEqual(
+      JSON.parse(reference.stdout).runs.map((r: { overall_score: number }) => r.overall_score),
+    );
+  }, 120_000);
+
+  it("a completed evaluation is not resumed again", async () => {
+    const db = join(dir, "done");
+    const first = await spawnCli(evalArgs(db, "fluency"));
+    expect(first.code, first.stderr).toBe(0);
+    const again = await spawnCli(["eval", "--resume", "--db", db, "--no-progress"]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/no interrupted evaluation/);
+  }, 60_000);
+});
