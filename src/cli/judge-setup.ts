@@ -1,6 +1,7 @@
 // Builds the judge a command asked for: replayed fixtures, or a live model through the AI SDK.
+import { isAbsolute, relative } from "node:path";
 import { InputError } from "../core/index.ts";
-import { createJudgeModel, FixtureJudge, type Judge, LlmJudge } from "../judge/index.ts";
+import { createJudgeModel, FixtureJudge, type Judge, LlmJudge, loadFixtures } from "../judge/index.ts";
 import type { Settings } from "./settings.ts";
 
 export interface JudgeSetup {
@@ -16,8 +17,13 @@ export function createJudge(settings: Settings, env: NodeJS.ProcessEnv = process
       "no judge given; pass --judge openai:MODEL | anthropic:MODEL | openai-compatible:MODEL | fixtures:FILE, or set judge.model in dramaturg.yaml",
       { place: "--judge" },
     );
-  if (spec.startsWith("fixtures:"))
-    return { judge: FixtureJudge.fromFile(spec.slice("fixtures:".length)), live: false };
+  if (spec.startsWith("fixtures:")) {
+    const file = spec.slice("fixtures:".length);
+    // Shown in reports and stored with runs: relative to the working directory when inside it.
+    const shown = relative(process.cwd(), file);
+    const display = shown && !shown.startsWith("..") && !isAbsolute(shown) ? shown : file;
+    return { judge: new FixtureJudge({ fixtures: loadFixtures(file), file: display }), live: false };
+  }
   const { model, descriptor, redact } = createJudgeModel(spec, {
     baseUrl: settings.judge.base_url,
     apiKeyEnv: settings.judge.api_key_env,

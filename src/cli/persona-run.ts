@@ -1,8 +1,8 @@
 // Runs one persona evaluation end to end: plan → store the evaluation and a run per agent → judge
 // (writing each verdict as it arrives) → aggregate → complete. Also resumes an interrupted one.
 import { writeFileSync } from "node:fs";
+import { isAbsolute, relative } from "node:path";
 import {
-  addUsage,
   contentHash,
   DramaturgError,
   InputError,
@@ -270,7 +270,7 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
     format: EVAL_RESULT_FORMAT,
     evaluation_id: evaluationId,
     status: "completed",
-    source: config.source,
+    source: displaySource(config.source),
     judge: {
       provider: descriptor.provider,
       model: descriptor.model,
@@ -294,4 +294,13 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
   };
 }
 
-export { addUsage };
+/** Source paths relative to the working directory when they are inside it (shorter, and portable). */
+function displaySource(source: string): string {
+  return source
+    .split(",")
+    .map((s) => {
+      const rel = relative(process.cwd(), s);
+      return isAbsolute(s) && !rel.startsWith("..") && !isAbsolute(rel) ? rel : s;
+    })
+    .join(",");
+}
