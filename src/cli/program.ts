@@ -4,6 +4,7 @@ import { z } from "zod";
 import { DramaturgError, InputError, PropositionFileSchema, TranscriptSchema } from "../core/index.ts";
 import { JudgeFixturesSchema } from "../judge/index.ts";
 import { addEvaluationOptions, evalCommand } from "./commands/eval.ts";
+import { HARNESS_SCHEMAS, registerHarnessCommands } from "./commands/harness.ts";
 import { importCommand } from "./commands/import.ts";
 import { runsCommand } from "./commands/runs.ts";
 import { ProjectFileSchema } from "./settings.ts";
@@ -13,6 +14,7 @@ const SCHEMAS: Record<string, () => unknown> = {
   propositions: () => z.toJSONSchema(PropositionFileSchema, { io: "input" }),
   "judge-fixtures": () => z.toJSONSchema(JudgeFixturesSchema, { io: "input" }),
   config: () => z.toJSONSchema(ProjectFileSchema, { io: "input" }),
+  ...HARNESS_SCHEMAS,
 };
 
 /** Help text with real examples, appended to a command's --help. */
@@ -128,6 +130,7 @@ export function buildProgram(): Command {
 
   // Further commands register themselves here, one line each.
   // <commands>
+  registerHarnessCommands(program);
   // </commands>
 
   return program;

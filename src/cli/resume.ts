@@ -3,12 +3,13 @@
 import { z } from "zod";
 import { InputError, PERSONA_DIMENSIONS } from "../core/index.ts";
 import { loadPropositions } from "../propositions/index.ts";
+import type { EvalResult } from "../scorers/index.ts";
 import { type EvaluationRow, openStore, type Store, storeExists } from "../store/index.ts";
-import type { EvalFlags, EvaluationOutcome } from "./commands/eval.ts";
+import type { EvalFlags } from "./commands/eval.ts";
 import { createJudge } from "./judge-setup.ts";
 import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "./persona-run.ts";
 import { createProgress } from "./progress.ts";
-import { resolveSettings } from "./settings.ts";
+import { resolveSettings, type Settings } from "./settings.ts";
 import { loadTranscripts, transcriptFromStore, transcriptHash } from "./sources.ts";
 
 /** What an evaluation stored about itself; validated because it may come from another version. */
@@ -52,7 +53,10 @@ async function findEvaluation(store: Store, id: string | undefined): Promise<Eva
   return (await store.evaluations.get([...ids][0]!))!;
 }
 
-export async function resumeEvaluation(id: string | undefined, flags: EvalFlags): Promise<EvaluationOutcome> {
+export async function resumeEvaluation(
+  id: string | undefined,
+  flags: EvalFlags,
+): Promise<{ result: EvalResult; settings: Settings }> {
   const { settings } = resolveSettings({
     flags: { db: flags.db, judge: flags.judge },
     projectFile: flags.config,

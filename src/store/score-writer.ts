@@ -46,6 +46,9 @@ export function createScoreWriter(
     if (scheduled) return;
     scheduled = true;
     chain = chain.then(async () => {
+      // PGlite runs on this thread: answers that arrived while the last batch was written are still
+      // queued as I/O callbacks. One turn of the event loop lets them join this batch.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       scheduled = false;
       if (failure !== undefined || buffer.length === 0) return;
       const batch = buffer;

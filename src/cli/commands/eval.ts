@@ -2,9 +2,9 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { InputError, type Transcript } from "../../core/index.ts";
-import { loadPropositions } from "../../propositions/index.ts";
+import { type LoadedPropositions, loadPropositions } from "../../propositions/index.ts";
 import { type EvalResult, renderMarkdown, renderTable } from "../../scorers/index.ts";
-import { openStore, storeExists } from "../../store/index.ts";
+import { openStore, type RunRow, storeExists } from "../../store/index.ts";
 import { printDryRun } from "../dry-run.ts";
 import { createJudge } from "../judge-setup.ts";
 import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "../persona-run.ts";
@@ -92,64 +92,103 @@ export function prepareEvaluation(sources: string[], flags: EvalFlags) {
   return { resolved, settings, windowStart, windowEnd, fromStore, files };
 }
 
+export interface EvaluationSetup extends ReturnType<typeof prepareEvaluation> {
+  /** Draw a progress bar (when stderr is a terminal). */
+  progress: boolean;
+}
+
+export interface EvaluateOptions {
+  /** Mark the runs as baselines. */
+  baseline?: boolean;
+  /** Write the verdicts as judge fixtures here. */
+  record?: string;
+  /**
+   * Checks the transcript (before the store is opened, for a file source) and returns the agents to
+   * evaluate, or undefined for the settings' agents. Throwing here writes nothing.
+   */
+  selectAgents?: (transcript: Transcript) => string[] | undefined;
+  /** Print what the evaluation would cost and return undefined: no judge call, nothing written. */
+  dryRun?: { format?: string };
+}
+
 export interface EvaluationOutcome {
   result: EvalResult;
   settings: Settings;
+  transcript: Transcript;
+  propositions: LoadedPropositions;
+  /** The stored run rows (persona and propositions hashes, baseline marks). */
+  runs: RunRow[];
+}
+
+/** Settings and sources for eval, baseline, ci and record; reads only the project file. */
+export function setupEvaluation(sources: string[], flags: EvalFlags): EvaluationSetup {
+  return { ...prepareEvaluation(sources, flags), progress: flags.progress !== false };
 }
 
 /**
- * The evaluation behind eval, baseline and ci: resolve settings, read and validate every input
- * (before the store is opened, so bad input writes nothing), judge, store. With `dryRun` it only
- * prints the estimate and returns undefined.
+ * The evaluation behind eval, baseline, ci and record. Every input of a file source (transcript,
+ * propositions, the plan) is read and validated before the store is opened, so bad input writes
+ * nothing; then it judges, stores and returns the result with the stored runs.
  */
-export async function runEvaluation(
-  sources: string[],
-  flags: EvalFlags,
-  { baseline = false, dryRun = false }: { baseline?: boolean; dryRun?: boolean } = {},
+export async function evaluate(
+  setup: EvaluationSetup,
+  options: EvaluateOptions = {},
 ): Promise<EvaluationOutcome | undefined> {
-  const { settings, windowStart, windowEnd, fromStore, files } = prepareEvaluation(sources, flags);
-  const fileTranscript = fromStore ? undefined : loadTranscripts(files);
-  const early = fileTranscript ? await prepareRun(fileTranscript.transcript) : undefined;
-  if (dryRun) {
-    // No judge is built: a dry run needs neither an API key nor a reachable model.
+  const { settings, fromStore, files, windowStart, windowEnd } = setup;
+  const fileTranscript = fromStore ? undefined : loadTranscripts(files).transcript;
+  const early = fileTranscript ? await prepare(fileTranscript) : undefined;
+  if (options.dryRun) {
+    // No judge is built: a dry run needs neither an API key nor a reachable model, and it never
+    // creates a store (it reads one only if it exists, for stored messages).
     if (!settings.judge.model) createJudge(settings); // throws the "no judge given" message
     const live = !settings.judge.model.startsWith("fixtures:");
-    // A dry run never creates a store: it reads one only if it already exists (for the cache).
     const store =
-      !fromStore && !storeExists(settings.db) ? undefined : await openStore(settings.db, { migrate: false });
+      !fromStore || !storeExists(settings.db) ? undefined : await openStore(settings.db, { migrate: false });
     try {
+      if (fromStore && !store) throw new InputError("no store to read messages from", { place: settings.db });
       const prepared =
-        early ?? (await prepareRun(await transcriptFromStore(store!, { from: windowStart, to: windowEnd })));
-      printDryRun(prepared.plan, { settings, live, judgeName: settings.judge.model, format: flags.format });
+        early ?? (await prepare(await transcriptFromStore(store!, { from: windowStart, to: windowEnd })));
+      printDryRun(prepared.plan, {
+        settings,
+        live,
+        judgeName: settings.judge.model,
+        format: options.dryRun.format,
+      });
       return undefined;
     } finally {
       await store?.close();
     }
   }
   const { judge } = createJudge(settings);
-  const store = await openStore(settings.db);
   try {
-    const { transcript, propositions, config, plan } =
-      early ?? (await prepareRun(await transcriptFromStore(store, { from: windowStart, to: windowEnd })));
-    const result = await runPersonaEvaluation({
-      transcript,
-      config,
-      plan,
-      propositions,
-      judge,
-      store,
-      concurrency: settings.judge.concurrency,
-      progress: createProgress("judging", flags.progress !== false && process.stderr.isTTY === true),
-      record: flags.record,
-      baseline,
-    });
-    return { result, settings };
+    const store = await openStore(settings.db);
+    try {
+      const prepared =
+        early ?? (await prepare(await transcriptFromStore(store, { from: windowStart, to: windowEnd })));
+      const result = await runPersonaEvaluation({
+        ...prepared,
+        judge,
+        store,
+        concurrency: settings.judge.concurrency,
+        progress: createProgress("judging", setup.progress && process.stderr.isTTY === true),
+        record: options.record,
+        baseline: options.baseline,
+      });
+      const runs: RunRow[] = [];
+      for (const r of result.runs) {
+        const row = await store.runs.get(r.run_id);
+        if (row) runs.push(row);
+      }
+      return { result, settings, transcript: prepared.transcript, propositions: prepared.propositions, runs };
+    } finally {
+      await store.close();
+    }
   } finally {
     await judge.close?.();
-    await store.close();
   }
 
-  async function prepareRun(transcript: Transcript) {
+  async function prepare(transcript: Transcript) {
+    const agents = options.selectAgents?.(transcript) ?? settings.agents;
     const propositions = await loadPropositions({
       dir: settings.propositions,
       dimensions: settings.dimensions,
@@ -163,7 +202,7 @@ export async function runEvaluation(
       mode: settings.judge.mode,
       trials: settings.trials,
       dimensions: settings.dimensions,
-      agents: settings.agents,
+      agents,
       sample: settings.sample,
       window_start: windowStart,
       window_end: windowEnd,
@@ -186,7 +225,10 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
     emit(outcome.result, format, flags.out);
     return exitCodeFor(outcome.result, outcome.settings);
   }
-  const outcome = await runEvaluation(sources, flags, { dryRun: flags.dryRun === true });
+  const outcome = await evaluate(setupEvaluation(sources, flags), {
+    record: flags.record,
+    dryRun: flags.dryRun ? { format } : undefined,
+  });
   if (!outcome) return 0;
   emit(outcome.result, format, flags.out);
   return exitCodeFor(outcome.result, outcome.settings);

@@ -1,0 +1,295 @@
+// `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
+// writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, text-stats, store-writes).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
+import { benchStoreWrites } from "./store.bench.ts";
+import { benchText } from "./text.bench.ts";
+
+/** One reported figure; a figure with a target passes or fails, one without is for information. */
+interface Check {
+  metric: string;
+  value: string;
+  target?: string;
+  pass?: boolean;
+}
+
+interface Outcome {
+  checks: Check[];
+  details: Record<string, unknown>;
+}
+
+interface Benchmark {
+  name: string;
+  about: string;
+  run(): Promise<Outcome>;
+}
+
+const LATENCY_MS = 200;
+const CONCURRENCY = 16;
+const MESSAGES = 1_000;
+const MIN_VERDICTS_PER_SECOND = 2_000;
+/** The store alone must be far above the end-to-end rate; five times it is our reading of "far". */
+const MIN_STORE_ROWS_PER_SECOND = 5 * MIN_VERDICTS_PER_SECOND;
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const seconds = (ms: number) => `${fmt(ms / 1000, 2)} s`;
+const log = (text: string) => process.stderr.write(`${text}\n`);
+
+/** Every verdict judged, none errored, all stored: otherwise the timings mean nothing. */
+function completeness(label: string, run: RunFigures, expected: number): Check {
+  return {
+    metric: `${label}: verdicts ok / errored / stored`,
+    value: `${fmt(run.verdicts)} / ${run.errored} / ${fmt(run.stored_rows)}`,
+    target: `${fmt(expected)} / 0 / ${fmt(expected)}`,
+    pass: run.verdicts === expected && run.errored === 0 && run.stored_rows === expected,
+  };
+}
+
+const benchmarks: Benchmark[] = [
+  {
+    name: "judge-wall",
+    about: `${fmt(MESSAGES)} messages × 5 propositions, fake server at ${LATENCY_MS} ms, concurrency ${CONCURRENCY}, real OpenAI provider + LlmJudge`,
+    async run() {
+      const input = await personaInput(MESSAGES);
+      const expected = MESSAGES * 5;
+      log(`  individual mode (~${Math.round((expected * LATENCY_MS) / CONCURRENCY / 1000)} s ideal)…`);
+      const individual = await llmJudgeRun({ input, mode: "individual", latencyMs: LATENCY_MS });
+      const ideal = (individual.calls * LATENCY_MS) / CONCURRENCY;
+      const ratio = individual.wall_ms / ideal;
+      log("  batch mode…");
+      const batch = await llmJudgeRun({ input, mode: "batch", latencyMs: LATENCY_MS });
+      const batchIdeal = (batch.calls * LATENCY_MS) / CONCURRENCY;
+      return {
+        checks: [
+          completeness("individual", individual, expected),
+          {
+            metric: "individual: model calls (server saw, max in flight)",
+            value: `${fmt(individual.calls)} (${fmt(individual.server_calls ?? 0)}, ${individual.server_max_in_flight})`,
+          },
+          { metric: "individual: wall time", value: seconds(individual.wall_ms) },
+          { metric: "individual: ideal calls × 0.2 s / 16", value: seconds(ideal) },
+          {
+            metric: "individual: wall / ideal",
+            value: `${fmt(ratio, 2)}×`,
+            target: "≤ 1.20×",
+            pass: ratio <= 1.2,
+          },
+          completeness("batch", batch, expected),
+          {
+            metric: "batch: model calls (vs individual / 5)",
+            value: `${fmt(batch.calls)} (${fmt(individual.calls / 5)})`,
+            target: `≤ ${fmt(individual.calls / 5)}`,
+            pass: batch.calls <= individual.calls / 5,
+          },
+          {
+            metric: "batch: input tokens per verdict (individual)",
+            value: `${fmt(batch.input_tokens_per_verdict, 1)} (${fmt(individual.input_tokens_per_verdict, 1)})`,
+            target: `< ${fmt(individual.input_tokens_per_verdict, 1)}`,
+            pass: batch.input_tokens_per_verdict < individual.input_tokens_per_verdict,
+          },
+          {
+            metric: "batch: wall time (ideal, ratio)",
+            value: `${seconds(batch.wall_ms)} (${seconds(batchIdeal)}, ${fmt(batch.wall_ms / batchIdeal, 2)}×)`,
+          },
+        ],
+        details: { ideal_ms: ideal, ratio, individual, batch },
+      };
+    },
+  },
+  {
+    name: "verdict-throughput",
+    about: `zero-latency judges, ${fmt(MESSAGES)} messages × 5 propositions into in-memory PGlite, end to end`,
+    async run() {
+      const input = await personaInput(MESSAGES);
+      const expected = MESSAGES * 5;
+      // Small runs first, so JIT and PGlite warm-up (and which benchmark ran before) do not count.
+      const small = await personaInput(100);
+      await instantJudgeRun(small, "individual");
+      const coldFake = await llmJudgeRun({ input: small, mode: "batch", latencyMs: 0 });
+      log("  instant judge, individual mode…");
+      const instant = await instantJudgeRun(input, "individual");
+      log("  instant judge, batch mode…");
+      const instantBatch = await instantJudgeRun(input, "batch");
+      log("  fake server at 0 ms, batch mode…");
+      const fake = await llmJudgeRun({ input, mode: "batch", latencyMs: 0 });
+      log("  fake server at 0 ms on a worker thread, batch mode…");
+      const fakeThread = await llmJudgeRun({ input, mode: "batch", latencyMs: 0, serverThread: true });
+      // The target applies to Dramaturg's own path (a zero-latency judge in process). Through HTTP, the
+      // fake server and the AI SDK client share this process's one thread, so (b) is for information.
+      const rate = (label: string, run: RunFigures, target = true): Check => ({
+        metric: `${label}: verdicts/s (wall; store open)`,
+        value: `${fmt(run.verdicts_per_second)} (${seconds(run.wall_ms)}; ${fmt(run.store_open_ms)} ms)`,
+        ...(target
+          ? {
+              target: `≥ ${fmt(MIN_VERDICTS_PER_SECOND)}`,
+              pass: run.verdicts_per_second >= MIN_VERDICTS_PER_SECOND,
+            }
+          : {}),
+      });
+      return {
+        checks: [
+          completeness("(a) instant individual", instant, expected),
+          rate("(a) instant judge, individual", instant),
+          completeness("(a) instant batch", instantBatch, expected),
+          rate("(a) instant judge, batch", instantBatch),
+          completeness("(b) fake 0 ms batch", fake, expected),
+          rate("(b) fake server 0 ms over HTTP, batch", fake, false),
+          completeness("(b') server on a worker thread", fakeThread, expected),
+          {
+            metric: "(b') same, server on a worker thread: verdicts/s",
+            value: `${fmt(fakeThread.verdicts_per_second)} (${seconds(fakeThread.wall_ms)})`,
+          },
+          {
+            metric: "(b) cold warm-up run, 100 messages: verdicts/s",
+            value: fmt(coldFake.verdicts_per_second),
+          },
+        ],
+        details: {
+          instant_individual: instant,
+          instant_batch: instantBatch,
+          fake_server_batch: fake,
+          fake_server_batch_worker_thread: fakeThread,
+          fake_server_batch_cold_100_messages: coldFake,
+        },
+      };
+    },
+  },
+  {
+    name: "text-stats",
+    about: "n-gram (fluency) and vocabulary statistics over 100,000 synthetic messages, 10 agents",
+    async run() {
+      const { messages, ms } = await benchText();
+      return {
+        checks: [
+          {
+            metric: `${fmt(messages)} messages`,
+            value: `${fmt(ms)} ms`,
+            target: "< 2,000 ms",
+            pass: ms < 2_000,
+          },
+        ],
+        details: { messages, ms },
+      };
+    },
+  },
+  {
+    name: "store-writes",
+    about: "20,000 score rows through the ScoreWriter into in-memory PGlite (store open not timed)",
+    async run() {
+      const rowsPerSecond = await benchStoreWrites();
+      return {
+        checks: [
+          {
+            metric: "rows/s",
+            value: fmt(rowsPerSecond),
+            target: `≥ ${fmt(MIN_STORE_ROWS_PER_SECOND)}`,
+            pass: rowsPerSecond >= MIN_STORE_ROWS_PER_SECOND,
+          },
+        ],
+        details: { rows: 20_000, rows_per_second: Math.round(rowsPerSecond) },
+      };
+    },
+  },
+];
+
+function parseArgs(argv: string[]): { only?: string[] } {
+  const only: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--only") only.push(...(argv[++i] ?? "").split(","));
+    else if (arg.startsWith("--only=")) only.push(...arg.slice(7).split(","));
+    else if (arg === "--help" || arg === "-h") {
+      console.log(
+        `usage: npm run bench [-- --only NAME[,NAME]]\nbenchmarks: ${benchmarks.map((b) => b.name).join(", ")}`,
+      );
+      process.exit(0);
+    } else {
+      console.error(`unknown argument "${arg}"; usage: npm run bench [-- --only NAME]`);
+      process.exit(2);
+    }
+  }
+  const known = new Set(benchmarks.map((b) => b.name));
+  for (const name of only)
+    if (!known.has(name)) {
+      console.error(`unknown benchmark "${name}"; expected one of ${[...known].join(", ")}`);
+      process.exit(2);
+    }
+  return only.length ? { only } : {};
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const line = (r: string[]) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join("  ")
+      .trimEnd();
+  return [line(rows[0]!), widths.map((w) => "─".repeat(w)).join("  "), ...rows.slice(1).map(line)].join("\n");
+}
+
+async function main(): Promise<void> {
+  const { only } = parseArgs(process.argv.slice(2));
+  const chosen = benchmarks.filter((b) => !only || only.includes(b.name));
+  const results: Record<string, unknown> = {};
+  const rows: string[][] = [["benchmark", "metric", "value", "target", "result"]];
+  let failed = 0;
+  for (const bench of chosen) {
+    log(`▶ ${bench.name}: ${bench.about}`);
+    const started = performance.now();
+    let outcome: Outcome;
+    try {
+      outcome = await bench.run();
+    } catch (error) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      log(`  failed: ${message}`);
+      outcome = {
+        checks: [{ metric: "run", value: "threw", target: "completes", pass: false }],
+        details: { error: message },
+      };
+    }
+    const elapsed = performance.now() - started;
+    log(`  done in ${seconds(elapsed)}`);
+    outcome.checks.forEach((check, i) => {
+      if (check.pass === false) failed++;
+      rows.push([
+        i === 0 ? bench.name : "",
+        check.metric,
+        check.value,
+        check.target ?? "",
+        check.pass === undefined ? "" : check.pass ? "PASS" : "FAIL",
+      ]);
+    });
+    results[bench.name] = {
+      about: bench.about,
+      elapsed_ms: Math.round(elapsed),
+      pass: outcome.checks.every((c) => c.pass !== false),
+      checks: outcome.checks,
+      details: outcome.details,
+    };
+  }
+  console.log(`\n${table(rows)}\n`);
+  const checked = rows.slice(1).filter((r) => r[4]).length;
+  console.log(failed === 0 ? `all ${checked} targets met` : `${failed} of ${checked} targets FAILED`);
+
+  const outDir = fileURLToPath(new URL("./out/", import.meta.url));
+  mkdirSync(outDir, { recursive: true });
+  const file = `${outDir}results.json`;
+  const record = {
+    format: "dramaturg.bench-results/v1",
+    at: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: { count: availableParallelism(), model: cpus()[0]?.model },
+    only: only ?? null,
+    pass: failed === 0,
+    benchmarks: results,
+  };
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  console.log(`wrote ${file}`);
+  if (failed > 0) process.exitCode = 1;
+}
+
+await main();

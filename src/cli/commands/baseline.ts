@@ -1,0 +1,66 @@
+// `dramaturg baseline`: evaluate, mark the runs as baselines, and write one golden file per agent (plus
+// `_environments.json` for the channels) that `dramaturg ci` compares against.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { round } from "../../core/index.ts";
+import {
+  baselineOf,
+  ENVIRONMENT_BASELINE_FILE,
+  environmentBaselineOf,
+  readEnvironmentBaseline,
+  serializeBaseline,
+} from "../../harness/index.ts";
+import type { EvalFlags } from "./eval.ts";
+import { evaluate } from "./eval.ts";
+import { measure, setupMeasurement, toMeasurement } from "./measure.ts";
+
+export interface BaselineFlags extends EvalFlags {
+  out?: string;
+}
+
+/** A path for messages: relative to the working directory when inside it. */
+export function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith("..") ? rel : path;
+}
+
+export async function baselineCommand(sources: string[], flags: BaselineFlags): Promise<number> {
+  const setup = setupMeasurement(sources, { ...flags, baselines: flags.out ?? flags.baselines });
+  const dir = setup.settings.baselines;
+  // An unreadable `_environments.json` is bad input: say so before judging anything.
+  const previousEnvironments = readEnvironmentBaseline(dir);
+  if (flags.dryRun) {
+    await evaluate(setup, { dryRun: {} });
+    return 0;
+  }
+  const measured = await measure(setup, { baseline: true });
+  const { result } = measured;
+  if (result.totals.verdicts === 0 && result.totals.errored > 0) {
+    process.stderr.write("dramaturg: every verdict errored; no baseline written\n");
+    return 3;
+  }
+  const m = toMeasurement(measured, dir);
+  mkdirSync(dir, { recursive: true });
+  for (const agent of m.agents) {
+    const file = join(dir, `${agent.agent_id}.json`);
+    writeFileSync(file, serializeBaseline(baselineOf(m, agent.agent_id)));
+    const scores = Object.entries(agent.dimensions)
+      .map(([d, r]) => `${d} ${r.score === null ? "–" : round(r.score, 2).toFixed(2)}`)
+      .join(" · ");
+    process.stdout.write(`wrote ${shownPath(file)}  ${agent.name}: ${scores}\n`);
+  }
+  if (m.channels.some((c) => c.dimensions.convergence || c.dimensions.ideas_quantity)) {
+    const file = join(dir, ENVIRONMENT_BASELINE_FILE);
+    writeFileSync(file, serializeBaseline(environmentBaselineOf(m, previousEnvironments)));
+    process.stdout.write(`wrote ${shownPath(file)}  ${m.channels.map((c) => `#${c.channel}`).join(", ")}\n`);
+  }
+  if (result.totals.errored > 0)
+    process.stderr.write(
+      `warning: ${result.totals.errored} verdicts errored and are left out of these baselines; consider running again\n`,
+    );
+  for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
+  process.stdout.write(
+    `baseline runs marked in the store (evaluation ${result.evaluation_id.slice(0, 8)}); commit ${shownPath(dir)}/ so \`dramaturg ci\` can compare against it\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,76 @@
+// `dramaturg history`: an agent's scores over its completed runs in the store, as a sparkline and a small
+// table, marking baselines and the points where judge, propositions or persona changed.
+import { AGENT_DIMENSIONS, ENVIRONMENT_DIMENSIONS, InputError } from "../../core/index.ts";
+import { agentHistory, padColumns, sparkline } from "../../harness/index.ts";
+import { openStore } from "../../store/index.ts";
+import { resolveSettings } from "../settings.ts";
+
+export interface HistoryFlags {
+  agent: string;
+  dimension?: string;
+  format?: string;
+  limit?: string;
+  db?: string;
+  config?: string;
+}
+
+export async function historyCommand(flags: HistoryFlags): Promise<number> {
+  const format = flags.format ?? "table";
+  if (!["table", "json"].includes(format))
+    throw new InputError("expected table or json", { place: "--format" });
+  const limit = flags.limit === undefined ? 30 : Number(flags.limit);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new InputError("expected a positive whole number", { place: "--limit" });
+  const dimension = flags.dimension;
+  if (dimension !== undefined && !(AGENT_DIMENSIONS as readonly string[]).includes(dimension))
+    throw new InputError(
+      (ENVIRONMENT_DIMENSIONS as readonly string[]).includes(dimension)
+        ? `${dimension} is scored per channel, not per agent; expected one of ${AGENT_DIMENSIONS.join(", ")}`
+        : `expected one of ${AGENT_DIMENSIONS.join(", ")} (or no --dimension for the overall score)`,
+      { place: "--dimension" },
+    );
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  const store = await openStore(settings.db);
+  try {
+    const agent = await store.agents.get(flags.agent);
+    if (!agent) {
+      const known = (await store.agents.list()).map((a) => `"${a.id}"`);
+      throw new InputError(
+        `unknown agent "${flags.agent}"${known.length ? `; the store has ${known.join(", ")}` : "; the store has no agents yet"}`,
+        { place: "--agent" },
+      );
+    }
+    const points = await store.runs.history({ agent: flags.agent, dimension, limit });
+    const history = agentHistory(flags.agent, dimension ?? "overall", points);
+    if (format === "json") {
+      process.stdout.write(`${JSON.stringify(history, null, 2)}\n`);
+      return 0;
+    }
+    if (history.points.length === 0) {
+      process.stdout.write(`no completed runs of ${agent.name} in the store\n`);
+      return 0;
+    }
+    const scores = history.points.map((p) => p.score);
+    const known = scores.filter((s): s is number => s !== null);
+    process.stdout.write(
+      `${agent.name} · ${history.dimension} · ${history.points.length} runs  ${sparkline(scores)}  ${known.length ? `${Math.min(...known).toFixed(2)}–${Math.max(...known).toFixed(2)}` : ""}\n\n`,
+    );
+    const rows = [["date", "score", "judge", "baseline", "changed"]];
+    for (const p of history.points)
+      rows.push([
+        p.at.slice(0, 16).replace("T", " "),
+        p.score === null ? "–" : p.score.toFixed(2),
+        (p.judge ?? "").slice(0, 48),
+        p.is_baseline ? "★" : "",
+        p.changed.length ? `⚠ ${p.changed.join(", ")}` : "",
+      ]);
+    process.stdout.write(`${padColumns(rows)}\n`);
+    if (history.points.some((p) => p.changed.length))
+      process.stdout.write(
+        "\n⚠ marks a point whose judge, propositions or persona differ from the one before: scores across it are not comparable\n",
+      );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,85 @@
+// `dramaturg record`: judge once with a live model writing every verdict as fixtures, replay the file
+// with the fixture judge, check both give identical scores, and print the commands CI should run.
+import { resolve } from "node:path";
+import { InputError } from "../../core/index.ts";
+import { replayDifferences } from "../../harness/index.ts";
+import { shownPath } from "./baseline.ts";
+import type { EvalFlags } from "./eval.ts";
+import { measure, setupMeasurement, toMeasurement } from "./measure.ts";
+
+export interface RecordFlags extends EvalFlags {
+  out: string;
+}
+
+/** The flags that change what is judged, to repeat them in the replay commands. */
+function scopeFlags(flags: EvalFlags): string[] {
+  const out: string[] = [];
+  const add = (name: string, value: string | undefined) => {
+    if (value !== undefined) out.push(name, /[\s"'$]/.test(value) ? JSON.stringify(value) : value);
+  };
+  add("--propositions", flags.propositions);
+  add("--dimensions", flags.dimensions);
+  add("--agents", flags.agents);
+  add("--agent", flags.agent);
+  add("--mode", flags.mode);
+  add("--trials", flags.trials);
+  add("--sample", flags.sample);
+  add("--seed", flags.seed);
+  add("--window-start", flags.windowStart);
+  add("--window-end", flags.windowEnd);
+  if (flags.fromStore) out.push("--from-store");
+  return out;
+}
+
+export async function recordCommand(sources: string[], flags: RecordFlags): Promise<number> {
+  const setup = setupMeasurement(sources, flags);
+  if (setup.settings.judge.model.startsWith("fixtures:")) {
+    throw new InputError(
+      "record needs a live judge (openai:MODEL, anthropic:MODEL or openai-compatible:MODEL); the fixtures are what it writes",
+      { place: "--judge" },
+    );
+  }
+  const out = resolve(flags.out);
+  const live = await measure(setup, { record: out });
+  if (live.result.totals.verdicts === 0 && live.result.totals.errored > 0) {
+    process.stderr.write("dramaturg: every verdict errored; nothing worth replaying was recorded\n");
+    return 3;
+  }
+  const model = `${live.result.judge.provider}:${live.result.judge.model}`;
+  process.stdout.write(`recorded ${live.result.totals.verdicts} verdicts of ${model} to ${shownPath(out)}\n`);
+  if (live.result.totals.errored > 0)
+    process.stderr.write(
+      `warning: ${live.result.totals.errored} verdicts errored live; they are not in the fixtures and will error in the replay too\n`,
+    );
+
+  const replaySettings = { ...setup.settings, judge: { ...setup.settings.judge, model: `fixtures:${out}` } };
+  const replay = await measure({ ...setup, settings: replaySettings });
+  const differences = replayDifferences(
+    toMeasurement(live, process.cwd()),
+    toMeasurement(replay, process.cwd()),
+  );
+  if (differences.length) {
+    process.stdout.write(`the replay differs from the live run in ${differences.length} scores:\n`);
+    for (const d of differences.slice(0, 20)) process.stdout.write(`  ${d}\n`);
+    return 1;
+  }
+  const subjects = `${live.result.runs.length} agents, ${live.result.environments.length} channels`;
+  process.stdout.write(`replayed with the fixture judge: identical scores (${subjects})\n\n`);
+  const args = [
+    ...sources.map((s) => shownPath(resolve(s))),
+    ...scopeFlags(flags),
+    "--judge",
+    `fixtures:${shownPath(out)}`,
+  ]
+    .join(" ")
+    .trim();
+  process.stdout.write(
+    [
+      "Commit the fixtures, then in CI (no model calls, same scores every time):",
+      `  dramaturg baseline ${args}`,
+      `  dramaturg ci ${args}`,
+      "",
+    ].join("\n"),
+  );
+  return 0;
+}

@@ -1,0 +1,120 @@
+// The pull-request comment of `dramaturg ci --markdown`: agents × dimensions with baseline, now and delta,
+// what fell and what to do about it. A hidden marker lets the workflow find and update its one comment.
+import type { CiReport, DimensionCheck, SubjectCheck } from "./compare.ts";
+
+/** The hidden first line the workflow searches for to update its comment instead of adding another. */
+export const PR_COMMENT_MARKER = "<!-- dramaturg-persona-check -->";
+
+const AGENT_COLUMNS = ["adherence", "consistency", "fluency"] as const;
+
+/** Agent-controlled text (names, ids, recommendations) can hold Markdown or HTML; it is shown as text. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, " ").replace(/[\\`*_{}[\]()<>#+!|~&]/g, (c) => `\\${c}`);
+}
+
+export function formatScore(value: number | null): string {
+  return value === null ? "–" : value.toFixed(2);
+}
+
+export function formatDelta(value: number | null): string {
+  if (value === null) return "–";
+  if (Math.abs(value) < 0.005) return "±0.00";
+  return value > 0 ? `+${value.toFixed(2)}` : `−${Math.abs(value).toFixed(2)}`;
+}
+
+export const STATUS_MARK: Record<DimensionCheck["status"], string> = {
+  ok: "✅",
+  regression: "❌",
+  noise: "〰️",
+  stale: "⚠ stale",
+  info: "ℹ️",
+  new: "🆕",
+  "not-evaluated": "–",
+  "no-score": "⚠ no score",
+};
+
+function cell(d: DimensionCheck | undefined): string {
+  if (!d) return "";
+  if (d.status === "not-evaluated") return `${formatScore(d.baseline)} → not evaluated`;
+  if (d.dimension === "ideas_quantity")
+    return `${STATUS_MARK[d.status]} ${d.baseline ?? "–"} → ${d.now ?? "–"} ideas`;
+  return `${STATUS_MARK[d.status]} ${formatScore(d.baseline)} → ${formatScore(d.now)} (${formatDelta(d.delta)})`;
+}
+
+function headline(report: CiReport): string {
+  const { regressions, stale, noise, no_score } = report.counts;
+  const extras = [
+    stale ? `⚠ ${stale} stale` : "",
+    noise ? `〰️ ${noise} within judge noise` : "",
+    no_score ? `⚠ ${no_score} not scored` : "",
+  ].filter(Boolean);
+  const main =
+    regressions > 0
+      ? `❌ Persona check: ${regressions} regression${regressions === 1 ? "" : "s"}`
+      : "✅ Persona check: no regressions";
+  return `### ${main}${extras.length ? ` · ${extras.join(" · ")}` : ""}`;
+}
+
+function fellSection(subjects: SubjectCheck[]): string[] {
+  const out: string[] = [];
+  for (const s of subjects)
+    for (const d of s.dimensions) {
+      if (d.status !== "regression" && d.status !== "noise") continue;
+      const fell = d.propositions.filter((p) => p.fell).sort((a, b) => (a.delta ?? 0) - (b.delta ?? 0));
+      out.push(
+        `**${escapeMarkdown(s.name)} · ${d.dimension}** ${formatScore(d.baseline)} → ${formatScore(d.now)} (${formatDelta(d.delta)})${d.status === "noise" ? " — within the judge's noise, not failing" : ""}`,
+      );
+      out.push("");
+      for (const p of fell)
+        out.push(
+          `- \`${escapeMarkdown(p.id)}\` ${formatScore(p.baseline)} → ${formatScore(p.now)} (${formatDelta(p.delta)})${p.recommendations ? ` — ${escapeMarkdown(p.recommendations)}` : ""}`,
+        );
+      if (fell.length) out.push("");
+    }
+  return out;
+}
+
+/** The whole comment, starting with the marker line. */
+export function renderCiMarkdown(report: CiReport): string {
+  const out: string[] = [PR_COMMENT_MARKER, headline(report), ""];
+  if (report.agents.length) {
+    out.push(`| agent | ${AGENT_COLUMNS.join(" | ")} |`);
+    out.push(`|---|${AGENT_COLUMNS.map(() => "---").join("|")}|`);
+    for (const a of report.agents)
+      out.push(
+        `| ${escapeMarkdown(a.name)} | ${AGENT_COLUMNS.map((c) => cell(a.dimensions.find((d) => d.dimension === c))).join(" | ")} |`,
+      );
+    out.push("");
+  }
+  if (report.channels.length) {
+    out.push("| channel | voice divergence | ideas |");
+    out.push("|---|---|---|");
+    for (const c of report.channels)
+      out.push(
+        `| ${escapeMarkdown(c.name)} | ${cell(c.dimensions.find((d) => d.dimension === "convergence"))} | ${cell(c.dimensions.find((d) => d.dimension === "ideas_quantity"))} |`,
+      );
+    out.push("");
+  }
+  const fell = fellSection([...report.agents, ...report.channels]);
+  if (fell.length) out.push("#### What fell, and what to do", "", ...fell);
+  const stale = [...report.agents, ...report.channels].filter(
+    (s) => s.stale.length || s.dimensions.some((d) => d.status === "stale"),
+  );
+  if (stale.length) {
+    out.push("#### ⚠ Stale baselines (not compared, not a regression)", "");
+    for (const s of stale) {
+      const reasons = s.stale.length
+        ? s.stale
+        : s.dimensions.filter((d) => d.status === "stale").map((d) => `${d.dimension}: ${d.reason}`);
+      out.push(`- **${escapeMarkdown(s.name)}**: ${escapeMarkdown(reasons.join("; "))}`);
+    }
+    out.push("", "If the change is intended, run `dramaturg baseline` and commit the new baselines.", "");
+  }
+  for (const note of report.notes) out.push(`> ${escapeMarkdown(note)}`);
+  if (report.notes.length) out.push("");
+  const j = report.judge;
+  out.push(
+    `<sub>${escapeMarkdown(report.rule)}. Judge \`${j.provider}:${j.model.replace(/`/g, "'")}\` (${j.mode}) · evaluation \`${report.evaluation_id.slice(0, 8)}\` · ❌ regression · ⚠ stale · 〰️ within noise · ✅ ok</sub>`,
+  );
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,18 @@
+// Smoke test of the benchmark harness at toy sizes: the persona benchmarks run end to end and count
+// what they should (the real figures come from `npm run bench`, not from here).
+import { describe, expect, it } from "vitest";
+import { instantJudgeRun, llmJudgeRun, personaInput } from "../bench/persona.bench.ts";
+
+describe("bench harness", () => {
+  it("runs the instant judge through runPersonaEvaluation and stores every verdict", async () => {
+    const input = await personaInput(40);
+    const run = await instantJudgeRun(input, "individual");
+    expect(run).toMatchObject({ verdicts: 200, errored: 0, stored_rows: 200, requests: 200 });
+  });
+
+  it("runs the LlmJudge against the fake server in batch mode: one call per message", async () => {
+    const input = await personaInput(20);
+    const batch = await llmJudgeRun({ input, mode: "batch", latencyMs: 0 });
+    expect(batch).toMatchObject({ verdicts: 100, errored: 0, calls: 20, server_calls: 20, stored_rows: 100 });
+  });
+});
