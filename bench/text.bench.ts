@@ -1,26 +1,15 @@
 // Benchmark for src/text: n-gram and vocabulary statistics over 100,000 synthetic messages from 10
 // agents must take under 2 s. Messages come from a seeded PRNG, so every run measures the same input.
+import { seededRandom } from "../src/core/index.ts";
 import { fluencyStatistics, vocabularyStatistics } from "../src/text/index.ts";
 
 const MESSAGES = 100_000;
 const AGENTS = 10;
 const VOCABULARY = 3_000;
 
-/** mulberry32: a small, fast, seeded PRNG returning numbers in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Synthetic messages by agent: Zipf-distributed pseudo-words, 12–28 per message, with some punctuation. */
 export function syntheticChannel(seed = 42): Map<string, string[]> {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const syllables = [
     "ka",
     "lo",

@@ -1,6 +1,7 @@
 // Public surface of core/: domain types, schemas and pure functions shared by every module.
 export * from "./dimension.ts";
 export * from "./errors.ts";
+export * from "./escape.ts";
 export * from "./hash.ts";
 export * from "./proposition.ts";
 export * from "./sample.ts";

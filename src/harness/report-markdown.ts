@@ -1,5 +1,6 @@
 // The pull-request comment of `dramaturg ci --markdown`: agents × dimensions with baseline, now and delta,
 // what fell and what to do about it. A hidden marker lets the workflow find and update its one comment.
+import { escapeMarkdown } from "../core/index.ts";
 import type { CiReport, DimensionCheck, SubjectCheck } from "./compare.ts";
 
 /** The hidden first line the workflow searches for to update its comment instead of adding another. */
@@ -8,9 +9,7 @@ export const PR_COMMENT_MARKER = "<!-- dramaturg-persona-check -->";
 const AGENT_COLUMNS = ["adherence", "consistency", "fluency"] as const;
 
 /** Agent-controlled text (names, ids, recommendations) can hold Markdown or HTML; it is shown as text. */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, " ").replace(/[\\`*_{}[\]()<>#+!|~&]/g, (c) => `\\${c}`);
-}
+export { escapeMarkdown };
 
 export function formatScore(value: number | null): string {
   return value === null ? "–" : value.toFixed(2);

@@ -1,5 +1,5 @@
 // The evaluation result document `dramaturg.eval-result/v1` and its table and Markdown renderings.
-import { round, type TokenUsage } from "../core/index.ts";
+import { escapeMarkdown, round, type TokenUsage } from "../core/index.ts";
 import type { AgentResult, DimensionResult, EnvironmentResult } from "./aggregate.ts";
 
 export const EVAL_RESULT_FORMAT = "dramaturg.eval-result/v1";
@@ -144,17 +144,13 @@ export function renderTable(result: EvalResult): string {
   return out.join("\n");
 }
 
-function mdEscape(text: string): string {
-  return text.replace(/[|\\`*_<>]/g, (c) => `\\${c}`);
-}
-
 export function renderMarkdown(result: EvalResult): string {
   const out: string[] = [];
   const j = result.judge;
   out.push(`### Persona evaluation \`${result.evaluation_id.slice(0, 8)}\``);
   out.push("");
   out.push(
-    `Source \`${mdEscape(result.source)}\` · judge \`${j.provider}:${mdEscape(j.model)}\` · ${j.mode} mode`,
+    `Source \`${escapeMarkdown(result.source)}\` · judge \`${j.provider}:${escapeMarkdown(j.model)}\` · ${j.mode} mode`,
   );
   out.push("");
   if (result.runs.length) {
@@ -162,7 +158,7 @@ export function renderMarkdown(result: EvalResult): string {
     out.push("|---|---:|---:|---:|---:|---:|---:|");
     for (const r of result.runs)
       out.push(
-        `| ${mdEscape(r.name)} | ${r.sample_size} | ${AGENT_COLUMNS.map((d) => (r.dimensions[d] ? fmt(r.dimensions[d]!.score) : "")).join(" | ")} | ${fmt(r.overall_score)} | ${r.errored} |`,
+        `| ${escapeMarkdown(r.name)} | ${r.sample_size} | ${AGENT_COLUMNS.map((d) => (r.dimensions[d] ? fmt(r.dimensions[d]!.score) : "")).join(" | ")} | ${fmt(r.overall_score)} | ${r.errored} |`,
       );
     out.push("");
   }
@@ -171,7 +167,7 @@ export function renderMarkdown(result: EvalResult): string {
     out.push("|---|---:|---:|");
     for (const e of result.environments)
       out.push(
-        `| #${mdEscape(e.channel)} | ${fmt(e.dimensions.convergence?.score)} | ${e.dimensions.ideas_quantity?.count ?? "–"} |`,
+        `| #${escapeMarkdown(e.channel)} | ${fmt(e.dimensions.convergence?.score)} | ${e.dimensions.ideas_quantity?.count ?? "–"} |`,
       );
     out.push("");
   }
@@ -181,7 +177,7 @@ export function renderMarkdown(result: EvalResult): string {
     out.push("");
     for (const w of weak)
       out.push(
-        `- **${fmt(w.score)}** ${mdEscape(w.who)} · ${w.dimension} · \`${w.id}\`${w.recommendation ? ` — ${mdEscape(w.recommendation)}` : ""}`,
+        `- **${fmt(w.score)}** ${escapeMarkdown(w.who)} · ${w.dimension} · \`${w.id}\`${w.recommendation ? ` — ${escapeMarkdown(w.recommendation)}` : ""}`,
       );
     out.push("");
     out.push("</details>");
