@@ -16,7 +16,6 @@ export type { MessageQuery, MessageRepository, MessageRow } from "./messages.ts"
 export { MIGRATIONS, type Migration } from "./migrations.ts";
 export { type AppliedMigration, type MigrationStatus, migrate, migrationStatus } from "./migrator.ts";
 export type {
-  DimensionResult,
   DimensionScores,
   HistoryPoint,
   NewRun,
@@ -24,6 +23,7 @@ export type {
   RunOutcome,
   RunRepository,
   RunRow,
+  StoredDimensionScore,
 } from "./runs.ts";
 export type { ScoreWriter, ScoreWriterOptions } from "./score-writer.ts";
 export {

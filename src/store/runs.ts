@@ -16,7 +16,7 @@ export interface RunJudge {
 }
 
 /** One dimension's result in a completed run. */
-export interface DimensionResult {
+export interface StoredDimensionScore {
   /** Weighted 0–9 score (null when every proposition errored); null for ideas_quantity. */
   score: number | null;
   /** Ideas quantity only: the count. */
@@ -26,7 +26,7 @@ export interface DimensionResult {
   errored?: number;
 }
 
-export type DimensionScores = Record<string, DimensionResult>;
+export type DimensionScores = Record<string, StoredDimensionScore>;
 
 export interface RunRow {
   id: string;
