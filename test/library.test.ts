@@ -6,7 +6,10 @@ import * as dramaturg from "../src/index.ts";
 describe("library entry point", () => {
   it("evaluates a transcript with the fixture judge without the CLI", async () => {
     const root = new URL("../examples/ensemble/", import.meta.url);
-    const transcript = dramaturg.parseTranscript(readFileSync(new URL("transcript.json", root), "utf8"), "t.json");
+    const transcript = dramaturg.parseTranscript(
+      readFileSync(new URL("transcript.json", root), "utf8"),
+      "t.json",
+    );
     const loaded = await dramaturg.loadPropositions({
       dir: new URL("propositions", root).pathname,
       dimensions: ["fluency"],

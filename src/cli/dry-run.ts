@@ -23,18 +23,26 @@ export function dryRunReport(
     live,
     judgeName,
     skip,
-  }: { settings: Settings; live: boolean; judgeName: string; skip?: ReadonlySet<string> },
+    cached,
+  }: {
+    settings: Settings;
+    live: boolean;
+    judgeName: string;
+    skip?: ReadonlySet<string>;
+    cached?: { requests: number; verdicts: number };
+  },
 ): DryRunReport {
   const estimate = estimatePlan(plan, skip);
   const report: DryRunReport = {
     judge: judgeName,
     requests: live ? estimate.requests : 0,
     calls: live ? estimate.calls : 0,
-    verdicts: estimate.verdicts + plan.trivial.length,
+    verdicts: estimate.verdicts + plan.trivial.length + (cached?.verdicts ?? 0),
     input_tokens: live ? estimate.usage.input_tokens : 0,
     output_tokens: live ? estimate.usage.output_tokens : 0,
     by_dimension: estimate.byDimension,
   };
+  if (cached) report.cached = cached;
   const price = priceFor(settings.judge.model, settings.prices);
   if (price)
     report.cost_usd = cost({ input_tokens: report.input_tokens, output_tokens: report.output_tokens }, price);
@@ -48,6 +56,7 @@ export function printDryRun(
     live: boolean;
     judgeName: string;
     skip?: ReadonlySet<string>;
+    cached?: { requests: number; verdicts: number };
     format?: string;
   },
 ): DryRunReport {
@@ -67,6 +76,10 @@ export function printDryRun(
     `judge requests: ${report.requests}   model calls: ${report.calls}   verdicts: ${report.verdicts}`,
     `estimated tokens: ${report.input_tokens} input + ${report.output_tokens} output`,
   ];
+  if (report.cached)
+    lines.push(
+      `verdict cache: answers ${report.cached.requests} more requests (${report.cached.verdicts} verdicts), not counted above`,
+    );
   if (!options.live) lines.push("fixture judge: no model calls and no cost");
   if (report.cost_usd !== undefined) lines.push(`estimated cost: $${report.cost_usd.toFixed(4)}`);
   else

@@ -1,7 +1,18 @@
-// Builds the judge a command asked for: replayed fixtures, or a live model through the AI SDK.
+// Builds the judge a command asked for: replayed fixtures, or a live model through the AI SDK, and puts
+// the verdict cache in front of a live one unless the settings turn it off.
 import { isAbsolute, relative } from "node:path";
 import { InputError } from "../core/index.ts";
-import { createJudgeModel, FixtureJudge, type Judge, LlmJudge, loadFixtures } from "../judge/index.ts";
+import {
+  CachingJudge,
+  createJudgeModel,
+  FixtureJudge,
+  type Judge,
+  type JudgeDescriptor,
+  LlmJudge,
+  loadFixtures,
+  PROMPT_VERSION,
+  type VerdictCacheBackend,
+} from "../judge/index.ts";
 import type { Settings } from "./settings.ts";
 
 export interface JudgeSetup {
@@ -39,4 +50,35 @@ export function createJudge(settings: Settings, env: NodeJS.ProcessEnv = process
     timeoutMs: settings.judge.timeout_ms,
   });
   return { judge, live: true };
+}
+
+/**
+ * The judge to run with: a live judge behind the verdict cache (`backend` is the store's `verdictCache`),
+ * or the judge itself when it is a fixture judge or `settings.cache` is false (`--no-cache`).
+ */
+export function withVerdictCache(
+  setup: JudgeSetup,
+  backend: VerdictCacheBackend,
+  settings: Pick<Settings, "cache" | "judge">,
+): { judge: Judge; cache?: CachingJudge } {
+  if (!setup.live || !settings.cache) return { judge: setup.judge };
+  const cache = new CachingJudge({ judge: setup.judge, backend, mode: settings.judge.mode });
+  return { judge: cache, cache };
+}
+
+/**
+ * The descriptor the live judge of these settings would have, without its API key (dry runs, which key
+ * the verdict cache by it). Undefined for a fixture judge or none.
+ */
+export function describeLiveJudge(settings: Pick<Settings, "judge">): JudgeDescriptor | undefined {
+  const spec = settings.judge.model;
+  if (!spec || spec.startsWith("fixtures:")) return undefined;
+  // Any variable "is set" here: the model object is only described, never called.
+  const anyKey = new Proxy({}, { get: () => "dry-run" }) as Record<string, string>;
+  const { descriptor } = createJudgeModel(spec, {
+    baseUrl: settings.judge.base_url,
+    apiKeyEnv: settings.judge.api_key_env,
+    env: anyKey,
+  });
+  return { ...descriptor, temperature: settings.judge.temperature, prompt_version: PROMPT_VERSION };
 }

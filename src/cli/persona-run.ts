@@ -13,7 +13,7 @@ import {
   verdictKeyString,
   ZERO_USAGE,
 } from "../core/index.ts";
-import { type Judge, verdictsToFixtures } from "../judge/index.ts";
+import { type Judge, type VerdictCacheCounters, verdictsToFixtures } from "../judge/index.ts";
 import { type LoadedPropositions, propositionSetFor } from "../propositions/index.ts";
 import {
   aggregatePersonaScores,
@@ -61,6 +61,8 @@ export interface PersonaRunInput {
   resume?: string;
   /** The plan, when the caller already made it (to validate the input before opening the store). */
   plan?: EvaluationPlan;
+  /** The verdict cache in front of the judge, whose counters the run reports. */
+  cache?: { readonly counters: VerdictCacheCounters };
   signal?: AbortSignal;
 }
 
@@ -253,7 +255,20 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
     if (input.baseline) await store.runs.markBaseline(runId);
     runs.push({ ...agent, run_id: runId, status: "completed", token_usage: agentUsage });
   }
-  await store.evaluations.complete(evaluationId, { errored: scores.errored, token_usage: usage });
+  const counters = input.cache?.counters;
+  const cache = counters
+    ? {
+        hits: counters.hits,
+        misses: counters.misses,
+        saved_calls: counters.saved_calls,
+        saved_tokens: counters.saved_tokens,
+      }
+    : undefined;
+  await store.evaluations.complete(evaluationId, {
+    errored: scores.errored,
+    token_usage: usage,
+    ...(cache ? { cache: { hits: cache.hits, misses: cache.misses, saved_usage: cache.saved_tokens } } : {}),
+  });
 
   if (input.record) {
     const fixtures = verdictsToFixtures(
@@ -288,6 +303,7 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
       requests,
       calls,
       token_usage: usage,
+      ...(cache ? { cache } : {}),
       ...(input.resume ? { resumed: { reused_verdicts: reused.length } } : {}),
     },
     warnings: input.propositions.warnings,

@@ -6,6 +6,7 @@ import { JudgeFixturesSchema } from "../judge/index.ts";
 import { addEvaluationOptions, evalCommand } from "./commands/eval.ts";
 import { HARNESS_SCHEMAS, registerHarnessCommands } from "./commands/harness.ts";
 import { importCommand } from "./commands/import.ts";
+import { registerProjectCommands } from "./commands/project-commands.ts";
 import { runsCommand } from "./commands/runs.ts";
 import { ProjectFileSchema } from "./settings.ts";
 
@@ -131,6 +132,7 @@ export function buildProgram(): Command {
   // Further commands register themselves here, one line each.
   // <commands>
   registerHarnessCommands(program);
+  registerProjectCommands(program);
   // </commands>
 
   return program;

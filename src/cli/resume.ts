@@ -6,7 +6,7 @@ import { loadPropositions } from "../propositions/index.ts";
 import type { EvalResult } from "../scorers/index.ts";
 import { type EvaluationRow, openStore, type Store, storeExists } from "../store/index.ts";
 import type { EvalFlags } from "./commands/eval.ts";
-import { createJudge } from "./judge-setup.ts";
+import { createJudge, withVerdictCache } from "./judge-setup.ts";
 import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "./persona-run.ts";
 import { createProgress } from "./progress.ts";
 import { resolveSettings, type Settings } from "./settings.ts";
@@ -106,7 +106,7 @@ export async function resumeEvaluation(
         mode: config.mode,
       },
     };
-    const { judge } = createJudge(judgeSettings);
+    const { judge, cache } = withVerdictCache(createJudge(judgeSettings), store.verdictCache, judgeSettings);
     try {
       const result = await runPersonaEvaluation({
         transcript,
@@ -119,6 +119,7 @@ export async function resumeEvaluation(
         progress: createProgress("resuming", flags.progress !== false && process.stderr.isTTY === true),
         record: flags.record,
         resume: evaluation.id,
+        cache,
       });
       return { result, settings: judgeSettings };
     } finally {

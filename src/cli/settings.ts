@@ -8,8 +8,11 @@ import { parseLocatedYaml } from "../propositions/index.ts";
 
 export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
 
-const SECRET_KEY = /^(api[_-]?key|apikey|key|token|secret|password|authorization)$/i;
-const SECRET_VALUE = /^(sk-[A-Za-z0-9_-]{8,}|sk-ant-[A-Za-z0-9_-]{8,}|Bearer\s+\S+)$/;
+/** A key named like a credential, with a value, in block (`api_key: …`) or flow style (`{ api_key: … }`). */
+const SECRET_KEY =
+  /(?:^|[\s{,-])["']?(api[_-]?key|apikey|key|token|secret|password|authorization)["']?\s*:\s*([^\s,}][^,}]*)/i;
+/** A value that looks like an API key or a bearer token, wherever it is written. */
+const SECRET_VALUE = /(?:^|[\s:{,["'-])((?:sk|sk-ant)-[A-Za-z0-9_-]{8,}|Bearer\s+\S+)/;
 
 const PriceSchema = z
   .object({
@@ -94,9 +97,15 @@ export const ProjectFileSchema = z
       .optional()
       .describe("Extra or overriding prices, keyed provider:model"),
   })
-  .strict();
+  .strict()
+  .describe("Dramaturg project file (dramaturg.yaml): settings every command reads; flags override them");
 
 export type ProjectFile = z.infer<typeof ProjectFileSchema>;
+
+/** The JSON Schema of the project file, for editors (`dramaturg schema config`, `dramaturg init`). */
+export function projectFileJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ProjectFileSchema, { io: "input" });
+}
 
 export type Origin = "default" | "file" | "env" | "flag";
 
@@ -178,23 +187,48 @@ export function loadProjectFile(file: string): ProjectFile {
   const secret = findSecret(text);
   if (secret)
     throw new InputError(
-      "an API key or secret is written in the project file; keep it in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, or the variable named by judge.api_key_env)",
+      "an API key or secret is written in the project file; expected it in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, or the variable named by judge.api_key_env)",
       { file, place: `${secret.line}:${secret.col}` },
     );
+  const password = findUrlPassword(text);
+  if (password)
+    throw new InputError(
+      "a password is written in a URL in the project file; expected it in the environment (PGPASSWORD for the store) and the URL without it, e.g. postgres://user@host/db",
+      { file, place: `${password.line}:${password.col}` },
+    );
+  // A file of comments only (every setting at its default) is a valid, empty project file.
+  if (isBlankYaml(text)) return ProjectFileSchema.parse({});
   return parseLocatedYaml(text, file, ProjectFileSchema).data;
 }
 
+function isBlankYaml(text: string): boolean {
+  return text.split("\n").every((line) => /^\s*(#.*)?$/.test(line) || /^\s*---\s*$/.test(line));
+}
+
+/** `scheme://user:password@host` anywhere outside a comment. */
+function findUrlPassword(text: string): { line: number; col: number } | undefined {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const code = lines[i]!.replace(/(^|\s)#.*$/, "");
+    const m = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]+:[^\s/@]+@/i.exec(code);
+    if (m) return { line: i + 1, col: m.index + 1 };
+  }
+  return undefined;
+}
+
+/**
+ * The first place a secret is written: a key named like a credential with a value (block or flow style,
+ * `judge: { api_key: … }` too), or a value that looks like a key or bearer token wherever it is.
+ */
 function findSecret(text: string): { line: number; col: number } | undefined {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const m = /^(\s*)([A-Za-z_-]+)\s*:\s*(.*)$/.exec(lines[i]!);
-    if (!m) continue;
-    const value = m[3]!
-      .replace(/\s+#.*$/, "")
-      .replace(/^["']|["']$/g, "")
-      .trim();
-    if ((SECRET_KEY.test(m[2]!) && value !== "") || SECRET_VALUE.test(value))
-      return { line: i + 1, col: m[1]!.length + 1 };
+    const code = lines[i]!.replace(/(^|\s)#.*$/, "");
+    const named = SECRET_KEY.exec(code);
+    if (named && named[2]!.replace(/["'\s]/g, "") !== "")
+      return { line: i + 1, col: code.indexOf(named[1]!, named.index) + 1 };
+    const token = SECRET_VALUE.exec(code);
+    if (token) return { line: i + 1, col: code.indexOf(token[1]!, token.index) + 1 };
   }
   return undefined;
 }
@@ -313,9 +347,11 @@ export function resolveSettings({
     "dimensions",
     "trials",
     "thresholds.regression",
+    "thresholds.minimum",
     "baselines",
     "db",
     "cache",
+    "prices",
   ])
     origins[path] = "default";
 
@@ -357,8 +393,19 @@ export function resolveSettings({
   if (origins.db === "default") settings.db = resolveLocal(root, DEFAULT_SETTINGS.db);
   if (origins.baselines === "default") settings.baselines = resolveLocal(root, DEFAULT_SETTINGS.baselines);
 
-  set("judge.model", "env", env.DRAMATURG_JUDGE || undefined);
-  set("db", "env", env.DRAMATURG_DB || undefined);
+  // Like flags, environment values are relative to the working directory.
+  const envJudge = env.DRAMATURG_JUDGE || undefined;
+  set(
+    "judge.model",
+    "env",
+    envJudge?.startsWith("fixtures:") ? `fixtures:${resolve(cwd, envJudge.slice(9))}` : envJudge,
+  );
+  const envDb = env.DRAMATURG_DB || undefined;
+  set(
+    "db",
+    "env",
+    envDb === undefined || /^(postgres(ql)?|memory):\/\//.test(envDb) ? envDb : resolve(cwd, envDb),
+  );
 
   const f = parseFlags(flags);
   set("sources", "flag", flags.sources?.length ? flags.sources.map((s) => resolve(cwd, s)) : undefined);

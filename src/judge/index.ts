@@ -5,3 +5,4 @@ export * from "./llm-judge.ts";
 export * from "./prompt.ts";
 export * from "./provider.ts";
 export * from "./types.ts";
+export * from "./verdict-cache.ts";

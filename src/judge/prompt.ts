@@ -216,6 +216,13 @@ export function assignItemIds(items: readonly JudgeItem[]): string[] {
  * {@link MAX_BATCH_SIZE} per call, in request order); a count item always gets a call of its own.
  */
 export function planConversations(request: JudgeRequest): JudgeConversation[] {
+  return groupConversations(request).map(({ kind, items }) =>
+    buildConversation(kind, items, request.context),
+  );
+}
+
+/** The kind and items of each conversation {@link planConversations} builds, without building its text. */
+export function groupConversations(request: JudgeRequest): Array<{ kind: VerdictKind; items: PromptItem[] }> {
   const ids = assignItemIds(request.items);
   const groups = new Map<VerdictKind, PromptItem[]>();
   request.items.forEach((item, i) => {
@@ -223,11 +230,11 @@ export function planConversations(request: JudgeRequest): JudgeConversation[] {
     if (!group) groups.set(item.kind, (group = []));
     group.push({ id: ids[i]!, item });
   });
-  const conversations: JudgeConversation[] = [];
+  const conversations: Array<{ kind: VerdictKind; items: PromptItem[] }> = [];
   for (const [kind, items] of groups) {
     const size = kind === "count" ? 1 : MAX_BATCH_SIZE;
     for (let start = 0; start < items.length; start += size)
-      conversations.push(buildConversation(kind, items.slice(start, start + size), request.context));
+      conversations.push({ kind, items: items.slice(start, start + size) });
   }
   return conversations;
 }
@@ -257,11 +264,41 @@ export function doubleCheckMessages(messages: readonly ModelMessage[], firstAnsw
 
 /** The user message: the claims, then each part of the context in its own delimited block. */
 export function userMessage(kind: VerdictKind, items: readonly PromptItem[], context: JudgeContext): string {
-  const blocks: string[] = [USER_INTROS[kind]];
+  return `${claimsBlock(kind, items)}\n\n${contextBlocks(context)}`;
+}
+
+/** The first part of a user message: the instruction for the kind and the claims. */
+export function claimsBlock(kind: VerdictKind, items: readonly PromptItem[]): string {
   const claims = items.map(
     ({ id, item }) => `<claim id="${attribute(id)}">${escapeDelimiters(item.claim)}</claim>`,
   );
-  blocks.push(`<propositions>\n${claims.join("\n")}\n</propositions>`);
+  return `${USER_INTROS[kind]}\n\n<propositions>\n${claims.join("\n")}\n</propositions>`;
+}
+
+// A plan shares one context object between the requests of one target (five propositions, one message),
+// so its text is rendered once per object; the fields it was rendered from are kept and compared, so a
+// context changed after use is rendered again rather than served stale.
+const renderedContexts = new WeakMap<JudgeContext, { parts: unknown[]; text: string }>();
+
+function contextParts(c: JudgeContext): unknown[] {
+  return [
+    c.persona?.name,
+    c.persona?.text,
+    c.trajectory.title,
+    c.trajectory.text,
+    c.action?.name,
+    c.action?.text,
+    c.evidence,
+    c.additional,
+  ];
+}
+
+/** The second part of a user message: each part of the context in its own delimited block. */
+export function contextBlocks(context: JudgeContext): string {
+  const parts = contextParts(context);
+  const seen = renderedContexts.get(context);
+  if (seen?.parts.every((p, i) => p === parts[i])) return seen.text;
+  const blocks: string[] = [];
   if (context.persona)
     blocks.push(block("persona", `name="${attribute(context.persona.name)}"`, context.persona.text));
   blocks.push(block("trajectory", `title="${attribute(context.trajectory.title)}"`, context.trajectory.text));
@@ -270,7 +307,9 @@ export function userMessage(kind: VerdictKind, items: readonly PromptItem[], con
   if (context.evidence !== undefined) blocks.push(block("evidence", "", context.evidence));
   if (context.additional !== undefined)
     blocks.push(block("data", `name="additional context"`, context.additional));
-  return blocks.join("\n\n");
+  const text = blocks.join("\n\n");
+  renderedContexts.set(context, { parts, text });
+  return text;
 }
 
 function block(tag: string, attributes: string, body: string): string {

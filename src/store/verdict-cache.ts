@@ -34,6 +34,8 @@ export interface CacheStatsByModel {
   entries: number;
   hits: number;
   bytes: number;
+  /** Tokens this model's hits would have cost without the cache. */
+  saved_usage: TokenUsage;
 }
 
 export interface VerdictCacheStats {
@@ -50,6 +52,8 @@ export interface VerdictCacheStats {
 export interface VerdictCacheRepository {
   /** Looks up many keys at once and counts a hit on each found. Missing keys are absent from the map. */
   get(keys: readonly string[]): Promise<Map<string, CachedVerdict>>;
+  /** Looks up many keys at once without counting a hit (dry runs, and checking before a counted lookup). */
+  peek(keys: readonly string[]): Promise<Map<string, CachedVerdict>>;
   /** Stores entries; an existing key takes the new value and keeps its hit count. */
   put(entries: readonly CacheEntry[]): Promise<void>;
   stats(): Promise<VerdictCacheStats>;
@@ -71,22 +75,22 @@ interface Raw {
 
 export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
   return {
-    async get(keys) {
-      const found = new Map<string, CachedVerdict>();
-      const unique = [...new Set(keys)];
-      for (let i = 0; i < unique.length; i += BATCH) {
-        // Lookup and hit count in one statement.
-        const result = await db.query<Raw>(
-          `UPDATE verdict_cache SET hits = hits + 1, last_hit_at = now()
-            WHERE key = ANY($1::text[])
-            RETURNING key, provider, model, value, usage, hits, created_at`,
-          [unique.slice(i, i + BATCH)],
-        );
-        for (const { usage, created_at, ...rest } of result.rows)
-          found.set(rest.key, { ...rest, ...(usage === null ? {} : { usage }), created_at: iso(created_at) });
-      }
-      return found;
-    },
+    get: (keys) =>
+      // Lookup and hit count in one statement.
+      select(
+        db,
+        keys,
+        `UPDATE verdict_cache SET hits = hits + 1, last_hit_at = now()
+          WHERE key = ANY($1::text[])
+          RETURNING key, provider, model, value, usage, hits, created_at`,
+      ),
+    peek: (keys) =>
+      select(
+        db,
+        keys,
+        `SELECT key, provider, model, value, usage, hits, created_at
+           FROM verdict_cache WHERE key = ANY($1::text[])`,
+      ),
     async put(entries) {
       for (let i = 0; i < entries.length; i += BATCH) {
         const byKey = new Map(entries.slice(i, i + BATCH).map((e) => [e.key, e]));
@@ -142,6 +146,7 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
           entries: r.entries,
           hits: r.hits,
           bytes: r.bytes,
+          saved_usage: { input_tokens: r.saved_input, output_tokens: r.saved_output },
         });
       }
       return stats;
@@ -154,4 +159,20 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
       return result.rowCount;
     },
   };
+}
+
+/** Runs a lookup statement over the keys, 1,000 at a time, and collects the rows by key. */
+async function select(
+  db: Queryable,
+  keys: readonly string[],
+  sql: string,
+): Promise<Map<string, CachedVerdict>> {
+  const found = new Map<string, CachedVerdict>();
+  const unique = [...new Set(keys)];
+  for (let i = 0; i < unique.length; i += BATCH) {
+    const result = await db.query<Raw>(sql, [unique.slice(i, i + BATCH)]);
+    for (const { usage, created_at, ...rest } of result.rows)
+      found.set(rest.key, { ...rest, ...(usage === null ? {} : { usage }), created_at: iso(created_at) });
+  }
+  return found;
 }

@@ -92,6 +92,50 @@ describe("a live judge through the CLI", () => {
   });
 });
 
+describe("the verdict cache through the CLI", () => {
+  it("a second identical eval makes no judge call and prints the same scores; --no-cache calls again", async () => {
+    const db = join(dir, "cached");
+    const first = await cli([...live("--db", db, "--format", "json")]);
+    expect(first.code, first.stderr).toBe(0);
+    const firstJson = JSON.parse(first.stdout);
+    const calls = firstJson.totals.calls;
+    expect(calls).toBeGreaterThan(0);
+
+    let before = server.stats.calls;
+    const second = await cli([...live("--db", db, "--format", "json")]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(server.stats.calls - before).toBe(0);
+    const secondJson = JSON.parse(second.stdout);
+    expect(secondJson.runs.map((r: { dimensions: unknown }) => r.dimensions)).toEqual(
+      firstJson.runs.map((r: { dimensions: unknown }) => r.dimensions),
+    );
+    expect(secondJson.environments).toEqual(firstJson.environments);
+    expect(secondJson.totals.cache).toMatchObject({ misses: 0, saved_calls: calls });
+    expect(secondJson.totals.cache.hits).toBe(firstJson.totals.verdicts);
+    expect(secondJson.totals.cache.saved_tokens.input_tokens).toBeGreaterThan(0);
+
+    // A dry run now finds everything in the cache.
+    const dry = JSON.parse((await cli([...live("--db", db, "--dry-run", "--format", "json")])).stdout).dry_run;
+    expect(dry).toMatchObject({ requests: 0, calls: 0, input_tokens: 0 });
+    expect(dry.cached.verdicts).toBe(firstJson.totals.verdicts);
+
+    before = server.stats.calls;
+    const uncached = await cli([...live("--db", db, "--no-cache", "--format", "json")]);
+    expect(uncached.code, uncached.stderr).toBe(0);
+    expect(server.stats.calls - before).toBe(calls);
+  });
+
+  it("--trials 2 makes two real judgements per verdict, never a cached copy", async () => {
+    const db = join(dir, "trials");
+    const before = server.stats.calls;
+    const r = await cli([...live("--db", db, "--trials", "2", "--dimensions", "fluency", "--format", "json")]);
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(server.stats.calls - before).toBe(json.totals.verdicts);
+    expect(json.runs[0].dimensions.fluency.trials).toHaveLength(2);
+  });
+});
+
 describe("stored messages", () => {
   it("import then eval --from-store with an agent, a window and a seeded sample", async () => {
     const db = join(dir, "stored");

@@ -103,9 +103,17 @@ describe("resume after SIGKILL", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     const resumeCalls = server.stats.calls - beforeResume;
     const missing = wholeCalls - storedBefore;
-    expect(resumeCalls).toBe(missing);
+    // Only missing verdicts are judged (some may even come from the verdict cache, written before the kill).
+    expect(
+      resumeCalls,
+      `resume made ${resumeCalls} calls for ${missing} missing verdicts`,
+    ).toBeLessThanOrEqual(missing);
     // Both parts together: at most one uninterrupted run plus the calls in flight at the kill.
-    expect(beforeResume - before - wholeCalls + resumeCalls).toBeLessThanOrEqual(wholeCalls + CONCURRENCY);
+    const killedCalls = beforeResume - before - wholeCalls;
+    expect(
+      killedCalls + resumeCalls,
+      `killed part ${killedCalls} + resume ${resumeCalls} calls`,
+    ).toBeLessThanOrEqual(wholeCalls + CONCURRENCY);
 
     const a = await storedVerdicts(whole);
     const b = await storedVerdicts(killed);

@@ -38,6 +38,14 @@ describeStore("verdict cache", ({ store }) => {
     expect(found.get("k1")?.hits).toBe(2);
   });
 
+  test("peeking finds stored verdicts without counting a hit", async () => {
+    await store().verdictCache.put([entry("k1")]);
+    const seen = await store().verdictCache.peek(["k1", "k2"]);
+    expect([...seen.keys()]).toEqual(["k1"]);
+    expect(seen.get("k1")?.usage).toEqual({ input_tokens: 100, output_tokens: 20 });
+    expect((await store().verdictCache.stats()).hits).toBe(0);
+  });
+
   test("putting a key again replaces its value and keeps one entry", async () => {
     await store().verdictCache.put([entry("k1")]);
     await store().verdictCache.put([entry("k1", { value: { score: 2, reasoning: "Changed." } })]);
@@ -60,9 +68,9 @@ describeStore("verdict cache", ({ store }) => {
       saved_usage: { input_tokens: 300, output_tokens: 60 },
     });
     expect(stats.bytes).toBeGreaterThan(0);
-    expect(stats.by_model.map((m) => [m.model, m.entries, m.hits])).toEqual([
-      ["claude-haiku-4-5", 1, 1],
-      ["gpt-5-mini", 2, 2],
+    expect(stats.by_model.map((m) => [m.model, m.entries, m.hits, m.saved_usage.input_tokens])).toEqual([
+      ["claude-haiku-4-5", 1, 1, 100],
+      ["gpt-5-mini", 2, 2, 200],
     ]);
   });
 

@@ -1,12 +1,13 @@
 // `dramaturg eval`: evaluate personas in a transcript (or stored messages) and print the scores.
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { InputError, type Transcript } from "../../core/index.ts";
+import { InputError, type Transcript, verdictKeyString } from "../../core/index.ts";
+import { type Judge, peekVerdictCache } from "../../judge/index.ts";
 import { type LoadedPropositions, loadPropositions } from "../../propositions/index.ts";
 import { type EvalResult, renderMarkdown, renderTable } from "../../scorers/index.ts";
 import { openStore, type RunRow, storeExists } from "../../store/index.ts";
 import { printDryRun } from "../dry-run.ts";
-import { createJudge } from "../judge-setup.ts";
+import { createJudge, describeLiveJudge, withVerdictCache } from "../judge-setup.ts";
 import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "../persona-run.ts";
 import { createProgress } from "../progress.ts";
 import { resumeEvaluation } from "../resume.ts";
@@ -139,36 +140,66 @@ export async function evaluate(
   const early = fileTranscript ? await prepare(fileTranscript) : undefined;
   if (options.dryRun) {
     // No judge is built: a dry run needs neither an API key nor a reachable model, and it never
-    // creates a store (it reads one only if it exists, for stored messages).
+    // creates a store (it reads one only if it exists: stored messages, the verdict cache).
     if (!settings.judge.model) createJudge(settings); // throws the "no judge given" message
     const live = !settings.judge.model.startsWith("fixtures:");
+    const descriptor = describeLiveJudge(settings);
+    const wantCache = descriptor !== undefined && settings.cache;
     const store =
-      !fromStore || !storeExists(settings.db) ? undefined : await openStore(settings.db, { migrate: false });
+      (fromStore || wantCache) && storeExists(settings.db)
+        ? await openStore(settings.db, { migrate: false })
+        : undefined;
     try {
       if (fromStore && !store) throw new InputError("no store to read messages from", { place: settings.db });
       const prepared =
         early ?? (await prepare(await transcriptFromStore(store!, { from: windowStart, to: windowEnd })));
+      // What the verdict cache would already answer is left out of the estimate.
+      let cached: { requests: number; verdicts: number } | undefined;
+      let skip: Set<string> | undefined;
+      if (store && wantCache && descriptor) {
+        const requests = prepared.plan.calls.map((c) => c.request);
+        const peek = await peekVerdictCache({
+          requests,
+          descriptor,
+          backend: store.verdictCache,
+          mode: settings.judge.mode,
+        });
+        cached = { requests: peek.requests, verdicts: peek.verdicts };
+        skip = new Set(
+          requests.flatMap((r, k) =>
+            peek.served[k] ? r.items.map((item) => verdictKeyString(item.key)) : [],
+          ),
+        );
+      }
       printDryRun(prepared.plan, {
         settings,
         live,
         judgeName: settings.judge.model,
         format: options.dryRun.format,
+        skip,
+        cached,
       });
       return undefined;
     } finally {
       await store?.close();
     }
   }
-  const { judge } = createJudge(settings);
+  const setupJudge = createJudge(settings);
+  let judge: Judge = setupJudge.judge;
   try {
     const store = await openStore(settings.db);
     try {
       const prepared =
         early ?? (await prepare(await transcriptFromStore(store, { from: windowStart, to: windowEnd })));
+      // A live judge answers from the verdict cache what it has answered before (unless --no-cache).
+      const cached = withVerdictCache(setupJudge, store.verdictCache, settings);
+      judge = cached.judge;
+      await cached.cache?.prefetch(prepared.plan.calls.map((c) => c.request));
       const result = await runPersonaEvaluation({
         ...prepared,
         judge,
         store,
+        cache: cached.cache,
         concurrency: settings.judge.concurrency,
         progress: createProgress("judging", setup.progress && process.stderr.isTTY === true),
         record: options.record,

@@ -1,0 +1,375 @@
+// A verdict cache in front of any judge: answers keyed by a hash of who judges, the full prompt and the
+// settings that change an answer, so an unchanged rerun makes no model call. Storage is a small backend.
+import { createHash } from "node:crypto";
+import {
+  addUsage,
+  stableStringify,
+  type TokenUsage,
+  type VerdictOk,
+  verdictKeyString,
+  ZERO_USAGE,
+} from "../core/index.ts";
+import {
+  assignItemIds,
+  claimsBlock,
+  contextBlocks,
+  DOUBLE_CHECK_MESSAGE,
+  groupConversations,
+  systemPrompt,
+} from "./prompt.ts";
+import type {
+  Judge,
+  JudgeCallOptions,
+  JudgeContext,
+  JudgeDescriptor,
+  JudgeRequest,
+  JudgeResponse,
+  VerdictKind,
+} from "./types.ts";
+
+/** Changes whenever the way keys are computed changes, so old entries are simply never found again. */
+const KEY_VERSION = "dramaturg.verdict-cache/v1";
+
+/** Most keys sent to the backend in one lookup. */
+const LOOKUP_BATCH = 1_000;
+
+/** What the judge answered for one item: the verdict's fields without its key. */
+export interface CachedAnswer {
+  score?: number;
+  count?: number;
+  ideas?: string[];
+  value?: boolean;
+  reasoning: string;
+}
+
+/** One cached judgement. Nothing secret: the key is a hash, provider and model are public names. */
+export interface CachedJudgement {
+  key: string;
+  provider: string;
+  model: string;
+  value: CachedAnswer;
+  /** This item's share of the tokens its call cost. */
+  usage?: TokenUsage;
+}
+
+/**
+ * Where cached judgements live. The store's `verdictCache` repository satisfies it as it is; a Map in a
+ * test does too. `get` may count the lookups it answers as hits; `peek`, when present, never does.
+ */
+export interface VerdictCacheBackend {
+  get(keys: readonly string[]): Promise<ReadonlyMap<string, CachedJudgement>>;
+  put(entries: readonly CachedJudgement[]): Promise<void>;
+  peek?(keys: readonly string[]): Promise<ReadonlyMap<string, CachedJudgement>>;
+}
+
+/** What the cache did for one judge since it was created (the `cache` totals of an evaluation result). */
+export interface VerdictCacheCounters {
+  /** Verdicts served from the cache. */
+  hits: number;
+  /** Verdicts the inner judge had to give (every item of a request that was not fully cached). */
+  misses: number;
+  /** Model calls the served requests would have made (one per conversation, two with double-check). */
+  saved_calls: number;
+  /** Tokens the served verdicts cost when they were first judged. */
+  saved_tokens: TokenUsage;
+  /** Requests answered entirely from the cache. */
+  served_requests: number;
+}
+
+/** What the cache would answer for a set of requests, without judging or counting anything. */
+export interface VerdictCachePeek {
+  /** Requests the cache answers entirely, and the verdicts in them. */
+  requests: number;
+  verdicts: number;
+  /** Model calls and tokens those requests would have cost. */
+  saved_calls: number;
+  saved_tokens: TokenUsage;
+  /** Per request, in the order given: whether the cache answers it entirely. */
+  served: boolean[];
+}
+
+/** The judge settings that change an answer and are not visible in its descriptor or its prompt. */
+export interface VerdictCacheSettings {
+  /** `individual` or `batch`. Batching already shows in the prompt; the mode is keyed all the same. */
+  mode?: string;
+}
+
+export interface CachingJudgeOptions extends VerdictCacheSettings {
+  /** The judge asked on a miss; its descriptor is this judge's descriptor. */
+  judge: Judge;
+  backend: VerdictCacheBackend;
+}
+
+/**
+ * The cache keys of a request's items, in item order: a sha256 of the key version, the judge's provider,
+ * model, base URL, prompt version and temperature, the mode, double-check, the complete prompt of every
+ * conversation the request becomes (system prompt and user message, exactly as sent), and the item's
+ * prompt id, kind and verdict key (trial included, so N trials are N entries).
+ */
+export function verdictCacheKeys(
+  request: JudgeRequest,
+  descriptor: JudgeDescriptor,
+  settings: VerdictCacheSettings = {},
+): string[] {
+  const hash = createHash("sha256").update(
+    stableStringify({
+      version: KEY_VERSION,
+      provider: descriptor.provider,
+      model: descriptor.model,
+      base_url: descriptor.base_url ?? null,
+      prompt_version: descriptor.prompt_version,
+      temperature: descriptor.temperature ?? null,
+      mode: settings.mode ?? null,
+      double_check: request.doubleCheck,
+    }),
+  );
+  if (request.doubleCheck) hash.update(`\u0000${DOUBLE_CHECK_MESSAGE}`);
+  // The user message is claimsBlock + "\n\n" + contextBlocks (see prompt.ts), so hashing the two parts
+  // hashes the full prompt; the context part, shared by a target's requests, is hashed once per object.
+  for (const { kind, items } of groupConversations(request))
+    hash
+      .update(`\u0000${kind}\u0000${systemDigest(kind)}`)
+      .update(`\u0000${claimsBlock(kind, items)}`)
+      .update(`\u0000${contextDigest(request.context)}`);
+  const prompt = hash.digest("hex");
+  const ids = assignItemIds(request.items);
+  return request.items.map((item, i) =>
+    createHash("sha256")
+      .update(`${prompt}\n${ids[i]}\n${item.kind}\n${verdictKeyString(item.key)}`)
+      .digest("hex"),
+  );
+}
+
+// The rendered context of a target is shared by its requests, so its digest is kept per context object
+// (for as long as the object lives), and re-made only when the rendered text is a different string.
+const contextDigests = new WeakMap<JudgeContext, { text: string; digest: string }>();
+const systemDigests = new Map<VerdictKind, string>();
+
+function contextDigest(context: JudgeContext): string {
+  const text = contextBlocks(context);
+  const seen = contextDigests.get(context);
+  if (seen && seen.text === text) return seen.digest;
+  const digest = sha256(text);
+  contextDigests.set(context, { text, digest });
+  return digest;
+}
+
+function systemDigest(kind: VerdictKind): string {
+  let digest = systemDigests.get(kind);
+  if (digest === undefined) systemDigests.set(kind, (digest = sha256(systemPrompt(kind))));
+  return digest;
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Model calls a request costs when nothing fails: one per conversation, a second turn with double-check. */
+function callsOf(request: JudgeRequest): number {
+  return groupConversations(request).length * (request.doubleCheck ? 2 : 1);
+}
+
+/**
+ * Wraps a judge with a verdict cache. A request is served from the cache only when every item is cached
+ * (then no model call at all); otherwise the inner judge judges the whole request, because a batch prompt
+ * is what the cached answers were given to, and each ok verdict it returns is stored. Errored verdicts are
+ * never stored. Call {@link CachingJudge.prefetch} before a large run to look every key up in bulk.
+ */
+export class CachingJudge implements Judge {
+  readonly descriptor: JudgeDescriptor;
+  private readonly inner: Judge;
+  private readonly backend: VerdictCacheBackend;
+  private readonly settings: VerdictCacheSettings;
+  /** Entries found by `prefetch` (hits already counted in the backend) and entries stored since. */
+  private readonly memory = new Map<string, CachedJudgement>();
+  /** Keys by request object: prefetch computes them, judge() reuses them (requests are not mutated). */
+  private readonly keys = new WeakMap<JudgeRequest, string[]>();
+  /** Keys `prefetch` looked up: a key in here but not in `memory` is known to be missing. */
+  private readonly looked = new Set<string>();
+  private readonly tally: VerdictCacheCounters = {
+    hits: 0,
+    misses: 0,
+    saved_calls: 0,
+    saved_tokens: { ...ZERO_USAGE },
+    served_requests: 0,
+  };
+
+  constructor({ judge, backend, mode }: CachingJudgeOptions) {
+    this.inner = judge;
+    this.backend = backend;
+    this.settings = { mode };
+    this.descriptor = judge.descriptor;
+  }
+
+  /** What the cache has done so far. */
+  get counters(): VerdictCacheCounters {
+    return { ...this.tally, saved_tokens: { ...this.tally.saved_tokens } };
+  }
+
+  /** The cache keys of a request's items, as this judge computes them. */
+  keysOf(request: JudgeRequest): string[] {
+    let keys = this.keys.get(request);
+    if (!keys) this.keys.set(request, (keys = verdictCacheKeys(request, this.descriptor, this.settings)));
+    return keys;
+  }
+
+  /**
+   * Looks up every key of many requests at once (one backend call per 1,000 keys) and keeps what it finds
+   * in memory, so the requests that follow need no lookup of their own. With a backend that can `peek`,
+   * hits are counted in the store only for the requests the cache will answer entirely.
+   */
+  async prefetch(requests: readonly JudgeRequest[]): Promise<void> {
+    const keysByRequest = requests.map((r) => this.keysOf(r));
+    const wanted = [...new Set(keysByRequest.flat())].filter((k) => !this.looked.has(k));
+    if (!this.backend.peek) {
+      for (const [key, entry] of await lookup(wanted, (batch) => this.backend.get(batch)))
+        this.memory.set(key, entry);
+      for (const key of wanted) this.looked.add(key);
+      return;
+    }
+    const found = await lookup(wanted, (batch) => this.backend.peek!(batch));
+    for (const key of wanted) this.looked.add(key);
+    const has = (key: string) => found.has(key) || this.memory.has(key);
+    const served = [...new Set(keysByRequest.filter((keys) => keys.every(has)).flat())].filter((k) =>
+      found.has(k),
+    );
+    // The counting lookup returns the same entries; it is what records the hits.
+    for (const [key, entry] of await lookup(served, (batch) => this.backend.get(batch)))
+      this.memory.set(key, entry);
+  }
+
+  /** How many of these requests and verdicts the cache would answer now. Counts no hit, calls no model. */
+  async peek(requests: readonly JudgeRequest[]): Promise<VerdictCachePeek> {
+    const keysByRequest = requests.map((r) => this.keysOf(r));
+    const unknown = [...new Set(keysByRequest.flat())].filter((k) => !this.memory.has(k));
+    const found = await lookup(unknown, (batch) =>
+      (this.backend.peek ?? this.backend.get).call(this.backend, batch),
+    );
+    const entryOf = (key: string) => this.memory.get(key) ?? found.get(key);
+    const result: VerdictCachePeek = {
+      requests: 0,
+      verdicts: 0,
+      saved_calls: 0,
+      saved_tokens: { ...ZERO_USAGE },
+      served: [],
+    };
+    keysByRequest.forEach((keys, i) => {
+      const entries = keys.map(entryOf);
+      const served = entries.every((e) => e !== undefined);
+      result.served.push(served);
+      if (!served) return;
+      result.requests++;
+      result.verdicts += keys.length;
+      result.saved_calls += callsOf(requests[i]!);
+      for (const e of entries) result.saved_tokens = addUsage(result.saved_tokens, e!.usage ?? ZERO_USAGE);
+    });
+    return result;
+  }
+
+  async judge(request: JudgeRequest, options: JudgeCallOptions = {}): Promise<JudgeResponse> {
+    const keys = this.keysOf(request);
+    const cached = await this.cached(keys);
+    if (cached) {
+      this.tally.hits += keys.length;
+      this.tally.served_requests++;
+      this.tally.saved_calls += callsOf(request);
+      for (const e of cached)
+        this.tally.saved_tokens = addUsage(this.tally.saved_tokens, e.usage ?? ZERO_USAGE);
+      return {
+        verdicts: request.items.map((item, i) => ({ ok: true, key: item.key, ...cached[i]!.value })),
+        usage: { ...ZERO_USAGE },
+        calls: 0,
+      };
+    }
+    const response = await this.inner.judge(request, options);
+    this.tally.misses += request.items.length;
+    const shares = splitUsage(response.usage, request.items.length);
+    const entries: CachedJudgement[] = [];
+    response.verdicts.forEach((verdict, i) => {
+      if (!verdict.ok || verdict.trivial) return;
+      entries.push({
+        key: keys[i]!,
+        provider: this.descriptor.provider,
+        model: this.descriptor.model,
+        value: answerOf(verdict),
+        usage: shares[i]!,
+      });
+    });
+    if (entries.length > 0) {
+      await this.backend.put(entries);
+      for (const e of entries) this.memory.set(e.key, e);
+    }
+    return response;
+  }
+
+  async close(): Promise<void> {
+    await this.inner.close?.();
+  }
+
+  /** The entries of every key, in order, or undefined when any is missing (hits counted once, here or in prefetch). */
+  private async cached(keys: readonly string[]): Promise<CachedJudgement[] | undefined> {
+    const inMemory = keys.map((k) => this.memory.get(k));
+    if (inMemory.every((e) => e !== undefined)) return inMemory as CachedJudgement[];
+    // Prefetch already looked for the missing ones: no need to ask again.
+    if (keys.every((k, i) => inMemory[i] !== undefined || this.looked.has(k))) return undefined;
+    const missing = keys.filter((_, i) => inMemory[i] === undefined);
+    if (this.backend.peek) {
+      const seen = await this.backend.peek(missing);
+      if (!missing.every((k) => seen.has(k))) return undefined;
+    }
+    const found = await this.backend.get(missing);
+    const entries = keys.map((k) => this.memory.get(k) ?? found.get(k));
+    return entries.every((e) => e !== undefined) ? (entries as CachedJudgement[]) : undefined;
+  }
+}
+
+/**
+ * What the cache would answer for these requests of a judge known only by its descriptor (a dry run
+ * builds no judge and needs no API key). Counts no hit and calls nothing.
+ */
+export function peekVerdictCache({
+  requests,
+  descriptor,
+  backend,
+  mode,
+}: {
+  requests: readonly JudgeRequest[];
+  descriptor: JudgeDescriptor;
+  backend: VerdictCacheBackend;
+  mode?: string;
+}): Promise<VerdictCachePeek> {
+  const unjudged: Judge = {
+    descriptor,
+    judge: () => Promise.reject(new Error("a cache peek never judges")),
+  };
+  return new CachingJudge({ judge: unjudged, backend, mode }).peek(requests);
+}
+
+/** A verdict's answer fields (no key, no flags). */
+function answerOf(verdict: VerdictOk): CachedAnswer {
+  const answer: CachedAnswer = { reasoning: verdict.reasoning };
+  if (verdict.score !== undefined) answer.score = verdict.score;
+  if (verdict.count !== undefined) answer.count = verdict.count;
+  if (verdict.ideas !== undefined) answer.ideas = [...verdict.ideas];
+  if (verdict.value !== undefined) answer.value = verdict.value;
+  return answer;
+}
+
+/** Whole-token shares of a request's usage, one per item, summing to the total. */
+function splitUsage(usage: TokenUsage, parts: number): TokenUsage[] {
+  const share = (total: number, i: number) => Math.floor(total / parts) + (i < total % parts ? 1 : 0);
+  return Array.from({ length: parts }, (_, i) => ({
+    input_tokens: share(usage.input_tokens, i),
+    output_tokens: share(usage.output_tokens, i),
+  }));
+}
+
+async function lookup(
+  keys: readonly string[],
+  fetch: (batch: readonly string[]) => Promise<ReadonlyMap<string, CachedJudgement>>,
+): Promise<Map<string, CachedJudgement>> {
+  const found = new Map<string, CachedJudgement>();
+  for (let i = 0; i < keys.length; i += LOOKUP_BATCH)
+    for (const [key, entry] of await fetch(keys.slice(i, i + LOOKUP_BATCH))) found.set(key, entry);
+  return found;
+}

@@ -1,0 +1,71 @@
+// `dramaturg cache stats|clear` over a store holding cached verdicts of two models.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/index.ts";
+import { cli } from "./run-cli.ts";
+
+let db: string;
+
+beforeEach(async () => {
+  db = join(mkdtempSync(join(tmpdir(), "dramaturg-cache-")), "store");
+  const store = await openStore(db);
+  const entry = (key: string, provider: string, model: string) => ({
+    key,
+    provider,
+    model,
+    value: { score: 7, reasoning: "In character." },
+    usage: { input_tokens: 1000, output_tokens: 50 },
+  });
+  await store.verdictCache.put([
+    entry("a", "openai", "gpt-4o-mini"),
+    entry("b", "openai", "gpt-4o-mini"),
+    entry("c", "anthropic", "claude-haiku-4-5"),
+  ]);
+  await store.verdictCache.get(["a", "b"]);
+  await store.close();
+});
+
+describe("dramaturg cache", () => {
+  it("stats prints entries, hits, size and saved tokens in total and by model", async () => {
+    const r = await cli(["cache", "stats", "--db", db]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/entries 3 · hits 2 · size [\d.]+ (B|KiB) · tokens saved 2,000 in \+ 100 out/);
+    expect(r.stdout).toMatch(/openai:gpt-4o-mini\s+2\s+2\s+.*2,000 in \+ 100 out/);
+    expect(r.stdout).toMatch(/anthropic:claude-haiku-4-5\s+1\s+0/);
+  });
+
+  it("stats --format json gives the same figures as data", async () => {
+    const r = await cli(["cache", "stats", "--db", db, "--format", "json"]);
+    const { cache } = JSON.parse(r.stdout);
+    expect(cache).toMatchObject({
+      entries: 3,
+      hits: 2,
+      saved_usage: { input_tokens: 2000, output_tokens: 100 },
+    });
+    expect(cache.by_model).toHaveLength(2);
+  });
+
+  it("clear --model removes one model's entries and keeps the rest", async () => {
+    const r = await cli(["cache", "clear", "--db", db, "--model", "openai:gpt-4o-mini"]);
+    expect(r.stdout).toMatch(/cleared 2 cached verdicts of openai:gpt-4o-mini/);
+    const { cache } = JSON.parse((await cli(["cache", "stats", "--db", db, "--format", "json"])).stdout);
+    expect(cache.by_model.map((m: { model: string }) => m.model)).toEqual(["claude-haiku-4-5"]);
+  });
+
+  it("clear without --model empties the cache", async () => {
+    expect((await cli(["cache", "clear", "--db", db])).stdout).toMatch(/cleared 3 cached verdicts/);
+    expect(
+      JSON.parse((await cli(["cache", "stats", "--db", db, "--format", "json"])).stdout).cache.entries,
+    ).toBe(0);
+  });
+
+  it("stats on a folder with no store reports an empty cache and creates nothing", async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), "dramaturg-cache-")), "none");
+    const r = await cli(["cache", "stats", "--db", missing]);
+    expect(r.stdout).toMatch(/entries 0/);
+    const { existsSync } = await import("node:fs");
+    expect(existsSync(missing)).toBe(false);
+  });
+});

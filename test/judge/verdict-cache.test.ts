@@ -1,0 +1,271 @@
+// The verdict cache in front of the LLM judge, against the fake OpenAI server and an in-memory store.
+import { createOpenAI } from "@ai-sdk/openai";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { JudgeItem, JudgeRequest, VerdictCacheBackend } from "../../src/judge/index.ts";
+import { CachingJudge, LlmJudge, peekVerdictCache, verdictCacheKeys } from "../../src/judge/index.ts";
+import { openStore, type Store } from "../../src/store/index.ts";
+import type { FakeOpenAIServer, FakeOpenAIServerOptions } from "../../src/testing/index.ts";
+import { startFakeOpenAIServer } from "../../src/testing/index.ts";
+
+const API_KEY = "sk-cache-test-0123456789abcdef";
+
+let store: Store;
+let server: FakeOpenAIServer | undefined;
+
+beforeAll(async () => {
+  store = await openStore("memory://");
+});
+afterAll(async () => {
+  await store.close();
+});
+beforeEach(async () => {
+  await store.verdictCache.clear();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function setup(serverOptions: FakeOpenAIServerOptions = {}, backend?: VerdictCacheBackend) {
+  server = await startFakeOpenAIServer(serverOptions);
+  const inner = new LlmJudge({
+    model: createOpenAI({ baseURL: server.url, apiKey: API_KEY }).chat("fake-model"),
+    // One base URL whatever the port, so a restarted server is the same judge (the URL is part of the key).
+    descriptor: { provider: "openai", model: "fake-model", base_url: "http://judge.test/v1" },
+    temperature: 0,
+    maxRetries: 0,
+  });
+  const judge = new CachingJudge({ judge: inner, backend: backend ?? store.verdictCache, mode: "batch" });
+  return { server, judge };
+}
+
+const item = (id: string, { trial = 1, claim }: { trial?: number; claim?: string } = {}): JudgeItem => ({
+  key: { dimension: "adherence", proposition_id: id, agent_id: "marta", message_id: "m1", trial },
+  kind: "score",
+  claim: claim ?? `Marta keeps to her persona (${id}).`,
+});
+
+const request = (items: JudgeItem[], persona = "A talkative baker."): JudgeRequest => ({
+  items,
+  context: {
+    persona: { name: "Marta", text: persona },
+    trajectory: { title: "Marta in #general", text: "#1 Marta acts: [TALK] Bom dia!" },
+  },
+  doubleCheck: false,
+});
+
+/** A backend over the store's repository that counts the lookups made through it. */
+function countingBackend() {
+  const calls = { get: 0, peek: 0, put: 0 };
+  const backend: VerdictCacheBackend = {
+    get: (keys) => {
+      calls.get++;
+      return store.verdictCache.get(keys);
+    },
+    peek: (keys) => {
+      calls.peek++;
+      return store.verdictCache.peek(keys);
+    },
+    put: (entries) => {
+      calls.put++;
+      return store.verdictCache.put(entries);
+    },
+  };
+  return { backend, calls };
+}
+
+describe("CachingJudge", () => {
+  it("a second identical request makes no server call and gives the same verdicts", async () => {
+    const { judge, server } = await setup();
+    const first = await judge.judge(request([item("traits"), item("style")]));
+    expect(server.stats.calls).toBe(1);
+    const second = await judge.judge(request([item("traits"), item("style")]));
+    expect(server.stats.calls).toBe(1);
+    expect(second.verdicts).toEqual(first.verdicts);
+    expect(second.calls).toBe(0);
+  });
+
+  it("a fresh judge over the same store is served too, as a rerun would be", async () => {
+    const a = await setup();
+    const first = await a.judge.judge(request([item("traits")]));
+    await server!.close();
+    const b = await setup();
+    const second = await b.judge.judge(request([item("traits")]));
+    expect(b.server.stats.calls).toBe(0);
+    expect(second.verdicts).toEqual(first.verdicts);
+  });
+
+  it("a changed claim is judged again", async () => {
+    const { judge, server } = await setup();
+    await judge.judge(request([item("traits")]));
+    await judge.judge(request([item("traits", { claim: "Marta never swears." })]));
+    expect(server.stats.calls).toBe(2);
+  });
+
+  it("a changed persona is judged again", async () => {
+    const { judge, server } = await setup();
+    await judge.judge(request([item("traits")]));
+    await judge.judge(request([item("traits")], "A silent fisherman."));
+    expect(server.stats.calls).toBe(2);
+  });
+
+  it("another trial of the same request is a real judgement, not a copy", async () => {
+    const { judge, server } = await setup();
+    await judge.judge(request([item("traits", { trial: 1 })]));
+    await judge.judge(request([item("traits", { trial: 2 })]));
+    expect(server.stats.calls).toBe(2);
+    expect(judge.counters.hits).toBe(0);
+  });
+
+  it("errored verdicts are not cached, so the next run asks again", async () => {
+    const { judge, server } = await setup({ faults: [{ type: "500" }] });
+    const first = await judge.judge(request([item("traits")]));
+    expect(first.verdicts[0]!.ok).toBe(false);
+    expect((await store.verdictCache.stats()).entries).toBe(0);
+    const second = await judge.judge(request([item("traits")]));
+    expect(second.verdicts[0]!.ok).toBe(true);
+    expect(server.stats.calls).toBe(2);
+  });
+
+  it("a request with one item not cached is judged whole and then cached whole", async () => {
+    const { judge, server } = await setup();
+    await judge.judge(request([item("traits")]));
+    await judge.judge(request([item("traits"), item("style")]));
+    expect(server.stats.calls).toBe(2);
+    await judge.judge(request([item("traits"), item("style")]));
+    expect(server.stats.calls).toBe(2);
+  });
+
+  it("counts hits, misses, saved calls and the tokens the served verdicts first cost", async () => {
+    const { judge } = await setup();
+    const first = await judge.judge(request([item("traits"), item("style"), item("knowledge")]));
+    await judge.judge(request([item("traits"), item("style"), item("knowledge")]));
+    expect(judge.counters).toEqual({
+      hits: 3,
+      misses: 3,
+      saved_calls: 1,
+      served_requests: 1,
+      saved_tokens: first.usage,
+    });
+  });
+
+  it("stores each item's whole-token share of the call's usage", async () => {
+    const { judge } = await setup();
+    const first = await judge.judge(request([item("traits"), item("style"), item("knowledge")]));
+    const keys = verdictCacheKeys(
+      request([item("traits"), item("style"), item("knowledge")]),
+      judge.descriptor,
+      {
+        mode: "batch",
+      },
+    );
+    const entries = [...(await store.verdictCache.peek(keys)).values()];
+    const inputs = entries.map((e) => e.usage!.input_tokens);
+    expect(inputs.reduce((a, b) => a + b, 0)).toBe(first.usage.input_tokens);
+    expect(Math.max(...inputs) - Math.min(...inputs)).toBeLessThanOrEqual(1);
+  });
+
+  it("no API key appears in any stored key or value", async () => {
+    const { judge } = await setup();
+    await judge.judge(request([item("traits"), item("style")]));
+    const raw = await store.db.query("SELECT * FROM verdict_cache");
+    expect(raw.rowCount).toBe(2);
+    const text = JSON.stringify(raw.rows);
+    expect(text).not.toContain(API_KEY);
+    expect(text).not.toContain("cache-test");
+  });
+
+  it("prefetch looks up many requests in one backend call per thousand keys, then serves them without calls", async () => {
+    const requests = Array.from({ length: 1200 }, (_, i) => request([item(`p${i}`)]));
+    const warm = await setup();
+    for (let i = 0; i < requests.length; i += 100)
+      await Promise.all(requests.slice(i, i + 100).map((r) => warm.judge.judge(r)));
+    await server!.close();
+    const { backend, calls } = countingBackend();
+    const { judge, server: cold } = await setup({}, backend);
+    await judge.prefetch(requests);
+    expect(calls).toEqual({ get: 2, peek: 2, put: 0 });
+    for (const r of requests) await judge.judge(r);
+    expect(calls).toEqual({ get: 2, peek: 2, put: 0 });
+    expect(cold.stats.calls).toBe(0);
+    expect(judge.counters.hits).toBe(1200);
+  });
+
+  it("prefetch counts a hit in the store only for requests it will answer entirely", async () => {
+    const { judge } = await setup();
+    await judge.judge(request([item("traits")]));
+    const again = new CachingJudge({ judge: judge, backend: store.verdictCache, mode: "batch" });
+    await again.prefetch([request([item("traits")]), request([item("traits"), item("style")])]);
+    expect((await store.verdictCache.stats()).hits).toBe(1);
+  });
+
+  it("peek says what the cache would answer without counting hits or calling the model", async () => {
+    const { judge, server } = await setup();
+    const first = await judge.judge(request([item("traits"), item("style")]));
+    const report = await judge.peek([request([item("traits"), item("style")]), request([item("other")])]);
+    expect(report).toEqual({
+      requests: 1,
+      verdicts: 2,
+      saved_calls: 1,
+      saved_tokens: first.usage,
+      served: [true, false],
+    });
+    expect(server.stats.calls).toBe(1);
+    expect((await store.verdictCache.stats()).hits).toBe(0);
+    expect(judge.counters.hits).toBe(0);
+  });
+});
+
+describe("peekVerdictCache", () => {
+  it("answers for a judge known only by its descriptor, as a dry run has it", async () => {
+    const { judge } = await setup();
+    await judge.judge(request([item("traits")]));
+    const report = await peekVerdictCache({
+      requests: [request([item("traits")]), request([item("style")])],
+      descriptor: { ...judge.descriptor },
+      backend: store.verdictCache,
+      mode: "batch",
+    });
+    expect(report).toMatchObject({ requests: 1, verdicts: 1, served: [true, false] });
+  });
+});
+
+describe("verdictCacheKeys", () => {
+  const descriptor = { provider: "openai", model: "m", prompt_version: "p", temperature: 0 };
+  const base = verdictCacheKeys(request([item("traits")]), descriptor, { mode: "individual" });
+
+  it("differ by temperature, model, base URL, mode and double-check", () => {
+    const variants = [
+      verdictCacheKeys(
+        request([item("traits")]),
+        { ...descriptor, temperature: 0.7 },
+        { mode: "individual" },
+      ),
+      verdictCacheKeys(request([item("traits")]), { ...descriptor, model: "n" }, { mode: "individual" }),
+      verdictCacheKeys(
+        request([item("traits")]),
+        { ...descriptor, base_url: "http://x/v1" },
+        { mode: "individual" },
+      ),
+      verdictCacheKeys(request([item("traits")]), descriptor, { mode: "batch" }),
+      verdictCacheKeys({ ...request([item("traits")]), doubleCheck: true }, descriptor, {
+        mode: "individual",
+      }),
+    ];
+    for (const keys of variants) expect(keys[0]).not.toBe(base[0]);
+  });
+
+  it("follow a context changed after it was keyed", () => {
+    const changed = request([item("traits")]);
+    const before = verdictCacheKeys(changed, descriptor, { mode: "individual" });
+    changed.context.trajectory.text = "#1 Marta acts: [TALK] Boa noite!";
+    expect(verdictCacheKeys(changed, descriptor, { mode: "individual" })).not.toEqual(before);
+  });
+
+  it("are the same for the same request however its objects were built", () => {
+    const again = verdictCacheKeys(JSON.parse(JSON.stringify(request([item("traits")]))), descriptor, {
+      mode: "individual",
+    });
+    expect(again).toEqual(base);
+  });
+});
