@@ -115,7 +115,9 @@ describe("the verdict cache through the CLI", () => {
     expect(secondJson.totals.cache.saved_tokens.input_tokens).toBeGreaterThan(0);
 
     // A dry run now finds everything in the cache.
-    const dry = JSON.parse((await cli([...live("--db", db, "--dry-run", "--format", "json")])).stdout).dry_run;
+    const dry = JSON.parse(
+      (await cli([...live("--db", db, "--dry-run", "--format", "json")])).stdout,
+    ).dry_run;
     expect(dry).toMatchObject({ requests: 0, calls: 0, input_tokens: 0 });
     expect(dry.cached.verdicts).toBe(firstJson.totals.verdicts);
 
@@ -128,7 +130,9 @@ describe("the verdict cache through the CLI", () => {
   it("--trials 2 makes two real judgements per verdict, never a cached copy", async () => {
     const db = join(dir, "trials");
     const before = server.stats.calls;
-    const r = await cli([...live("--db", db, "--trials", "2", "--dimensions", "fluency", "--format", "json")]);
+    const r = await cli([
+      ...live("--db", db, "--trials", "2", "--dimensions", "fluency", "--format", "json"),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout);
     expect(server.stats.calls - before).toBe(json.totals.verdicts);
