@@ -136,7 +136,10 @@ export function renderTable(result: EvalResult): string {
     `${t.requests} judge requests`,
     `${t.token_usage.input_tokens} input / ${t.token_usage.output_tokens} output tokens`,
   ];
-  if (t.cache) parts.push(`cache: ${t.cache.hits} hits saved ${t.cache.saved_calls} calls`);
+  if (t.cache)
+    parts.push(
+      `cache: ${t.cache.hits} hits saved ${t.cache.saved_calls} calls and ${t.cache.saved_tokens.input_tokens + t.cache.saved_tokens.output_tokens} tokens`,
+    );
   if (t.resumed) parts.push(`resumed: ${t.resumed.reused_verdicts} verdicts reused`);
   out.push(parts.join(" · "));
   if (t.errored > 0) out.push(`warning: ${t.errored} verdicts errored and were left out of the scores`);
