@@ -1,9 +1,12 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
-// writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, text-stats, store-writes).
+// writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
+// text-stats, store-writes).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import { fileURLToPath } from "node:url";
+import { benchWarmCache } from "./cache.bench.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
+import { benchResume, type ResumeFigures } from "./resume.bench.ts";
 import { benchStoreWrites } from "./store.bench.ts";
 import { benchText } from "./text.bench.ts";
 
@@ -32,6 +35,9 @@ const MESSAGES = 1_000;
 const MIN_VERDICTS_PER_SECOND = 2_000;
 /** The store alone must be far above the end-to-end rate; five times it is our reading of "far". */
 const MIN_STORE_ROWS_PER_SECOND = 5 * MIN_VERDICTS_PER_SECOND;
+/** Issue 11: a warm-cache rerun, end to end (plan, cache keys and lookup, run with its score writes). */
+const MIN_CACHED_VERDICTS_PER_SECOND = 10_000;
+const RESUME_LATENCY_MS = 20;
 
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -154,6 +160,99 @@ const benchmarks: Benchmark[] = [
           fake_server_batch_worker_thread: fakeThread,
           fake_server_batch_cold_100_messages: coldFake,
         },
+      };
+    },
+  },
+  {
+    name: "cache-warm",
+    about: `${fmt(MESSAGES)} messages × 5 propositions, individual mode, rerun with a warm verdict cache against the fake server (plan + cache keys + prefetch + run with its PGlite writes)`,
+    async run() {
+      // A small cold + warm pair first, so JIT warm-up (and which benchmark ran before) does not count.
+      log("  warm-up, 100 messages…");
+      const warmUp = await benchWarmCache(100);
+      log(`  cold run then warm rerun, ${fmt(MESSAGES)} messages…`);
+      const warm = await benchWarmCache(MESSAGES);
+      const expected = MESSAGES * 5;
+      return {
+        checks: [
+          {
+            metric: "verdicts / errored / cache hits",
+            value: `${fmt(warm.verdicts)} / ${warm.errored} / ${fmt(warm.cache_hits)}`,
+            target: `${fmt(expected)} / 0 / ${fmt(expected)}`,
+            pass: warm.verdicts === expected && warm.errored === 0 && warm.cache_hits === expected,
+          },
+          {
+            metric: "judge calls during the warm rerun",
+            value: fmt(warm.warm_server_calls),
+            target: "0",
+            pass: warm.warm_server_calls === 0,
+          },
+          {
+            metric: "same scores as the cold run",
+            value: warm.same_scores ? "yes" : "no",
+            target: "yes",
+            pass: warm.same_scores,
+          },
+          {
+            metric: "cached verdicts/s end to end (wall)",
+            value: `${fmt(warm.verdicts_per_second)} (${fmt(warm.wall_ms)} ms)`,
+            target: `≥ ${fmt(MIN_CACHED_VERDICTS_PER_SECOND)}`,
+            pass: warm.verdicts_per_second >= MIN_CACHED_VERDICTS_PER_SECOND,
+          },
+          {
+            metric: "plan / prefetch (keys + lookup) / run",
+            value: `${fmt(warm.plan_ms)} / ${fmt(warm.prefetch_ms)} / ${fmt(warm.run_ms)} ms`,
+          },
+          {
+            metric: "warm-up, 100 messages: verdicts/s",
+            value: fmt(warmUp.verdicts_per_second),
+          },
+        ],
+        details: { warm, warm_up_100_messages: warmUp },
+      };
+    },
+  },
+  {
+    name: "resume",
+    about: `dramaturg eval (a real process, 600 messages × 5 propositions, fake server at ${RESUME_LATENCY_MS} ms, concurrency ${CONCURRENCY}) SIGKILLed at 50% of an uninterrupted run's calls, then eval --resume`,
+    async run() {
+      log("  without the cache: uninterrupted run, killed run, resume…");
+      const bare = await benchResume({
+        concurrency: CONCURRENCY,
+        latencyMs: RESUME_LATENCY_MS,
+        cache: false,
+      });
+      log("  with the cache (killed run and resume), for comparison…");
+      const cached = await benchResume({
+        concurrency: CONCURRENCY,
+        latencyMs: RESUME_LATENCY_MS,
+        cache: true,
+      });
+      const checks = (label: string, r: ResumeFigures, target: boolean): Check[] => [
+        {
+          metric: `${label}: calls killed part + resume (uninterrupted + concurrency)`,
+          value: `${fmt(r.part1_calls)} + ${fmt(r.part2_calls)} = ${fmt(r.part1_calls + r.part2_calls)} (${fmt(r.whole_calls)} + ${r.concurrency})`,
+          ...(target
+            ? {
+                target: `≤ ${fmt(r.whole_calls + r.concurrency)}`,
+                pass: r.part1_calls + r.part2_calls <= r.whole_calls + r.concurrency,
+              }
+            : {}),
+        },
+        {
+          metric: `${label}: killed at (stored by then)`,
+          value: `${fmt(r.kill_at_calls)} calls (${fmt(r.part1_stored)} verdicts)`,
+        },
+        {
+          metric: `${label}: resumed scores equal the uninterrupted run's; duplicate rows`,
+          value: `${r.same_scores && r.same_overall ? "yes" : "no"}; ${r.duplicate_rows}`,
+          target: "yes; 0",
+          pass: r.same_scores && r.same_overall && r.duplicate_rows === 0 && r.status === "completed",
+        },
+      ];
+      return {
+        checks: [...checks("--no-cache", bare, true), ...checks("cache on", cached, false)],
+        details: { no_cache: bare, cache: cached },
       };
     },
   },

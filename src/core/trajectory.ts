@@ -111,17 +111,49 @@ export function renderTrajectory(
   window: Window,
   viewpoint: { name: string } | { channel: string },
 ): string {
-  const numbered = events.map((event, index) => ({ event, index }));
-  const { head, omitted, tail } = windowEvents(numbered, window);
-  const line = ({ event, index }: { event: TrajectoryEvent; index: number }) => {
-    const where = event.message.recipient !== undefined ? "DM" : `#${event.message.channel}`;
-    return `#${index + 1} [${event.message.at} ${where}] ${formatEvent(event, viewpoint)}`;
-  };
-  const lines = head.map(line);
-  if (omitted > 0) lines.push(`(… ${omitted} events omitted …)`);
-  lines.push(...tail.map(line));
-  if (lines.length === 0) return "(no events)";
-  return lines.join("\n");
+  return new TrajectoryRenderer(events, viewpoint).render(window);
+}
+
+/**
+ * Renders windows of the first `end` events of one trajectory, each exactly as {@link renderTrajectory}
+ * renders `events.slice(0, end)`. A plan renders one such window per message of an agent (up to that
+ * message), and consecutive windows share most of their lines: each event's line is made once, the first
+ * time a window needs it, instead of once per window.
+ */
+export class TrajectoryRenderer {
+  private readonly lines: (string | undefined)[];
+
+  constructor(
+    private readonly events: readonly TrajectoryEvent[],
+    private readonly viewpoint: { name: string } | { channel: string },
+  ) {
+    this.lines = new Array(events.length);
+  }
+
+  render({ first_n, last_n }: Window, end = this.events.length): string {
+    if (end === 0) return "(no events)";
+    // The window of windowEvents, worked out on indices rather than on a copy of the events.
+    const lines: string[] = [];
+    if (end <= first_n + last_n) {
+      for (let i = 0; i < end; i++) lines.push(this.line(i));
+    } else {
+      for (let i = 0; i < first_n; i++) lines.push(this.line(i));
+      lines.push(`(… ${end - first_n - last_n} events omitted …)`);
+      for (let i = end - last_n; i < end; i++) lines.push(this.line(i));
+    }
+    return lines.join("\n");
+  }
+
+  private line(index: number): string {
+    let line = this.lines[index];
+    if (line === undefined) {
+      const event = this.events[index]!;
+      const where = event.message.recipient !== undefined ? "DM" : `#${event.message.channel}`;
+      line = `#${index + 1} [${event.message.at} ${where}] ${formatEvent(event, this.viewpoint)}`;
+      this.lines[index] = line;
+    }
+    return line;
+  }
 }
 
 /** The persona as the judge reads it: text as is, objects as indented JSON. */

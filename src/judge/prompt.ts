@@ -280,7 +280,8 @@ export function claimsBlock(kind: VerdictKind, items: readonly PromptItem[]): st
 // context changed after use is rendered again rather than served stale.
 const renderedContexts = new WeakMap<JudgeContext, { parts: unknown[]; text: string }>();
 
-function contextParts(c: JudgeContext): unknown[] {
+/** The fields a context's text is rendered from, to tell whether a context object changed since. */
+export function contextParts(c: JudgeContext): unknown[] {
   return [
     c.persona?.name,
     c.persona?.text,
@@ -298,22 +299,27 @@ export function contextBlocks(context: JudgeContext): string {
   const parts = contextParts(context);
   const seen = renderedContexts.get(context);
   if (seen?.parts.every((p, i) => p === parts[i])) return seen.text;
-  const blocks: string[] = [];
-  if (context.persona)
-    blocks.push(block("persona", `name="${attribute(context.persona.name)}"`, context.persona.text));
-  blocks.push(block("trajectory", `title="${attribute(context.trajectory.title)}"`, context.trajectory.text));
-  if (context.action)
-    blocks.push(block("message", `from="${attribute(context.action.name)}"`, context.action.text));
-  if (context.evidence !== undefined) blocks.push(block("evidence", "", context.evidence));
-  if (context.additional !== undefined)
-    blocks.push(block("data", `name="additional context"`, context.additional));
-  const text = blocks.join("\n\n");
+  const text = contextPieces(context).join("");
   renderedContexts.set(context, { parts, text });
   return text;
 }
 
-function block(tag: string, attributes: string, body: string): string {
-  return `<${tag}${attributes ? ` ${attributes}` : ""}>\n${escapeDelimiters(body)}\n</${tag}>`;
+/**
+ * The text of {@link contextBlocks} in pieces whose concatenation it is, so that it can be hashed without
+ * being built: a warm cache needs only the hash, and each context's text is tens of kilobytes.
+ */
+export function contextPieces(context: JudgeContext): string[] {
+  const pieces: string[] = [];
+  const block = (tag: string, attributes: string, body: string) => {
+    if (pieces.length > 0) pieces.push("\n\n");
+    pieces.push(`<${tag}${attributes ? ` ${attributes}` : ""}>\n`, escapeDelimiters(body), `\n</${tag}>`);
+  };
+  if (context.persona) block("persona", `name="${attribute(context.persona.name)}"`, context.persona.text);
+  block("trajectory", `title="${attribute(context.trajectory.title)}"`, context.trajectory.text);
+  if (context.action) block("message", `from="${attribute(context.action.name)}"`, context.action.text);
+  if (context.evidence !== undefined) block("evidence", "", context.evidence);
+  if (context.additional !== undefined) block("data", `name="additional context"`, context.additional);
+  return pieces;
 }
 
 /** Text safe inside a double-quoted attribute: no quote, no angle bracket, one line. */

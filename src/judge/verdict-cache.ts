@@ -1,6 +1,6 @@
 // A verdict cache in front of any judge: answers keyed by a hash of who judges, the full prompt and the
 // settings that change an answer, so an unchanged rerun makes no model call. Storage is a small backend.
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import {
   addUsage,
   stableStringify,
@@ -12,7 +12,8 @@ import {
 import {
   assignItemIds,
   claimsBlock,
-  contextBlocks,
+  contextParts,
+  contextPieces,
   DOUBLE_CHECK_MESSAGE,
   groupConversations,
   systemPrompt,
@@ -54,12 +55,14 @@ export interface CachedJudgement {
 
 /**
  * Where cached judgements live. The store's `verdictCache` repository satisfies it as it is; a Map in a
- * test does too. `get` may count the lookups it answers as hits; `peek`, when present, never does.
+ * test does too. `get` may count the lookups it answers as hits; `peek`, when present, never does; `hit`,
+ * when present with `peek`, counts hits as `get` would without reading the entries again.
  */
 export interface VerdictCacheBackend {
   get(keys: readonly string[]): Promise<ReadonlyMap<string, CachedJudgement>>;
   put(entries: readonly CachedJudgement[]): Promise<void>;
   peek?(keys: readonly string[]): Promise<ReadonlyMap<string, CachedJudgement>>;
+  hit?(keys: readonly string[]): Promise<void>;
 }
 
 /** What the cache did for one judge since it was created (the `cache` totals of an evaluation result). */
@@ -111,6 +114,11 @@ export function verdictCacheKeys(
   descriptor: JudgeDescriptor,
   settings: VerdictCacheSettings = {},
 ): string[] {
+  return keysAfter(keyHeader(descriptor, settings, request.doubleCheck), request);
+}
+
+/** The hash of what a key covers before the request's prompt: the judge, its settings, double-check. */
+function keyHeader(descriptor: JudgeDescriptor, settings: VerdictCacheSettings, doubleCheck: boolean): Hash {
   const hash = createHash("sha256").update(
     stableStringify({
       version: KEY_VERSION,
@@ -120,10 +128,16 @@ export function verdictCacheKeys(
       prompt_version: descriptor.prompt_version,
       temperature: descriptor.temperature ?? null,
       mode: settings.mode ?? null,
-      double_check: request.doubleCheck,
+      double_check: doubleCheck,
     }),
   );
-  if (request.doubleCheck) hash.update(`\u0000${DOUBLE_CHECK_MESSAGE}`);
+  if (doubleCheck) hash.update(`\u0000${DOUBLE_CHECK_MESSAGE}`);
+  return hash;
+}
+
+/** The keys of a request's items, continuing a copy of `header` (which is left as it was). */
+function keysAfter(header: Hash, request: JudgeRequest): string[] {
+  const hash = header.copy();
   // The user message is claimsBlock + "\n\n" + contextBlocks (see prompt.ts), so hashing the two parts
   // hashes the full prompt; the context part, shared by a target's requests, is hashed once per object.
   for (const { kind, items } of groupConversations(request))
@@ -141,16 +155,19 @@ export function verdictCacheKeys(
 }
 
 // The rendered context of a target is shared by its requests, so its digest is kept per context object
-// (for as long as the object lives), and re-made only when the rendered text is a different string.
-const contextDigests = new WeakMap<JudgeContext, { text: string; digest: string }>();
+// (for as long as the object lives), with the fields it was made from: a changed context is hashed again.
+// The digest is made from the text's pieces, never from the whole text (see contextPieces).
+const contextDigests = new WeakMap<JudgeContext, { parts: unknown[]; digest: string }>();
 const systemDigests = new Map<VerdictKind, string>();
 
 function contextDigest(context: JudgeContext): string {
-  const text = contextBlocks(context);
+  const parts = contextParts(context);
   const seen = contextDigests.get(context);
-  if (seen && seen.text === text) return seen.digest;
-  const digest = sha256(text);
-  contextDigests.set(context, { text, digest });
+  if (seen?.parts.every((p, i) => p === parts[i])) return seen.digest;
+  const hash = createHash("sha256");
+  for (const piece of contextPieces(context)) hash.update(piece);
+  const digest = hash.digest("hex");
+  contextDigests.set(context, { parts, digest });
   return digest;
 }
 
@@ -184,6 +201,8 @@ export class CachingJudge implements Judge {
   private readonly memory = new Map<string, CachedJudgement>();
   /** Keys by request object: prefetch computes them, judge() reuses them (requests are not mutated). */
   private readonly keys = new WeakMap<JudgeRequest, string[]>();
+  /** The key header per double-check setting: a judge's descriptor and settings do not change. */
+  private readonly headers = new Map<boolean, Hash>();
   /** Keys `prefetch` looked up: a key in here but not in `memory` is known to be missing. */
   private readonly looked = new Set<string>();
   private readonly tally: VerdictCacheCounters = {
@@ -209,7 +228,14 @@ export class CachingJudge implements Judge {
   /** The cache keys of a request's items, as this judge computes them. */
   keysOf(request: JudgeRequest): string[] {
     let keys = this.keys.get(request);
-    if (!keys) this.keys.set(request, (keys = verdictCacheKeys(request, this.descriptor, this.settings)));
+    if (keys) return keys;
+    let header = this.headers.get(request.doubleCheck);
+    if (!header)
+      this.headers.set(
+        request.doubleCheck,
+        (header = keyHeader(this.descriptor, this.settings, request.doubleCheck)),
+      );
+    this.keys.set(request, (keys = keysAfter(header, request)));
     return keys;
   }
 
@@ -233,6 +259,13 @@ export class CachingJudge implements Judge {
     const served = [...new Set(keysByRequest.filter((keys) => keys.every(has)).flat())].filter((k) =>
       found.has(k),
     );
+    if (this.backend.hit) {
+      // The peek already read these entries: only their hits remain to be recorded.
+      for (let i = 0; i < served.length; i += LOOKUP_BATCH)
+        await this.backend.hit(served.slice(i, i + LOOKUP_BATCH));
+      for (const key of served) this.memory.set(key, found.get(key)!);
+      return;
+    }
     // The counting lookup returns the same entries; it is what records the hits.
     for (const [key, entry] of await lookup(served, (batch) => this.backend.get(batch)))
       this.memory.set(key, entry);
@@ -316,6 +349,10 @@ export class CachingJudge implements Judge {
     if (this.backend.peek) {
       const seen = await this.backend.peek(missing);
       if (!missing.every((k) => seen.has(k))) return undefined;
+      if (this.backend.hit) {
+        await this.backend.hit(missing);
+        return keys.map((k, i) => inMemory[i] ?? seen.get(k)!);
+      }
     }
     const found = await this.backend.get(missing);
     const entries = keys.map((k) => this.memory.get(k) ?? found.get(k));

@@ -2,7 +2,7 @@
 // agent's trajectory window up to that message as context.
 
 import type { Transcript } from "../core/index.ts";
-import { agentTrajectory } from "../core/index.ts";
+import { agentTrajectory, TrajectoryRenderer } from "../core/index.ts";
 import { messageContext, snippet, targetVariables } from "./context.ts";
 import type { AgentScope, PropositionLookup } from "./plan-input.ts";
 import { type PlanSink, planTarget } from "./planner.ts";
@@ -17,6 +17,7 @@ export function planAdherence(
   if (!set) return;
   const trajectory = agentTrajectory(transcript, scope.agent.id);
   const position = new Map(trajectory.map((e, i) => [e.message.id, i]));
+  const rendered = new TrajectoryRenderer(trajectory, { name: scope.agent.name });
   for (const message of scope.sampled) {
     const upTo = position.get(message.id)!;
     planTarget(
@@ -28,7 +29,7 @@ export function planAdherence(
         snippet: snippet(message.text),
         variables: targetVariables(transcript, { agent: scope.agent, message }),
       },
-      () => messageContext(scope.agent, trajectory, upTo, message, set),
+      () => messageContext(scope.agent, rendered, upTo, message, set),
     );
   }
 }

@@ -1,6 +1,6 @@
 // Consistency: each sampled message that has earlier messages of the same agent, judged against that
 // history (persona excluded by default). A first message has nothing to be consistent with.
-import { agentTrajectory, type Transcript } from "../core/index.ts";
+import { agentTrajectory, TrajectoryRenderer, type Transcript } from "../core/index.ts";
 import { historyContext, snippet, targetVariables } from "./context.ts";
 import type { AgentScope, PropositionLookup } from "./plan-input.ts";
 import { type PlanSink, planTarget } from "./planner.ts";
@@ -15,6 +15,7 @@ export function planConsistency(
   if (!set) return;
   const actions = agentTrajectory(transcript, scope.agent.id).filter((e) => e.kind === "action");
   const position = new Map(actions.map((e, i) => [e.message.id, i]));
+  const rendered = new TrajectoryRenderer(actions, { name: scope.agent.name });
   for (const message of scope.sampled) {
     const index = position.get(message.id)!;
     if (index === 0) continue;
@@ -27,7 +28,7 @@ export function planConsistency(
         snippet: snippet(message.text),
         variables: targetVariables(transcript, { agent: scope.agent, message }),
       },
-      () => historyContext(scope.agent, actions.slice(0, index), message, set),
+      () => historyContext(scope.agent, rendered, index, message, set),
     );
   }
 }

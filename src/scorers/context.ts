@@ -7,6 +7,7 @@ import {
   renderPersona,
   renderTrajectory,
   type TrajectoryEvent,
+  type TrajectoryRenderer,
   type Transcript,
 } from "../core/index.ts";
 import type { JudgeContext } from "../judge/index.ts";
@@ -34,10 +35,13 @@ export function targetVariables(
   });
 }
 
-/** Adherence: the agent's trajectory up to and including the message, windowed, and the message itself. */
+/**
+ * Adherence: the agent's trajectory up to and including the message, windowed, and the message itself.
+ * `trajectory` renders the agent's whole trajectory (from its viewpoint), shared by its messages.
+ */
 export function messageContext(
   agent: Agent,
-  trajectory: readonly TrajectoryEvent[],
+  trajectory: TrajectoryRenderer,
   upTo: number,
   message: Message,
   set: PropositionSet,
@@ -46,16 +50,20 @@ export function messageContext(
     persona: personaBlock(agent, set),
     trajectory: {
       title: `${agent.name}'s trajectory up to the message under evaluation`,
-      text: renderTrajectory(trajectory.slice(0, upTo + 1), set, { name: agent.name }),
+      text: trajectory.render(set, upTo + 1),
     },
     action: { name: agent.name, text: escapeDelimiters(message.text) },
   };
 }
 
-/** Consistency: the agent's earlier messages (its own actions only), windowed, and the new message. */
+/**
+ * Consistency: the agent's earlier messages (its own actions only, the first `earlier` of those `actions`
+ * renders), windowed, and the new message.
+ */
 export function historyContext(
   agent: Agent,
-  earlierActions: readonly TrajectoryEvent[],
+  actions: TrajectoryRenderer,
+  earlier: number,
   message: Message,
   set: PropositionSet,
 ): JudgeContext {
@@ -63,7 +71,7 @@ export function historyContext(
     persona: personaBlock(agent, set),
     trajectory: {
       title: `${agent.name}'s earlier messages`,
-      text: renderTrajectory(earlierActions, set, { name: agent.name }),
+      text: actions.render(set, earlier),
     },
     action: { name: agent.name, text: escapeDelimiters(message.text) },
   };

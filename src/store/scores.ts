@@ -1,6 +1,6 @@
 // Verdict rows: one per (evaluation, verdict key), written in multi-row batches, never duplicated,
 // and an errored verdict never carries a score (nor replaces a judged one).
-import { type Verdict, type VerdictKey, verdictKeyString, verdictScore } from "../core/index.ts";
+import { type Verdict, verdictKeyString, verdictScore } from "../core/index.ts";
 import { iso, isUuid } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 
@@ -94,42 +94,36 @@ export function scoreFromVerdict(
     context_snippet?: string;
   },
 ): ScoreInput {
-  const base = {
+  // Built field by field rather than by spreading a shared base: one row per verdict, thousands a run.
+  const { key } = verdict;
+  const row: ScoreInput = {
     evaluation_id,
     evaluation_run_id,
-    ...keyFields(verdict.key),
+    dimension: key.dimension,
+    proposition_id: key.proposition_id,
+    trial: key.trial,
+    status: "ok",
     weight,
     inverted,
     hard,
     context_snippet,
   };
-  if (!verdict.ok)
-    return {
-      ...base,
-      status: "errored",
-      reasoning: "",
-      error: `${verdict.error.name}: ${verdict.error.message}`,
-    };
-  return {
-    ...base,
-    status: verdict.trivial ? "trivial" : "ok",
-    raw_score: verdict.score ?? null,
-    score: verdict.score === undefined ? null : verdictScore(verdict.score, { inverted, hard }),
-    count: verdict.count ?? null,
-    ideas: verdict.ideas ?? null,
-    reasoning: verdict.reasoning,
-  };
-}
-
-function keyFields(key: VerdictKey) {
-  return {
-    dimension: key.dimension,
-    proposition_id: key.proposition_id,
-    trial: key.trial,
-    ...(key.agent_id !== undefined && { agent_id: key.agent_id }),
-    ...(key.message_id !== undefined && { message_id: key.message_id }),
-    ...(key.channel !== undefined && { channel: key.channel }),
-  };
+  if (key.agent_id !== undefined) row.agent_id = key.agent_id;
+  if (key.message_id !== undefined) row.message_id = key.message_id;
+  if (key.channel !== undefined) row.channel = key.channel;
+  if (!verdict.ok) {
+    row.status = "errored";
+    row.reasoning = "";
+    row.error = `${verdict.error.name}: ${verdict.error.message}`;
+    return row;
+  }
+  if (verdict.trivial) row.status = "trivial";
+  row.raw_score = verdict.score ?? null;
+  row.score = verdict.score === undefined ? null : verdictScore(verdict.score, { inverted, hard });
+  row.count = verdict.count ?? null;
+  row.ideas = verdict.ideas ?? null;
+  row.reasoning = verdict.reasoning;
+  return row;
 }
 
 /** The key a stored verdict is unique by, within its evaluation. */
@@ -146,20 +140,24 @@ export function scoreKey(
   });
 }
 
-// One jsonb parameter carries a whole batch: no parameter-count limit, one round trip, and the same
-// SQL on both drivers. An errored verdict never replaces a judged one (a late retry failure after a
-// success, or a resume racing a writer).
+// A batch travels as one array per column, unnested into rows: one round trip, no parameter-count limit,
+// the same SQL on both drivers, and about twice as fast as one jsonb document per batch (no JSON to
+// encode, and PostgreSQL reads arrays faster than it expands jsonb into records). `ideas` goes as JSON
+// text. An errored verdict never replaces a judged one (a late retry failure after a success, or a
+// resume racing a writer).
 const UPSERT = `
 INSERT INTO evaluation_scores
   (evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
    verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning, context_snippet, error)
 SELECT evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
-       verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning, context_snippet, error
-  FROM jsonb_to_recordset($1::jsonb) AS x(
-       evaluation_id uuid, evaluation_run_id uuid, dimension text, proposition_id text, agent_id text,
-       message_id text, channel text, trial integer, verdict_key text, status text, score real, raw_score real,
-       count integer, ideas jsonb, weight real, inverted boolean, hard boolean, reasoning text,
-       context_snippet text, error text)
+       verdict_key, status, score, raw_score, count, ideas::jsonb, weight, inverted, hard, reasoning,
+       context_snippet, error
+  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+              $8::integer[], $9::text[], $10::text[], $11::real[], $12::real[], $13::integer[], $14::text[],
+              $15::real[], $16::boolean[], $17::boolean[], $18::text[], $19::text[], $20::text[])
+    AS x(evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
+         verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning,
+         context_snippet, error)
 ON CONFLICT (evaluation_id, verdict_key) DO UPDATE SET
   evaluation_run_id = excluded.evaluation_run_id, status = excluded.status, score = excluded.score,
   raw_score = excluded.raw_score, count = excluded.count, ideas = excluded.ideas, weight = excluded.weight,
@@ -167,41 +165,52 @@ ON CONFLICT (evaluation_id, verdict_key) DO UPDATE SET
   context_snippet = excluded.context_snippet, error = excluded.error, created_at = now()
 WHERE evaluation_scores.status = 'errored' OR excluded.status <> 'errored'`;
 
+/** A number column's value: SQL NULL for a missing or non-finite number, as a JSON encoding would give. */
+function num(value: number | null | undefined): number | null {
+  return value === null || value === undefined || !Number.isFinite(value) ? null : value;
+}
+
 /** Writes one batch (any size up to SCORE_BATCH is sensible) in one statement; returns rows written. */
 export async function writeScoreBatch(db: Queryable, rows: readonly ScoreInput[]): Promise<number> {
   if (rows.length === 0) return 0;
   // One statement may not touch a row twice: keep the last verdict per key, an error never over a result.
-  const byKey = new Map<string, ScoreInput & { verdict_key: string }>();
+  const byKey = new Map<string, ScoreInput>();
   for (const row of rows) {
-    const verdict_key = scoreKey(row);
-    const earlier = byKey.get(verdict_key);
+    const key = scoreKey(row);
+    const earlier = byKey.get(key);
     if (earlier && earlier.status !== "errored" && row.status === "errored") continue;
-    byKey.set(verdict_key, { ...row, verdict_key });
+    byKey.set(key, row);
   }
-  const records = [...byKey.values()].map((r) => ({
-    evaluation_id: r.evaluation_id,
-    evaluation_run_id: r.evaluation_run_id ?? null,
-    dimension: r.dimension,
-    proposition_id: r.proposition_id,
-    agent_id: r.agent_id ?? null,
-    message_id: r.message_id ?? null,
-    channel: r.channel ?? null,
-    trial: r.trial,
-    verdict_key: r.verdict_key,
-    status: r.status,
+  // One array per column, in the order of UPSERT's parameters.
+  const columns: unknown[][] = Array.from({ length: 20 }, () => []);
+  for (const [verdict_key, r] of byKey) {
     // A failed judgement has no score, whatever the caller passed.
-    score: r.status === "errored" ? null : (r.score ?? null),
-    raw_score: r.status === "errored" ? null : (r.raw_score ?? null),
-    count: r.status === "errored" ? null : (r.count ?? null),
-    ideas: r.ideas ?? null,
-    weight: r.weight ?? null,
-    inverted: r.inverted ?? null,
-    hard: r.hard ?? null,
-    reasoning: r.reasoning ?? "",
-    context_snippet: r.context_snippet ?? null,
-    error: r.error ?? null,
-  }));
-  const result = await db.query(UPSERT, [JSON.stringify(records)]);
+    const errored = r.status === "errored";
+    const values = [
+      r.evaluation_id,
+      r.evaluation_run_id ?? null,
+      r.dimension,
+      r.proposition_id,
+      r.agent_id ?? null,
+      r.message_id ?? null,
+      r.channel ?? null,
+      num(r.trial),
+      verdict_key,
+      r.status,
+      errored ? null : num(r.score),
+      errored ? null : num(r.raw_score),
+      errored ? null : num(r.count),
+      r.ideas === null || r.ideas === undefined ? null : JSON.stringify(r.ideas),
+      num(r.weight),
+      r.inverted ?? null,
+      r.hard ?? null,
+      r.reasoning ?? "",
+      r.context_snippet ?? null,
+      r.error ?? null,
+    ];
+    for (let c = 0; c < values.length; c++) columns[c]!.push(values[c]);
+  }
+  const result = await db.query(UPSERT, columns);
   return result.rowCount;
 }
 

@@ -54,6 +54,11 @@ export interface VerdictCacheRepository {
   get(keys: readonly string[]): Promise<Map<string, CachedVerdict>>;
   /** Looks up many keys at once without counting a hit (dry runs, and checking before a counted lookup). */
   peek(keys: readonly string[]): Promise<Map<string, CachedVerdict>>;
+  /**
+   * Counts a hit on each stored key, as `get` would, without reading anything back: after a `peek` has
+   * read the entries, this records the hits at about half the cost of a second, counting lookup.
+   */
+  hit(keys: readonly string[]): Promise<void>;
   /** Stores entries; an existing key takes the new value and keeps its hit count. */
   put(entries: readonly CacheEntry[]): Promise<void>;
   stats(): Promise<VerdictCacheStats>;
@@ -63,15 +68,13 @@ export interface VerdictCacheRepository {
 
 const BATCH = 1_000;
 
-interface Raw {
-  key: string;
-  provider: string;
-  model: string;
-  value: CachedVerdictValue;
-  usage: TokenUsage | null;
-  hits: number;
-  created_at: Date | string;
-}
+// A lookup returns its rows as one JSON array of [key, provider, model, value, usage, hits, created_at]
+// rather than as one result row each: PGlite decodes every field of every row in JavaScript, and one text
+// field parsed with JSON.parse costs about half as much for a bulk lookup. Same SQL on both drivers.
+type Raw = [string, string, string, CachedVerdictValue, TokenUsage | null, number, string];
+
+const AS_JSON =
+  "json_agg(json_build_array(key, provider, model, value, usage, hits, created_at))::text AS rows";
 
 export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
   return {
@@ -80,17 +83,21 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
       select(
         db,
         keys,
-        `UPDATE verdict_cache SET hits = hits + 1, last_hit_at = now()
-          WHERE key = ANY($1::text[])
-          RETURNING key, provider, model, value, usage, hits, created_at`,
+        `WITH hit AS (
+           UPDATE verdict_cache SET hits = hits + 1, last_hit_at = now()
+            WHERE key = ANY($1::text[])
+            RETURNING key, provider, model, value, usage, hits, created_at)
+         SELECT ${AS_JSON} FROM hit`,
       ),
-    peek: (keys) =>
-      select(
-        db,
-        keys,
-        `SELECT key, provider, model, value, usage, hits, created_at
-           FROM verdict_cache WHERE key = ANY($1::text[])`,
-      ),
+    peek: (keys) => select(db, keys, `SELECT ${AS_JSON} FROM verdict_cache WHERE key = ANY($1::text[])`),
+    async hit(keys) {
+      const unique = [...new Set(keys)];
+      for (let i = 0; i < unique.length; i += BATCH)
+        await db.query(
+          "UPDATE verdict_cache SET hits = hits + 1, last_hit_at = now() WHERE key = ANY($1::text[])",
+          [unique.slice(i, i + BATCH)],
+        );
+    },
     async put(entries) {
       for (let i = 0; i < entries.length; i += BATCH) {
         const byKey = new Map(entries.slice(i, i + BATCH).map((e) => [e.key, e]));
@@ -170,9 +177,18 @@ async function select(
   const found = new Map<string, CachedVerdict>();
   const unique = [...new Set(keys)];
   for (let i = 0; i < unique.length; i += BATCH) {
-    const result = await db.query<Raw>(sql, [unique.slice(i, i + BATCH)]);
-    for (const { usage, created_at, ...rest } of result.rows)
-      found.set(rest.key, { ...rest, ...(usage === null ? {} : { usage }), created_at: iso(created_at) });
+    const result = await db.query<{ rows: string | null }>(sql, [unique.slice(i, i + BATCH)]);
+    const rows: Raw[] = JSON.parse(result.rows[0]?.rows ?? "[]");
+    for (const [key, provider, model, value, usage, hits, created_at] of rows)
+      found.set(key, {
+        key,
+        provider,
+        model,
+        value,
+        ...(usage === null ? {} : { usage }),
+        hits,
+        created_at: iso(created_at),
+      });
   }
   return found;
 }
