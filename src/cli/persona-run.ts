@@ -206,7 +206,9 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
       concurrency: input.concurrency,
       skip,
       signal: input.signal,
-      onVerdicts: (vs) => writer.write(vs.map(toRow)),
+      // Answers that cost a model call are committed before the worker moves on: a kill then loses at
+      // most the calls in flight. Cached and trivial answers need no such wait.
+      onVerdicts: (vs, { calls }) => writer.write(vs.map(toRow), { durable: calls > 0 }),
       onProgress: (done, total) => input.progress?.update(done, total),
     });
     await writer.close();

@@ -10,8 +10,8 @@ export interface ExecuteOptions {
   concurrency?: number;
   /** Verdict keys (verdictKeyString) already judged, e.g. stored by an interrupted run: not asked again. */
   skip?: ReadonlySet<string>;
-  /** Called for every verdict, judged or errored or trivial, in arrival order. */
-  onVerdicts?: (verdicts: ScoredVerdict[]) => void | Promise<void>;
+  /** Called for every verdict, judged or errored or trivial, in arrival order, with the model calls behind them. */
+  onVerdicts?: (verdicts: ScoredVerdict[], source: { calls: number }) => void | Promise<void>;
   /** Called after each finished call with done/total call counts. */
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
@@ -59,7 +59,7 @@ export async function executePlan(plan: EvaluationPlan, options: ExecuteOptions)
     }));
   if (trivial.length) {
     verdicts.push(...trivial);
-    await onVerdicts?.(trivial);
+    await onVerdicts?.(trivial, { calls: 0 });
   }
   const calls = pendingCalls(plan, skip);
   let usage: TokenUsage = { ...ZERO_USAGE };
@@ -77,7 +77,9 @@ export async function executePlan(plan: EvaluationPlan, options: ExecuteOptions)
         modelCalls += response.calls;
         const scored = response.verdicts.map((verdict, i) => ({ verdict, meta: call.meta[i]! }));
         verdicts.push(...scored);
-        await onVerdicts?.(scored);
+        // A worker takes its next call only after this one's verdicts are handled (stored, for the CLI),
+        // so calls answered but not yet stored never outnumber the concurrency.
+        await onVerdicts?.(scored, { calls: response.calls });
       } catch (error) {
         // The judge returns per-item failures as errored verdicts; a throw means it cannot work at all.
         failure ??= error;

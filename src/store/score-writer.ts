@@ -16,8 +16,11 @@ export interface ScoreWriterOptions {
 }
 
 export interface ScoreWriter {
-  /** Buffers rows; resolves once they are buffered, or written when the buffer filled (backpressure). */
-  write(rows: ScoreInput | readonly ScoreInput[]): Promise<void>;
+  /**
+   * Buffers rows; resolves once they are buffered, or written when the buffer filled (backpressure).
+   * With `durable`, resolves only once these rows are committed.
+   */
+  write(rows: ScoreInput | readonly ScoreInput[], options?: { durable?: boolean }): Promise<void>;
   /** Writes everything buffered so far. */
   flush(): Promise<void>;
   /** Flushes and stops; later writes are refused. */
@@ -88,7 +91,7 @@ export function createScoreWriter(
   };
 
   return {
-    async write(rows) {
+    async write(rows, { durable = false } = {}) {
       check();
       if (closed) throw new StoreError("the score writer is closed");
       const list: readonly ScoreInput[] = Array.isArray(rows) ? rows : [rows as ScoreInput];
@@ -96,7 +99,14 @@ export function createScoreWriter(
         buffer.push(row);
         if (buffer.length >= batchSize) await drain();
       }
-      if (flushIntervalMs === 0) {
+      if (durable) {
+        // The batch queued now (or already queued) takes these rows: wait until it is committed.
+        if (buffer.length > 0) {
+          if (flushIntervalMs === 0) schedule();
+          else await drain();
+        }
+        await chain;
+      } else if (flushIntervalMs === 0) {
         if (buffer.length > 0) schedule();
       } else if (buffer.length > 0 && timer === undefined) {
         timer = setTimeout(() => void drain(), flushIntervalMs);

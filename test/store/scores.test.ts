@@ -223,6 +223,31 @@ describeStore("scores", ({ store }) => {
     await writer.close();
   });
 
+  test("a durable write resolves only once its rows are committed, in either mode", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    for (const flushIntervalMs of [0, 60_000]) {
+      const writer = store().scores.writer({ batchSize: 1000, flushIntervalMs });
+      const id = `durable-${flushIntervalMs}`;
+      await writer.write(verdict(evaluation, run, { message_id: id }), { durable: true });
+      const rows = await store().scores.forEvaluation(evaluation);
+      expect(rows.filter((r) => r.message_id === id)).toHaveLength(1);
+      await writer.close();
+    }
+  });
+
+  test("group commit puts verdicts that arrive together into one batch", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    const writer = store().scores.writer({ batchSize: 1000, flushIntervalMs: 0 });
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        writer.write(verdict(evaluation, run, { message_id: `g${i}` }), { durable: true }),
+      ),
+    );
+    expect(writer.written).toBe(8);
+    expect(await store().scores.forEvaluation(evaluation)).toHaveLength(8);
+    await writer.close();
+  });
+
   test("a batch that cannot be written fails the writer's next call", async () => {
     const writer = store().scores.writer({ batchSize: 1000, flushIntervalMs: 60_000 });
     await writer.write(
