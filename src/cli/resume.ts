@@ -58,7 +58,16 @@ export async function resumeEvaluation(
   flags: EvalFlags,
 ): Promise<{ result: EvalResult; settings: Settings }> {
   const { settings } = resolveSettings({
-    flags: { db: flags.db, judge: flags.judge },
+    // The judge's own settings (concurrency, timeout, retries, cache) may change between the two parts.
+    flags: {
+      db: flags.db,
+      judge: flags.judge,
+      judgeApiKeyEnv: flags.judgeApiKeyEnv,
+      concurrency: flags.concurrency,
+      timeout: flags.timeout,
+      retries: flags.retries,
+      cache: flags.cache,
+    },
     projectFile: flags.config,
   });
   if (!storeExists(settings.db)) throw new InputError("no store here to resume from", { place: settings.db });
