@@ -90,6 +90,7 @@ describeStore("evaluations", ({ store }) => {
     const kind = "session" as const;
     const older = await store().evaluations.create({ kind, source: "s1.json" });
     await store().evaluations.start(older.id);
+    await tick();
     const newer = await store().evaluations.create({ kind, source: "s2.json" });
     await store().evaluations.start(newer.id);
     const done = await store().evaluations.create({ kind, source: "s3.json" });
@@ -102,6 +103,7 @@ describeStore("evaluations", ({ store }) => {
   test("evaluations are listed newest first and filtered by kind and status", async () => {
     const kind = "conversation" as const;
     const a = await store().evaluations.create({ kind, source: "job-a.yaml" });
+    await tick(); // "newest" is by creation time: give the second a later timestamp than the first
     const b = await store().evaluations.create({ kind, source: "job-b.yaml" });
     await store().evaluations.start(b.id);
     expect((await store().evaluations.list({ kind })).map((e) => e.id)).toEqual([b.id, a.id]);
@@ -115,3 +117,8 @@ describeStore("evaluations", ({ store }) => {
     await expect(store().evaluations.start("not-a-uuid")).rejects.toThrow(/does not exist/);
   });
 });
+
+/** Lets the clock move on, so two rows created one after the other never share a timestamp. */
+function tick(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 5));
+}

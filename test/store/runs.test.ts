@@ -33,6 +33,8 @@ async function completedRun(
     judge: j = judge,
   }: { adherence: number | null; ideas?: number; evaluation?: string; trial?: number; judge?: RunJudge },
 ) {
+  // Runs are ordered by creation time: let the clock move on so no two share a timestamp.
+  await new Promise((resolve) => setTimeout(resolve, 5));
   const run = await store.runs.create({
     agent_id: agent,
     evaluation_id: evaluation,
