@@ -19,9 +19,9 @@ beforeEach(async () => {
     usage: { input_tokens: 1000, output_tokens: 50 },
   });
   await store.verdictCache.put([
-    entry("a", "openai", "gpt-4o-mini"),
-    entry("b", "openai", "gpt-4o-mini"),
-    entry("c", "anthropic", "claude-haiku-4-5"),
+    entry("a", "openai", "fake-model-b"),
+    entry("b", "openai", "fake-model-b"),
+    entry("c", "anthropic", "fake-model-a"),
   ]);
   await store.verdictCache.get(["a", "b"]);
   await store.close();
@@ -32,8 +32,8 @@ describe("dramaturg cache", () => {
     const r = await cli(["cache", "stats", "--db", db]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/entries 3 · hits 2 · size [\d.]+ (B|KiB) · tokens saved 2,000 in \+ 100 out/);
-    expect(r.stdout).toMatch(/openai:gpt-4o-mini\s+2\s+2\s+.*2,000 in \+ 100 out/);
-    expect(r.stdout).toMatch(/anthropic:claude-haiku-4-5\s+1\s+0/);
+    expect(r.stdout).toMatch(/openai:fake-model-b\s+2\s+2\s+.*2,000 in \+ 100 out/);
+    expect(r.stdout).toMatch(/anthropic:fake-model-a\s+1\s+0/);
   });
 
   it("stats --format json gives the same figures as data", async () => {
@@ -48,10 +48,10 @@ describe("dramaturg cache", () => {
   });
 
   it("clear --model removes one model's entries and keeps the rest", async () => {
-    const r = await cli(["cache", "clear", "--db", db, "--model", "openai:gpt-4o-mini"]);
-    expect(r.stdout).toMatch(/cleared 2 cached verdicts of openai:gpt-4o-mini/);
+    const r = await cli(["cache", "clear", "--db", db, "--model", "openai:fake-model-b"]);
+    expect(r.stdout).toMatch(/cleared 2 cached verdicts of openai:fake-model-b/);
     const { cache } = JSON.parse((await cli(["cache", "stats", "--db", db, "--format", "json"])).stdout);
-    expect(cache.by_model.map((m: { model: string }) => m.model)).toEqual(["claude-haiku-4-5"]);
+    expect(cache.by_model.map((m: { model: string }) => m.model)).toEqual(["fake-model-a"]);
   });
 
   it("clear without --model empties the cache", async () => {

@@ -68,7 +68,7 @@ describe("dramaturg doctor", () => {
 
   it("a missing API key says which variable to export and exits 2", async () => {
     delete process.env.OPENAI_API_KEY;
-    const dir = project("judge:\n  model: openai:gpt-4o-mini\n");
+    const dir = project("judge:\n  model: openai:fake-model-b\n");
     const r = await cli(["doctor"], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/✗ judge .*needs an API key/);
@@ -97,7 +97,7 @@ describe("dramaturg doctor", () => {
   });
 
   it("a bad project file fails with exit 2, naming the line, and skips the other checks", async () => {
-    const dir = project("judge:\n  modle: openai:gpt-4o-mini\n");
+    const dir = project("judge:\n  modle: openai:fake-model-b\n");
     const r = await cli(["doctor"], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/✗ project file .*dramaturg\.yaml:2:3: unknown key "modle"/);

@@ -37,8 +37,8 @@ describe("describeLiveJudge", () => {
   it("describes the live judge exactly as it will be built, with no API key in the environment", () => {
     const s = settings("openai:fake-model");
     expect(describeLiveJudge(s)).toEqual(createJudge(s, {}).judge.descriptor);
-    const hosted = settings("anthropic:claude-haiku-4-5");
+    const hosted = settings("anthropic:fake-model-a");
     hosted.judge.base_url = undefined;
-    expect(describeLiveJudge(hosted)).toMatchObject({ provider: "anthropic", model: "claude-haiku-4-5" });
+    expect(describeLiveJudge(hosted)).toMatchObject({ provider: "anthropic", model: "fake-model-a" });
   });
 });

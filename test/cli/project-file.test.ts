@@ -28,7 +28,7 @@ function demoProject(extra = ""): string {
 
 describe("a project file with a mistake", () => {
   it("an unknown key exits 2 naming the file, the line and the keys expected", async () => {
-    const dir = project("sources: [a.json]\njudge:\n  model: openai:gpt-4o-mini\n  modle: x\n");
+    const dir = project("sources: [a.json]\njudge:\n  model: openai:fake-model-b\n  modle: x\n");
     const r = await cli(["eval"], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${join(dir, "dramaturg.yaml")}:4:3: unknown key "modle"`);
@@ -46,7 +46,7 @@ describe("a project file with a mistake", () => {
 
   it("an API key written in the file exits 2 naming the line and where the key belongs", async () => {
     const dir = project(
-      "sources: [a.json]\njudge: { model: openai:gpt-4o-mini, api_key: sk-abcdefghijklmnop }\n",
+      "sources: [a.json]\njudge: { model: openai:fake-model-b, api_key: sk-abcdefghijklmnop }\n",
     );
     const r = await cli(["eval"], { cwd: dir });
     expect(r.code).toBe(2);
@@ -56,7 +56,7 @@ describe("a project file with a mistake", () => {
   });
 
   it("an API key on a line of its own is found too", async () => {
-    const dir = project("judge:\n  model: openai:gpt-4o-mini\n  api_key: sk-abcdefghijklmnop\n");
+    const dir = project("judge:\n  model: openai:fake-model-b\n  api_key: sk-abcdefghijklmnop\n");
     const r = await cli(["eval"], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${join(dir, "dramaturg.yaml")}:3:3:`);

@@ -95,7 +95,7 @@ describe("checking a measurement against its baselines", () => {
   it("a different judge makes every baseline stale", () => {
     const folder = demoFolder(["ines"]);
     const m = measurementOf(folder);
-    m.judge = { ...m.judge, provider: "openai", model: "gpt-4o-mini", prompt_version: "v1" };
+    m.judge = { ...m.judge, provider: "openai", model: "fake-model-b", prompt_version: "v1" };
     const report = checkAgainstBaselines(m, folder, rule);
     expect(report.agents[0]!.stale[0]).toMatch(/judge changed/);
     expect(report.counts.stale).toBeGreaterThan(0);

@@ -36,22 +36,22 @@ const request = {
 
 describe("createJudgeModel", () => {
   it("builds an OpenAI model from openai:MODEL with the key from OPENAI_API_KEY", () => {
-    const { model, descriptor } = createJudgeModel("openai:gpt-5-mini", {
+    const { model, descriptor } = createJudgeModel("openai:fake-model-b", {
       env: { OPENAI_API_KEY: "sk-secret-123456" },
     });
     expect(typeof model).toBe("object");
-    expect(descriptor).toEqual({ provider: "openai", model: "gpt-5-mini" });
+    expect(descriptor).toEqual({ provider: "openai", model: "fake-model-b" });
   });
 
   it("builds an Anthropic model from anthropic:MODEL", () => {
-    const { descriptor } = createJudgeModel("anthropic:claude-sonnet-4-5", {
+    const { descriptor } = createJudgeModel("anthropic:fake-model-a", {
       env: { ANTHROPIC_API_KEY: "k-123456" },
     });
-    expect(descriptor).toEqual({ provider: "anthropic", model: "claude-sonnet-4-5" });
+    expect(descriptor).toEqual({ provider: "anthropic", model: "fake-model-a" });
   });
 
   it("rejects a malformed spec with the accepted forms", () => {
-    for (const spec of ["gpt-5", "openai:", "openai: gpt", ""]) {
+    for (const spec of ["fake-model", "openai:", "openai: fake", ""]) {
       expect(inputError(() => createJudgeModel(spec, { env: {} })).message).toMatch(
         /expected openai:MODEL, anthropic:MODEL/,
       );
@@ -72,16 +72,16 @@ describe("createJudgeModel", () => {
   });
 
   it("a hosted judge without its key names the variable to set", () => {
-    expect(inputError(() => createJudgeModel("openai:gpt-5-mini", { env: {} })).message).toMatch(
+    expect(inputError(() => createJudgeModel("openai:fake-model-b", { env: {} })).message).toMatch(
       /set OPENAI_API_KEY/,
     );
-    expect(inputError(() => createJudgeModel("anthropic:claude", { env: {} })).message).toMatch(
+    expect(inputError(() => createJudgeModel("anthropic:fake-model-a", { env: {} })).message).toMatch(
       /set ANTHROPIC_API_KEY/,
     );
   });
 
   it("a variable named by apiKeyEnv must be set", () => {
-    const error = inputError(() => createJudgeModel("openai:gpt", { apiKeyEnv: "MY_KEY", env: {} }));
+    const error = inputError(() => createJudgeModel("openai:fake-model", { apiKeyEnv: "MY_KEY", env: {} }));
     expect(error.message).toMatch(/MY_KEY/);
   });
 
@@ -123,7 +123,7 @@ describe("createJudgeModel", () => {
       "box.local",
     ])
       expect(isLocalHost(host), host).toBe(true);
-    for (const host of ["api.openai.com", "8.8.8.8", "172.32.0.1"])
+    for (const host of ["api.example.com", "8.8.8.8", "172.32.0.1"])
       expect(isLocalHost(host), host).toBe(false);
   });
 

@@ -6,7 +6,7 @@ import { describeStore } from "./backends.ts";
 const config = {
   judge: {
     provider: "openai",
-    model: "gpt-5-mini",
+    model: "fake-model-b",
     temperature: 0,
     mode: "batch",
     double_check: false,

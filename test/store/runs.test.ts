@@ -7,7 +7,7 @@ import { describeStore } from "./backends.ts";
 
 const judge: RunJudge = {
   provider: "openai",
-  model: "gpt-5-mini",
+  model: "fake-model-b",
   temperature: 0,
   mode: "batch",
   double_check: false,
@@ -150,7 +150,7 @@ describeStore("runs", ({ store }) => {
 
   test("history lists an agent's completed runs oldest first with the judge and hashes of each", async () => {
     const agent = await newAgent(store());
-    const other = { ...judge, model: "claude-haiku-4-5", provider: "anthropic" };
+    const other = { ...judge, model: "fake-model-a", provider: "anthropic" };
     const a = await completedRun(store(), agent, { adherence: 5 });
     const pending = await store().runs.create({ agent_id: agent, dimensions: ["adherence"], sample_size: 1 });
     const b = await completedRun(store(), agent, { adherence: 7, judge: other });
@@ -159,7 +159,7 @@ describeStore("runs", ({ store }) => {
       [a.id, 5],
       [b.id, 7],
     ]);
-    expect(history.map((h) => h.judge?.model)).toEqual(["gpt-5-mini", "claude-haiku-4-5"]);
+    expect(history.map((h) => h.judge?.model)).toEqual(["fake-model-b", "fake-model-a"]);
     expect(history.every((h) => h.persona_hash === personaHash(`Persona of ${agent}`))).toBe(true);
     expect(history.some((h) => h.run_id === pending.id)).toBe(false);
   });

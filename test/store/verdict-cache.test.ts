@@ -6,7 +6,7 @@ import { describeStore } from "./backends.ts";
 const entry = (key: string, over: Partial<CacheEntry> = {}): CacheEntry => ({
   key,
   provider: "openai",
-  model: "gpt-5-mini",
+  model: "fake-model-b",
   value: { score: 7, reasoning: "In character." },
   usage: { input_tokens: 100, output_tokens: 20 },
   ...over,
@@ -27,7 +27,7 @@ describeStore("verdict cache", ({ store }) => {
     expect(found.get("k2")).toMatchObject({
       value: { count: 2, ideas: ["a", "b"] },
       provider: "openai",
-      model: "gpt-5-mini",
+      model: "fake-model-b",
     });
   });
 
@@ -57,7 +57,7 @@ describeStore("verdict cache", ({ store }) => {
     await store().verdictCache.put([
       entry("k1"),
       entry("k2"),
-      entry("k3", { provider: "anthropic", model: "claude-haiku-4-5" }),
+      entry("k3", { provider: "anthropic", model: "fake-model-a" }),
     ]);
     await store().verdictCache.get(["k1", "k3"]);
     await store().verdictCache.get(["k1"]);
@@ -69,17 +69,17 @@ describeStore("verdict cache", ({ store }) => {
     });
     expect(stats.bytes).toBeGreaterThan(0);
     expect(stats.by_model.map((m) => [m.model, m.entries, m.hits, m.saved_usage.input_tokens])).toEqual([
-      ["claude-haiku-4-5", 1, 1, 100],
-      ["gpt-5-mini", 2, 2, 200],
+      ["fake-model-a", 1, 1, 100],
+      ["fake-model-b", 2, 2, 200],
     ]);
   });
 
   test("clearing one model keeps the others", async () => {
     await store().verdictCache.put([
       entry("k1"),
-      entry("k2", { provider: "anthropic", model: "claude-haiku-4-5" }),
+      entry("k2", { provider: "anthropic", model: "fake-model-a" }),
     ]);
-    expect(await store().verdictCache.clear({ model: "gpt-5-mini" })).toBe(1);
+    expect(await store().verdictCache.clear({ model: "fake-model-b" })).toBe(1);
     expect([...(await store().verdictCache.get(["k1", "k2"])).keys()]).toEqual(["k2"]);
   });
 
