@@ -1,6 +1,6 @@
 // Builds the judge a command asked for: replayed fixtures, or a live model through the AI SDK, and puts
 // the verdict cache in front of a live one unless the settings turn it off.
-import { isAbsolute, relative } from "node:path";
+
 import { InputError } from "../core/index.ts";
 import {
   CachingJudge,
@@ -13,6 +13,7 @@ import {
   PROMPT_VERSION,
   type VerdictCacheBackend,
 } from "../judge/index.ts";
+import { shownPath } from "./paths.ts";
 import type { Settings } from "./settings.ts";
 
 export interface JudgeSetup {
@@ -21,19 +22,23 @@ export interface JudgeSetup {
   live: boolean;
 }
 
-export function createJudge(settings: Settings, env: NodeJS.ProcessEnv = process.env): JudgeSetup {
+/** The judge spec of these settings; none given is bad usage, with the forms a spec can take. */
+export function requireJudgeSpec(settings: Pick<Settings, "judge">): string {
   const spec = settings.judge.model;
   if (!spec)
     throw new InputError(
       "no judge given; pass --judge openai:MODEL | anthropic:MODEL | openai-compatible:MODEL | fixtures:FILE, or set judge.model in dramaturg.yaml",
       { place: "--judge" },
     );
+  return spec;
+}
+
+export function createJudge(settings: Settings, env: NodeJS.ProcessEnv = process.env): JudgeSetup {
+  const spec = requireJudgeSpec(settings);
   if (spec.startsWith("fixtures:")) {
     const file = spec.slice("fixtures:".length);
-    // Shown in reports and stored with runs: relative to the working directory when inside it.
-    const shown = relative(process.cwd(), file);
-    const display = shown && !shown.startsWith("..") && !isAbsolute(shown) ? shown : file;
-    return { judge: new FixtureJudge({ fixtures: loadFixtures(file), file: display }), live: false };
+    // The file is shown in reports and stored with runs.
+    return { judge: new FixtureJudge({ fixtures: loadFixtures(file), file: shownPath(file) }), live: false };
   }
   const { model, descriptor, redact } = createJudgeModel(spec, {
     baseUrl: settings.judge.base_url,

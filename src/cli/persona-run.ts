@@ -1,7 +1,6 @@
 // Runs one persona evaluation end to end: plan → store the evaluation and a run per agent → judge
 // (writing each verdict as it arrives) → aggregate → complete. Also resumes an interrupted one.
 import { writeFileSync } from "node:fs";
-import { isAbsolute, relative } from "node:path";
 import {
   contentHash,
   DramaturgError,
@@ -27,6 +26,7 @@ import {
   type ScoredVerdict,
 } from "../scorers/index.ts";
 import { personaHash, type RunJudge, type ScoreRow, type Store, scoreFromVerdict } from "../store/index.ts";
+import { shownPath } from "./paths.ts";
 import type { Progress } from "./progress.ts";
 
 /** Everything needed to plan the same evaluation again (stored with it, read back by --resume). */
@@ -287,7 +287,7 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
     format: EVAL_RESULT_FORMAT,
     evaluation_id: evaluationId,
     status: "completed",
-    source: displaySource(config.source),
+    source: config.source.split(",").map(shownPath).join(","),
     judge: {
       provider: descriptor.provider,
       model: descriptor.model,
@@ -310,15 +310,4 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
     },
     warnings: input.propositions.warnings,
   };
-}
-
-/** Source paths relative to the working directory when they are inside it (shorter, and portable). */
-function displaySource(source: string): string {
-  return source
-    .split(",")
-    .map((s) => {
-      const rel = relative(process.cwd(), s);
-      return isAbsolute(s) && !rel.startsWith("..") && !isAbsolute(rel) ? rel : s;
-    })
-    .join(",");
 }

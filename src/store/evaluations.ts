@@ -3,7 +3,7 @@
 import type { TokenUsage } from "../core/index.ts";
 import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
 import type { Queryable } from "./db.ts";
-import { type LifecycleStatus, transition } from "./lifecycle.ts";
+import { type LifecycleStatus, START, transition } from "./lifecycle.ts";
 
 export type EvaluationKind = "persona" | "session" | "conversation";
 
@@ -101,12 +101,7 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
       );
       return toRow(result.rows[0]!);
     },
-    start: (id) =>
-      move(id, {
-        from: ["pending", "running", "failed"],
-        to: "running",
-        set: ["started_at = now()", "completed_at = NULL", "error = NULL"],
-      }),
+    start: (id) => move(id, START),
     complete: (id, outcome) =>
       move(id, {
         from: ["running"],

@@ -23,7 +23,7 @@ export async function transition<T>(
     id: string;
     from: readonly LifecycleStatus[];
     to: LifecycleStatus;
-    set?: string[];
+    set?: readonly string[];
     params?: unknown[];
   },
 ): Promise<T> {
@@ -44,3 +44,10 @@ export async function transition<T>(
       : `${what} ${id} is ${status}; it cannot become ${to}`,
   );
 }
+
+/** Starting: a pending row, or a running or failed one again (resume). Clears the previous ending. */
+export const START = {
+  from: ["pending", "running", "failed"],
+  to: "running",
+  set: ["started_at = now()", "completed_at = NULL", "error = NULL"],
+} as const satisfies { from: readonly LifecycleStatus[]; to: LifecycleStatus; set: readonly string[] };

@@ -3,7 +3,7 @@ import { StoreError, type TokenUsage } from "../core/index.ts";
 import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 import type { CacheStats } from "./evaluations.ts";
-import { type LifecycleStatus, transition } from "./lifecycle.ts";
+import { type LifecycleStatus, START, transition } from "./lifecycle.ts";
 
 /** Who judged and how: two runs whose judges differ are not comparable. */
 export interface RunJudge {
@@ -166,12 +166,7 @@ export function runRepository(db: Queryable): RunRepository {
       );
       return toRow(result.rows[0]!);
     },
-    start: (id) =>
-      move(id, {
-        from: ["pending", "running", "failed"],
-        to: "running",
-        set: ["started_at = now()", "completed_at = NULL", "error = NULL"],
-      }),
+    start: (id) => move(id, START),
     complete: (id, o) =>
       move(id, {
         from: ["running"],

@@ -1,7 +1,7 @@
 // `dramaturg baseline`: evaluate, mark the runs as baselines, and write one golden file per agent (plus
 // `_environments.json` for the channels) that `dramaturg ci` compares against.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { round } from "../../core/index.ts";
 import {
   baselineOf,
@@ -10,22 +10,17 @@ import {
   readEnvironmentBaseline,
   serializeBaseline,
 } from "../../harness/index.ts";
+import { shownPath } from "../paths.ts";
 import type { EvalFlags } from "./eval.ts";
-import { evaluate } from "./eval.ts";
-import { measure, setupMeasurement, toMeasurement } from "./measure.ts";
+import { evaluate, setupEvaluation } from "./eval.ts";
+import { measure, toMeasurement } from "./measure.ts";
 
 export interface BaselineFlags extends EvalFlags {
   out?: string;
 }
 
-/** A path for messages: relative to the working directory when inside it. */
-export function shownPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith("..") ? rel : path;
-}
-
 export async function baselineCommand(sources: string[], flags: BaselineFlags): Promise<number> {
-  const setup = setupMeasurement(sources, { ...flags, baselines: flags.out ?? flags.baselines });
+  const setup = setupEvaluation(sources, { ...flags, baselines: flags.out ?? flags.baselines });
   const dir = setup.settings.baselines;
   // An unreadable `_environments.json` is bad input: say so before judging anything.
   const previousEnvironments = readEnvironmentBaseline(dir);

@@ -11,10 +11,10 @@ import {
   renderCiMarkdown,
   renderCiTable,
 } from "../../harness/index.ts";
-import { shownPath } from "./baseline.ts";
+import { shownPath } from "../paths.ts";
 import type { EvalFlags } from "./eval.ts";
-import { evaluate } from "./eval.ts";
-import { measure, setupMeasurement, toMeasurement } from "./measure.ts";
+import { evaluate, setupEvaluation } from "./eval.ts";
+import { measure, toMeasurement } from "./measure.ts";
 
 export interface CiFlags extends EvalFlags {
   markdown?: string;
@@ -45,7 +45,7 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
   const format = flags.format ?? "table";
   if (!["table", "json"].includes(format))
     throw new InputError("expected table or json", { place: "--format" });
-  const setup = setupMeasurement(sources, flags);
+  const setup = setupEvaluation(sources, flags);
   const { settings } = setup;
   const folder = readBaselineFolder(settings.baselines);
   const notes: string[] = [];

@@ -7,7 +7,7 @@ import { type LoadedPropositions, loadPropositions } from "../../propositions/in
 import { type EvalResult, renderMarkdown, renderTable } from "../../scorers/index.ts";
 import { openStore, type RunRow, storeExists } from "../../store/index.ts";
 import { printDryRun } from "../dry-run.ts";
-import { createJudge, describeLiveJudge, withVerdictCache } from "../judge-setup.ts";
+import { createJudge, describeLiveJudge, requireJudgeSpec, withVerdictCache } from "../judge-setup.ts";
 import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "../persona-run.ts";
 import { createProgress } from "../progress.ts";
 import { resumeEvaluation } from "../resume.ts";
@@ -141,8 +141,7 @@ export async function evaluate(
   if (options.dryRun) {
     // No judge is built: a dry run needs neither an API key nor a reachable model, and it never
     // creates a store (it reads one only if it exists: stored messages, the verdict cache).
-    if (!settings.judge.model) createJudge(settings); // throws the "no judge given" message
-    const live = !settings.judge.model.startsWith("fixtures:");
+    const live = !requireJudgeSpec(settings).startsWith("fixtures:");
     const descriptor = describeLiveJudge(settings);
     const wantCache = descriptor !== undefined && settings.cache;
     const store =

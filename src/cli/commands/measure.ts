@@ -2,26 +2,14 @@
 // validated before the store is opened, and the result comes back as a harness Measurement.
 import { relative, resolve, sep } from "node:path";
 import { channelAgents, channelPersonasHash, type Measurement } from "../../harness/index.ts";
-import {
-  type EvalFlags,
-  type EvaluateOptions,
-  type EvaluationOutcome,
-  type EvaluationSetup,
-  evaluate,
-  setupEvaluation,
-} from "./eval.ts";
-
-export type MeasureSetup = EvaluationSetup;
-export type MeasureOptions = Omit<EvaluateOptions, "dryRun">;
-export type Measured = EvaluationOutcome;
-
-/** Settings and sources; reads only the project file. */
-export function setupMeasurement(sources: string[], flags: EvalFlags): MeasureSetup {
-  return setupEvaluation(sources, flags);
-}
+import { type EvaluateOptions, type EvaluationOutcome, type EvaluationSetup, evaluate } from "./eval.ts";
 
 /** One evaluation (the same path as `dramaturg eval`), with the stored runs the harness reads hashes from. */
-export async function measure(setup: MeasureSetup, options: MeasureOptions = {}): Promise<Measured> {
+export async function measure(
+  setup: EvaluationSetup,
+  options: Omit<EvaluateOptions, "dryRun"> = {},
+): Promise<EvaluationOutcome> {
+  // Without a dry run, evaluate() always returns an outcome.
   return (await evaluate(setup, options))!;
 }
 
@@ -41,7 +29,7 @@ function portableJudgeModel(provider: string, model: string, baseDir: string): s
 }
 
 /** The harness's view of a measurement; paths are made relative to `baseDir` (the baselines folder). */
-export function toMeasurement(measured: Measured, baseDir: string): Measurement {
+export function toMeasurement(measured: EvaluationOutcome, baseDir: string): Measurement {
   const { result, transcript, propositions, runs } = measured;
   const rowOf = new Map(runs.map((r) => [r.id, r]));
   return {

@@ -3,9 +3,9 @@
 import { resolve } from "node:path";
 import { InputError } from "../../core/index.ts";
 import { replayDifferences } from "../../harness/index.ts";
-import { shownPath } from "./baseline.ts";
-import type { EvalFlags } from "./eval.ts";
-import { measure, setupMeasurement, toMeasurement } from "./measure.ts";
+import { shownPath } from "../paths.ts";
+import { type EvalFlags, setupEvaluation } from "./eval.ts";
+import { measure, toMeasurement } from "./measure.ts";
 
 export interface RecordFlags extends EvalFlags {
   out: string;
@@ -32,7 +32,7 @@ function scopeFlags(flags: EvalFlags): string[] {
 }
 
 export async function recordCommand(sources: string[], flags: RecordFlags): Promise<number> {
-  const setup = setupMeasurement(sources, flags);
+  const setup = setupEvaluation(sources, flags);
   if (setup.settings.judge.model.startsWith("fixtures:")) {
     throw new InputError(
       "record needs a live judge (openai:MODEL, anthropic:MODEL or openai-compatible:MODEL); the fixtures are what it writes",

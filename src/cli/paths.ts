@@ -1,0 +1,8 @@
+// How the CLI shows a path: relative to the working directory when it is inside it (shorter, and the
+// same on every machine), as given otherwise.
+import { isAbsolute, relative } from "node:path";
+
+export function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+}
