@@ -1,6 +1,6 @@
 // A verdict cache in front of any judge: answers keyed by a hash of who judges, the full prompt and the
 // settings that change an answer, so an unchanged rerun makes no model call. Storage is a small backend.
-import { createHash, type Hash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import {
   addUsage,
   stableStringify,
@@ -29,7 +29,7 @@ import type {
 } from "./types.ts";
 
 /** Changes whenever the way keys are computed changes, so old entries are simply never found again. */
-const KEY_VERSION = "dramaturg.verdict-cache/v1";
+const KEY_VERSION = "dramaturg.verdict-cache/v2";
 
 /** Most keys sent to the backend in one lookup. */
 const LOOKUP_BATCH = 1_000;
@@ -56,13 +56,13 @@ export interface CachedJudgement {
 /**
  * Where cached judgements live. The store's `verdictCache` repository satisfies it as it is; a Map in a
  * test does too. `get` may count the lookups it answers as hits; `peek`, when present, never does; `hit`,
- * when present with `peek`, counts hits as `get` would without reading the entries again.
+ * when present with `peek`, counts a hit for each entry a peek found, as `get` would have.
  */
 export interface VerdictCacheBackend {
   get(keys: readonly string[]): Promise<ReadonlyMap<string, CachedJudgement>>;
   put(entries: readonly CachedJudgement[]): Promise<void>;
   peek?(keys: readonly string[]): Promise<ReadonlyMap<string, CachedJudgement>>;
-  hit?(keys: readonly string[]): Promise<void>;
+  hit?(entries: readonly CachedJudgement[]): Promise<void>;
 }
 
 /** What the cache did for one judge since it was created (the `cache` totals of an evaluation result). */
@@ -117,40 +117,39 @@ export function verdictCacheKeys(
   return keysAfter(keyHeader(descriptor, settings, request.doubleCheck), request);
 }
 
-/** The hash of what a key covers before the request's prompt: the judge, its settings, double-check. */
-function keyHeader(descriptor: JudgeDescriptor, settings: VerdictCacheSettings, doubleCheck: boolean): Hash {
-  const hash = createHash("sha256").update(
-    stableStringify({
-      version: KEY_VERSION,
-      provider: descriptor.provider,
-      model: descriptor.model,
-      base_url: descriptor.base_url ?? null,
-      prompt_version: descriptor.prompt_version,
-      temperature: descriptor.temperature ?? null,
-      mode: settings.mode ?? null,
-      double_check: doubleCheck,
-    }),
-  );
-  if (doubleCheck) hash.update(`\u0000${DOUBLE_CHECK_MESSAGE}`);
-  return hash;
+/** The digest of what a key covers before the request's prompt: the judge, its settings, double-check. */
+function keyHeader(
+  descriptor: JudgeDescriptor,
+  settings: VerdictCacheSettings,
+  doubleCheck: boolean,
+): string {
+  const header = stableStringify({
+    version: KEY_VERSION,
+    provider: descriptor.provider,
+    model: descriptor.model,
+    base_url: descriptor.base_url ?? null,
+    prompt_version: descriptor.prompt_version,
+    temperature: descriptor.temperature ?? null,
+    mode: settings.mode ?? null,
+    double_check: doubleCheck,
+  });
+  return sha256(doubleCheck ? `${header}\u0000${DOUBLE_CHECK_MESSAGE}` : header);
 }
 
-/** The keys of a request's items, continuing a copy of `header` (which is left as it was). */
-function keysAfter(header: Hash, request: JudgeRequest): string[] {
-  const hash = header.copy();
-  // The user message is claimsBlock + "\n\n" + contextBlocks (see prompt.ts), so hashing the two parts
-  // hashes the full prompt; the context part, shared by a target's requests, is hashed once per object.
+/**
+ * The keys of a request's items. Each is one sha256 of: the header digest, then per conversation its kind,
+ * the digest of its system prompt, its claims block and the digest of the context blocks (the user message
+ * is claimsBlock + "\n\n" + contextBlocks, see prompt.ts, so this covers the full prompt), then the item's
+ * prompt id, kind and verdict key. A digest stands for a long text that requests share.
+ */
+function keysAfter(header: string, request: JudgeRequest): string[] {
+  let prompt = header;
+  const context = contextDigest(request.context);
   for (const { kind, items } of groupConversations(request))
-    hash
-      .update(`\u0000${kind}\u0000${systemDigest(kind)}`)
-      .update(`\u0000${claimsBlock(kind, items)}`)
-      .update(`\u0000${contextDigest(request.context)}`);
-  const prompt = hash.digest("hex");
+    prompt += `\u0000${kind}\u0000${systemDigest(kind)}\u0000${claimsBlock(kind, items)}\u0000${context}`;
   const ids = assignItemIds(request.items);
   return request.items.map((item, i) =>
-    createHash("sha256")
-      .update(`${prompt}\n${ids[i]}\n${item.kind}\n${verdictKeyString(item.key)}`)
-      .digest("hex"),
+    sha256(`${prompt}\n${ids[i]}\n${item.kind}\n${verdictKeyString(item.key)}`),
   );
 }
 
@@ -164,9 +163,9 @@ function contextDigest(context: JudgeContext): string {
   const parts = contextParts(context);
   const seen = contextDigests.get(context);
   if (seen?.parts.every((p, i) => p === parts[i])) return seen.digest;
-  const hash = createHash("sha256");
-  for (const piece of contextPieces(context)) hash.update(piece);
-  const digest = hash.digest("hex");
+  const hasher = createHash("sha256");
+  for (const piece of contextPieces(context)) hasher.update(piece);
+  const digest = hasher.digest("hex");
   contextDigests.set(context, { parts, digest });
   return digest;
 }
@@ -178,7 +177,7 @@ function systemDigest(kind: VerdictKind): string {
 }
 
 function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return hash("sha256", text, "hex");
 }
 
 /** Model calls a request costs when nothing fails: one per conversation, a second turn with double-check. */
@@ -202,7 +201,7 @@ export class CachingJudge implements Judge {
   /** Keys by request object: prefetch computes them, judge() reuses them (requests are not mutated). */
   private readonly keys = new WeakMap<JudgeRequest, string[]>();
   /** The key header per double-check setting: a judge's descriptor and settings do not change. */
-  private readonly headers = new Map<boolean, Hash>();
+  private readonly headers = new Map<boolean, string>();
   /** Keys `prefetch` looked up: a key in here but not in `memory` is known to be missing. */
   private readonly looked = new Set<string>();
   private readonly tally: VerdictCacheCounters = {
@@ -261,9 +260,9 @@ export class CachingJudge implements Judge {
     );
     if (this.backend.hit) {
       // The peek already read these entries: only their hits remain to be recorded.
-      for (let i = 0; i < served.length; i += LOOKUP_BATCH)
-        await this.backend.hit(served.slice(i, i + LOOKUP_BATCH));
-      for (const key of served) this.memory.set(key, found.get(key)!);
+      const entries = served.map((key) => found.get(key)!);
+      if (entries.length > 0) await this.backend.hit(entries);
+      for (const e of entries) this.memory.set(e.key, e);
       return;
     }
     // The counting lookup returns the same entries; it is what records the hits.
@@ -350,7 +349,7 @@ export class CachingJudge implements Judge {
       const seen = await this.backend.peek(missing);
       if (!missing.every((k) => seen.has(k))) return undefined;
       if (this.backend.hit) {
-        await this.backend.hit(missing);
+        await this.backend.hit([...new Set(missing)].map((k) => seen.get(k)!));
         return keys.map((k, i) => inMemory[i] ?? seen.get(k)!);
       }
     }

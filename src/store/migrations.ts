@@ -180,4 +180,80 @@ CREATE TABLE verdict_cache (
 CREATE INDEX verdict_cache_provider_model ON verdict_cache (provider, model);
 `,
   },
+  {
+    version: 2,
+    name: "set_based_score_checks_and_cache_hit_tally",
+    sql: /* sql */ `
+-- Scores are written thousands at a time. Their parents were checked by two foreign keys, that is by
+-- two lookups per row; they are now checked once per statement, over all its rows at once, with the
+-- same guarantees: the parents must exist (and a run must belong to the score's evaluation), they are
+-- locked as a foreign key locks them, and deleting an evaluation or a run deletes its scores.
+-- The natural key (evaluation, verdict key) becomes the primary key: one index fewer per row; id stays.
+ALTER TABLE evaluation_scores
+  DROP CONSTRAINT evaluation_scores_evaluation_id_fkey,
+  DROP CONSTRAINT evaluation_scores_evaluation_run_id_fkey,
+  DROP CONSTRAINT evaluation_scores_pkey,
+  DROP CONSTRAINT evaluation_scores_verdict,
+  ADD CONSTRAINT evaluation_scores_pkey PRIMARY KEY (evaluation_id, verdict_key);
+ALTER TABLE evaluation_scores ALTER COLUMN id SET NOT NULL;
+
+CREATE FUNCTION evaluation_scores_check_parents() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  orphan record;
+BEGIN
+  PERFORM 1 FROM evaluations WHERE id IN (SELECT evaluation_id FROM written_scores) FOR KEY SHARE;
+  PERFORM 1 FROM evaluation_runs WHERE id IN (SELECT evaluation_run_id FROM written_scores) FOR KEY SHARE;
+  SELECT s.evaluation_id, s.evaluation_run_id, s.verdict_key INTO orphan
+    FROM written_scores s
+   WHERE NOT EXISTS (SELECT 1 FROM evaluations e WHERE e.id = s.evaluation_id)
+      OR (s.evaluation_run_id IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM evaluation_runs r WHERE r.id = s.evaluation_run_id AND r.evaluation_id = s.evaluation_id))
+   LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'score "%" names evaluation % and run %, which do not exist together',
+      orphan.verdict_key, orphan.evaluation_id, coalesce(orphan.evaluation_run_id::text, 'none')
+      USING ERRCODE = 'foreign_key_violation';
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER evaluation_scores_parents_on_insert AFTER INSERT ON evaluation_scores
+  REFERENCING NEW TABLE AS written_scores FOR EACH STATEMENT EXECUTE FUNCTION evaluation_scores_check_parents();
+CREATE TRIGGER evaluation_scores_parents_on_update AFTER UPDATE ON evaluation_scores
+  REFERENCING NEW TABLE AS written_scores FOR EACH STATEMENT EXECUTE FUNCTION evaluation_scores_check_parents();
+
+CREATE FUNCTION evaluation_scores_delete_with_evaluation() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM evaluation_scores WHERE evaluation_id IN (SELECT id FROM deleted_parents);
+  RETURN NULL;
+END $$;
+CREATE FUNCTION evaluation_scores_delete_with_run() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM evaluation_scores WHERE evaluation_run_id IN (SELECT id FROM deleted_parents);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER evaluations_delete_scores AFTER DELETE ON evaluations
+  REFERENCING OLD TABLE AS deleted_parents FOR EACH STATEMENT EXECUTE FUNCTION evaluation_scores_delete_with_evaluation();
+CREATE TRIGGER evaluation_runs_delete_scores AFTER DELETE ON evaluation_runs
+  REFERENCING OLD TABLE AS deleted_parents FOR EACH STATEMENT EXECUTE FUNCTION evaluation_scores_delete_with_run();
+
+-- Cache hits were counted by updating every entry served, which cost more than the lookup itself.
+-- They are now tallied: one row per model and lookup, with the tokens the served entries first cost.
+CREATE TABLE verdict_cache_hits (
+  provider       text NOT NULL,
+  model          text NOT NULL,
+  hits           integer NOT NULL CHECK (hits > 0),
+  input_tokens   bigint NOT NULL DEFAULT 0,
+  output_tokens  bigint NOT NULL DEFAULT 0,
+  at             timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX verdict_cache_hits_provider_model ON verdict_cache_hits (provider, model);
+INSERT INTO verdict_cache_hits (provider, model, hits, input_tokens, output_tokens, at)
+SELECT provider, model, sum(hits),
+       sum(hits * COALESCE((usage ->> 'input_tokens')::bigint, 0)),
+       sum(hits * COALESCE((usage ->> 'output_tokens')::bigint, 0)),
+       COALESCE(max(last_hit_at), now())
+  FROM verdict_cache WHERE hits > 0 GROUP BY provider, model;
+ALTER TABLE verdict_cache DROP COLUMN hits, DROP COLUMN last_hit_at;
+`,
+  },
 ];

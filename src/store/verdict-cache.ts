@@ -24,7 +24,6 @@ export interface CacheEntry {
 }
 
 export interface CachedVerdict extends CacheEntry {
-  hits: number;
   created_at: string;
 }
 
@@ -50,15 +49,15 @@ export interface VerdictCacheStats {
 }
 
 export interface VerdictCacheRepository {
-  /** Looks up many keys at once and counts a hit on each found. Missing keys are absent from the map. */
+  /** Looks up many keys at once and counts a hit for each found. Missing keys are absent from the map. */
   get(keys: readonly string[]): Promise<Map<string, CachedVerdict>>;
   /** Looks up many keys at once without counting a hit (dry runs, and checking before a counted lookup). */
   peek(keys: readonly string[]): Promise<Map<string, CachedVerdict>>;
   /**
-   * Counts a hit on each stored key, as `get` would, without reading anything back: after a `peek` has
-   * read the entries, this records the hits at about half the cost of a second, counting lookup.
+   * Counts a hit for each entry, as `get` would, after a `peek` read them: one tally row per model (hits
+   * and the tokens the entries first cost), written in one statement, whatever the number of entries.
    */
-  hit(keys: readonly string[]): Promise<void>;
+  hit(entries: readonly CacheEntry[]): Promise<void>;
   /** Stores entries; an existing key takes the new value and keeps its hit count. */
   put(entries: readonly CacheEntry[]): Promise<void>;
   stats(): Promise<VerdictCacheStats>;
@@ -68,36 +67,50 @@ export interface VerdictCacheRepository {
 
 const BATCH = 1_000;
 
-// A lookup returns its rows as one JSON array of [key, provider, model, value, usage, hits, created_at]
+// A lookup returns its rows as one JSON array of [key, provider, model, value, usage, created_at]
 // rather than as one result row each: PGlite decodes every field of every row in JavaScript, and one text
 // field parsed with JSON.parse costs about half as much for a bulk lookup. Same SQL on both drivers.
-type Raw = [string, string, string, CachedVerdictValue, TokenUsage | null, number, string];
+type Raw = [string, string, string, CachedVerdictValue, TokenUsage | null, string];
 
-const AS_JSON =
-  "json_agg(json_build_array(key, provider, model, value, usage, hits, created_at))::text AS rows";
+const LOOKUP = `SELECT json_agg(json_build_array(key, provider, model, value, usage, created_at))::text AS rows
+  FROM verdict_cache WHERE key = ANY($1::text[])`;
 
 export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
+  const tally = async (entries: Iterable<CacheEntry>) => {
+    const byModel = new Map<
+      string,
+      { provider: string; model: string; hits: number; input: number; output: number }
+    >();
+    for (const e of entries) {
+      const id = `${e.provider}\u0000${e.model}`;
+      let t = byModel.get(id);
+      if (!t) byModel.set(id, (t = { provider: e.provider, model: e.model, hits: 0, input: 0, output: 0 }));
+      t.hits++;
+      t.input += e.usage?.input_tokens ?? 0;
+      t.output += e.usage?.output_tokens ?? 0;
+    }
+    if (byModel.size === 0) return;
+    const rows = [...byModel.values()];
+    await db.query(
+      `INSERT INTO verdict_cache_hits (provider, model, hits, input_tokens, output_tokens)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::bigint[], $5::bigint[])`,
+      [
+        rows.map((r) => r.provider),
+        rows.map((r) => r.model),
+        rows.map((r) => r.hits),
+        rows.map((r) => r.input),
+        rows.map((r) => r.output),
+      ],
+    );
+  };
   return {
-    get: (keys) =>
-      // Lookup and hit count in one statement.
-      select(
-        db,
-        keys,
-        `WITH hit AS (
-           UPDATE verdict_cache SET hits = hits + 1, last_hit_at = now()
-            WHERE key = ANY($1::text[])
-            RETURNING key, provider, model, value, usage, hits, created_at)
-         SELECT ${AS_JSON} FROM hit`,
-      ),
-    peek: (keys) => select(db, keys, `SELECT ${AS_JSON} FROM verdict_cache WHERE key = ANY($1::text[])`),
-    async hit(keys) {
-      const unique = [...new Set(keys)];
-      for (let i = 0; i < unique.length; i += BATCH)
-        await db.query(
-          "UPDATE verdict_cache SET hits = hits + 1, last_hit_at = now() WHERE key = ANY($1::text[])",
-          [unique.slice(i, i + BATCH)],
-        );
+    async get(keys) {
+      const found = await select(db, keys);
+      await tally(found.values());
+      return found;
     },
+    peek: (keys) => select(db, keys),
+    hit: (entries) => tally(entries),
     async put(entries) {
       for (let i = 0; i < entries.length; i += BATCH) {
         const byKey = new Map(entries.slice(i, i + BATCH).map((e) => [e.key, e]));
@@ -128,11 +141,18 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
         saved_input: number;
         saved_output: number;
       }>(
-        `SELECT provider, model, count(*)::integer AS entries, COALESCE(sum(hits), 0)::integer AS hits,
-                COALESCE(sum(pg_column_size(value) + COALESCE(pg_column_size(usage), 0) + length(key)), 0)::bigint::float8 AS bytes,
-                COALESCE(sum(hits::float8 * COALESCE((usage ->> 'input_tokens')::float8, 0)), 0)::float8 AS saved_input,
-                COALESCE(sum(hits::float8 * COALESCE((usage ->> 'output_tokens')::float8, 0)), 0)::float8 AS saved_output
-           FROM verdict_cache GROUP BY provider, model ORDER BY provider, model`,
+        `WITH entries AS (
+           SELECT provider, model, count(*)::integer AS entries,
+                  sum(pg_column_size(value) + COALESCE(pg_column_size(usage), 0) + length(key))::float8 AS bytes
+             FROM verdict_cache GROUP BY provider, model),
+         hits AS (
+           SELECT provider, model, sum(hits)::integer AS hits, sum(input_tokens)::float8 AS saved_input,
+                  sum(output_tokens)::float8 AS saved_output
+             FROM verdict_cache_hits GROUP BY provider, model)
+         SELECT provider, model, COALESCE(entries, 0) AS entries, COALESCE(hits, 0) AS hits,
+                COALESCE(bytes, 0) AS bytes, COALESCE(saved_input, 0) AS saved_input,
+                COALESCE(saved_output, 0) AS saved_output
+           FROM entries FULL JOIN hits USING (provider, model) ORDER BY provider, model`,
       );
       const stats: VerdictCacheStats = {
         entries: 0,
@@ -159,8 +179,10 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
       return stats;
     },
     async clear({ model, provider } = {}) {
+      // The hits of what is cleared go too: the statistics describe the cache as it is.
+      const which = "($1::text IS NULL OR model = $1) AND ($2::text IS NULL OR provider = $2)";
       const result = await db.query(
-        "DELETE FROM verdict_cache WHERE ($1::text IS NULL OR model = $1) AND ($2::text IS NULL OR provider = $2)",
+        `WITH tally AS (DELETE FROM verdict_cache_hits WHERE ${which}) DELETE FROM verdict_cache WHERE ${which}`,
         [model ?? null, provider ?? null],
       );
       return result.rowCount;
@@ -168,25 +190,20 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
   };
 }
 
-/** Runs a lookup statement over the keys, 1,000 at a time, and collects the rows by key. */
-async function select(
-  db: Queryable,
-  keys: readonly string[],
-  sql: string,
-): Promise<Map<string, CachedVerdict>> {
+/** Looks the keys up, 1,000 at a time, and collects the rows by key. */
+async function select(db: Queryable, keys: readonly string[]): Promise<Map<string, CachedVerdict>> {
   const found = new Map<string, CachedVerdict>();
   const unique = [...new Set(keys)];
   for (let i = 0; i < unique.length; i += BATCH) {
-    const result = await db.query<{ rows: string | null }>(sql, [unique.slice(i, i + BATCH)]);
+    const result = await db.query<{ rows: string | null }>(LOOKUP, [unique.slice(i, i + BATCH)]);
     const rows: Raw[] = JSON.parse(result.rows[0]?.rows ?? "[]");
-    for (const [key, provider, model, value, usage, hits, created_at] of rows)
+    for (const [key, provider, model, value, usage, created_at] of rows)
       found.set(key, {
         key,
         provider,
         model,
         value,
         ...(usage === null ? {} : { usage }),
-        hits,
         created_at: iso(created_at),
       });
   }

@@ -81,6 +81,33 @@ describeStore("migrations", ({ kind, store, freshLocation }) => {
     }
   });
 
+  test("migration 2 keeps the hits counted per entry and the scores written under migration 1", async () => {
+    const old = await openStore(await freshLocation(), { migrate: false });
+    try {
+      expect(await migrate(old.db, MIGRATIONS.slice(0, 1))).toEqual([1]);
+      await old.db.query(
+        `INSERT INTO verdict_cache (key, provider, model, value, usage, hits) VALUES
+           ('k1', 'openai', 'fake-model', '{"score": 7, "reasoning": "r"}', '{"input_tokens": 100, "output_tokens": 10}', 3),
+           ('k2', 'openai', 'fake-model', '{"score": 5, "reasoning": "r"}', NULL, 0)`,
+      );
+      const evaluation = await old.evaluations.create({ source: "t.json" });
+      await old.db.query(
+        `INSERT INTO evaluation_scores (evaluation_id, dimension, proposition_id, reasoning, verdict_key, channel)
+         VALUES ($1, 'environment', 'calm', 'Calm.', 'environment/calm', '#kitchen')`,
+        [evaluation.id],
+      );
+      expect(await migrate(old.db)).toEqual([2]);
+      expect(await old.verdictCache.stats()).toMatchObject({
+        entries: 2,
+        hits: 3,
+        saved_usage: { input_tokens: 300, output_tokens: 30 },
+      });
+      expect((await old.scores.forEvaluation(evaluation.id)).map((r) => r.channel)).toEqual(["#kitchen"]);
+    } finally {
+      await old.close();
+    }
+  });
+
   test("an edited migration is reported as changed", async () => {
     const edited = MIGRATIONS.map((m) => ({ ...m, sql: `${m.sql}\n-- edited` }));
     expect((await migrationStatus(store().db, edited)).changed).toEqual(MIGRATIONS.map((m) => m.version));
@@ -109,8 +136,12 @@ describeStore("migrations", ({ kind, store, freshLocation }) => {
       try {
         const [ranA, ranB] = await Promise.all([migrate(a.db, slow), migrate(b.db, slow)]);
         expect([...ranA, ...ranB]).toEqual([1]);
-        const both = await Promise.all([openStore(location), openStore(location)]);
+        // The same with the real migrations, on a database of its own.
+        const fresh = await freshLocation();
+        const both = await Promise.all([openStore(fresh), openStore(fresh)]);
+        const applied = await both[0]!.migrationStatus();
         await Promise.all(both.map((s) => s.close()));
+        expect(applied.applied.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
       } finally {
         await Promise.all([a.close(), b.close()]);
       }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { StoreError } from "../../src/core/index.ts";
-import { openStore, redactUrl } from "../../src/store/index.ts";
+import { MIGRATIONS, openStore, redactUrl } from "../../src/store/index.ts";
 import { postgresUrl } from "./backends.ts";
 
 const folders: string[] = [];
@@ -63,7 +63,7 @@ describe("openStore", () => {
     const second = await openStore(folder);
     try {
       expect((await second.agents.get("marta"))?.persona).toBe("A chef who loves garlic.");
-      expect((await second.migrationStatus()).applied).toHaveLength(1);
+      expect((await second.migrationStatus()).applied).toHaveLength(MIGRATIONS.length);
     } finally {
       await second.close();
     }

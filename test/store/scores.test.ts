@@ -257,6 +257,46 @@ describeStore("scores", ({ store }) => {
     await expect(writer.write(verdict("x", "y"))).rejects.toThrow(/could not be written/);
   });
 
+  test("a score must name an evaluation that exists, and a run of that evaluation", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    const other = await newEvaluation(store());
+    await expect(
+      store().scores.write([verdict("00000000-0000-4000-8000-000000000000", run)]),
+    ).rejects.toThrow(/do not exist together/);
+    await expect(store().scores.write([verdict(evaluation, other.run)])).rejects.toThrow(
+      /do not exist together/,
+    );
+    // One bad row refuses the whole batch: nothing of it is stored.
+    await expect(
+      store().scores.write([
+        verdict(evaluation, run, { message_id: "m7" }),
+        verdict(evaluation, "00000000-0000-4000-8000-000000000001", { message_id: "m8" }),
+      ]),
+    ).rejects.toThrow(/do not exist together/);
+    expect(await store().scores.forEvaluation(evaluation)).toEqual([]);
+    // An upsert cannot move a stored score to a run of another evaluation either.
+    await store().scores.write([verdict(evaluation, run)]);
+    await expect(store().scores.write([verdict(evaluation, other.run)])).rejects.toThrow(
+      /do not exist together/,
+    );
+  });
+
+  test("deleting an evaluation or a run deletes its scores", async () => {
+    const a = await newEvaluation(store());
+    const b = await newEvaluation(store());
+    await store().scores.write([
+      verdict(a.evaluation, a.run),
+      verdict(a.evaluation, a.run, { message_id: "m2" }),
+      verdict(a.evaluation, "", { evaluation_run_id: null, agent_id: undefined, channel: "#kitchen" }),
+      verdict(b.evaluation, b.run),
+    ]);
+    await store().db.query("DELETE FROM evaluation_runs WHERE id = $1", [a.run]);
+    expect((await store().scores.forEvaluation(a.evaluation)).map((r) => r.channel)).toEqual(["#kitchen"]);
+    await store().db.query("DELETE FROM evaluations WHERE id = $1", [a.evaluation]);
+    expect(await store().scores.forEvaluation(a.evaluation)).toEqual([]);
+    expect(await store().scores.forEvaluation(b.evaluation)).toHaveLength(1);
+  });
+
   test("a closed writer refuses more verdicts", async () => {
     const writer = store().scores.writer();
     await writer.close();

@@ -34,8 +34,24 @@ describeStore("verdict cache", ({ store }) => {
   test("each lookup that finds a verdict counts a hit", async () => {
     await store().verdictCache.put([entry("k1")]);
     await store().verdictCache.get(["k1"]);
-    const found = await store().verdictCache.get(["k1", "k1"]);
-    expect(found.get("k1")?.hits).toBe(2);
+    await store().verdictCache.get(["k1", "k1", "absent"]);
+    expect((await store().verdictCache.stats()).hits).toBe(2);
+  });
+
+  test("hits recorded after a peek are tallied per model with the tokens the entries cost", async () => {
+    await store().verdictCache.put([
+      entry("k1"),
+      entry("k2", { provider: "anthropic", model: "fake-model-a" }),
+    ]);
+    const seen = await store().verdictCache.peek(["k1", "k2"]);
+    await store().verdictCache.hit([...seen.values(), seen.get("k1")!]);
+    const stats = await store().verdictCache.stats();
+    expect(stats.by_model.map((m) => [m.model, m.entries, m.hits, m.saved_usage])).toEqual([
+      ["fake-model-a", 1, 1, { input_tokens: 100, output_tokens: 20 }],
+      ["fake-model-b", 1, 2, { input_tokens: 200, output_tokens: 40 }],
+    ]);
+    await store().verdictCache.hit([]);
+    expect((await store().verdictCache.stats()).hits).toBe(3);
   });
 
   test("peeking finds stored verdicts without counting a hit", async () => {
@@ -79,8 +95,13 @@ describeStore("verdict cache", ({ store }) => {
       entry("k1"),
       entry("k2", { provider: "anthropic", model: "fake-model-a" }),
     ]);
+    await store().verdictCache.get(["k1", "k2"]);
     expect(await store().verdictCache.clear({ model: "fake-model-b" })).toBe(1);
-    expect([...(await store().verdictCache.get(["k1", "k2"])).keys()]).toEqual(["k2"]);
+    expect([...(await store().verdictCache.peek(["k1", "k2"])).keys()]).toEqual(["k2"]);
+    // The cleared model's hits go with its entries.
+    expect((await store().verdictCache.stats()).by_model.map((m) => [m.model, m.hits])).toEqual([
+      ["fake-model-a", 1],
+    ]);
   });
 
   test("a lookup of many keys at once finds them all", async () => {
