@@ -121,17 +121,22 @@ export function renderTrajectory(
  * time a window needs it, instead of once per window.
  */
 export class TrajectoryRenderer {
-  private readonly lines: (string | undefined)[];
+  private readonly made: (string | undefined)[];
 
   constructor(
     private readonly events: readonly TrajectoryEvent[],
     private readonly viewpoint: { name: string } | { channel: string },
   ) {
-    this.lines = new Array(events.length);
+    this.made = new Array(events.length);
   }
 
-  render({ first_n, last_n }: Window, end = this.events.length): string {
-    if (end === 0) return "(no events)";
+  render(window: Window, end = this.events.length): string {
+    return this.lines(window, end).join("\n");
+  }
+
+  /** The lines of {@link render}'s text (whose join with "\n" it is); lines shared by windows are one string. */
+  lines({ first_n, last_n }: Window, end = this.events.length): string[] {
+    if (end === 0) return ["(no events)"];
     // The window of windowEvents, worked out on indices rather than on a copy of the events.
     const lines: string[] = [];
     if (end <= first_n + last_n) {
@@ -141,16 +146,16 @@ export class TrajectoryRenderer {
       lines.push(`(… ${end - first_n - last_n} events omitted …)`);
       for (let i = end - last_n; i < end; i++) lines.push(this.line(i));
     }
-    return lines.join("\n");
+    return lines;
   }
 
   private line(index: number): string {
-    let line = this.lines[index];
+    let line = this.made[index];
     if (line === undefined) {
       const event = this.events[index]!;
       const where = event.message.recipient !== undefined ? "DM" : `#${event.message.channel}`;
       line = `#${index + 1} [${event.message.at} ${where}] ${formatEvent(event, this.viewpoint)}`;
-      this.lines[index] = line;
+      this.made[index] = line;
     }
     return line;
   }

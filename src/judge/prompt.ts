@@ -286,7 +286,7 @@ export function contextParts(c: JudgeContext): unknown[] {
     c.persona?.name,
     c.persona?.text,
     c.trajectory.title,
-    c.trajectory.text,
+    c.trajectory.lines ?? c.trajectory.text,
     c.action?.name,
     c.action?.text,
     c.evidence,

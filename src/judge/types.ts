@@ -30,8 +30,17 @@ export interface JudgeItem {
 export interface JudgeContext {
   /** The persona specification, present only when the proposition set includes personas. */
   persona?: { name: string; text: string };
-  /** The rendered (windowed) trajectory. */
-  trajectory: { title: string; text: string };
+  /** The rendered (windowed) trajectory; see {@link trajectoryOfLines} for one built from its lines. */
+  trajectory: {
+    title: string;
+    /** Read-only when built by {@link trajectoryOfLines}: assigning it throws, rather than leave lines stale. */
+    text: string;
+    /**
+     * The lines whose join with "\n" the text is, when the context was built from them: the verdict cache
+     * then digests each line once, however many windows share it, instead of every window's whole text.
+     */
+    readonly lines?: readonly string[];
+  };
   /** The message under evaluation, for message-level dimensions. */
   action?: { name: string; text: string };
   /** Algorithmic statistics given as supplementary evidence (n-gram overlap, vocabulary). */
@@ -68,3 +77,16 @@ export interface Judge {
 
 /** Most items one batched call may carry. */
 export const MAX_BATCH_SIZE = 10;
+
+/** A trajectory made of its lines, whose text is joined only when read (a warm cache never reads it). */
+export function trajectoryOfLines(title: string, lines: readonly string[]): JudgeContext["trajectory"] {
+  let text: string | undefined;
+  return {
+    title,
+    lines,
+    get text() {
+      text ??= lines.join("\n");
+      return text;
+    },
+  };
+}

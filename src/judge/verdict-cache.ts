@@ -142,9 +142,9 @@ function keyHeader(
  * is claimsBlock + "\n\n" + contextBlocks, see prompt.ts, so this covers the full prompt), then the item's
  * prompt id, kind and verdict key. A digest stands for a long text that requests share.
  */
-function keysAfter(header: string, request: JudgeRequest): string[] {
+function keysAfter(header: string, request: JudgeRequest, lineDigests = new Map<string, Buffer>()): string[] {
   let prompt = header;
-  const context = contextDigest(request.context);
+  const context = contextDigest(request.context, lineDigests);
   for (const { kind, items } of groupConversations(request))
     prompt += `\u0000${kind}\u0000${systemDigest(kind)}\u0000${claimsBlock(kind, items)}\u0000${context}`;
   const ids = assignItemIds(request.items);
@@ -155,16 +155,32 @@ function keysAfter(header: string, request: JudgeRequest): string[] {
 
 // The rendered context of a target is shared by its requests, so its digest is kept per context object
 // (for as long as the object lives), with the fields it was made from: a changed context is hashed again.
-// The digest is made from the text's pieces, never from the whole text (see contextPieces).
+// The digest is made from the text's pieces, never from the whole text (see contextPieces). A trajectory
+// given as lines is digested as the list of its lines' digests: consecutive windows share most lines, and
+// each line is digested once per judge (`lines`), so a warm rerun hashes kilobytes per context, not tens.
 const contextDigests = new WeakMap<JudgeContext, { parts: unknown[]; digest: string }>();
 const systemDigests = new Map<VerdictKind, string>();
 
-function contextDigest(context: JudgeContext): string {
+function contextDigest(context: JudgeContext, lineDigests: Map<string, Buffer>): string {
   const parts = contextParts(context);
   const seen = contextDigests.get(context);
   if (seen?.parts.every((p, i) => p === parts[i])) return seen.digest;
   const hasher = createHash("sha256");
-  for (const piece of contextPieces(context)) hasher.update(piece);
+  const { lines } = context.trajectory;
+  if (lines) {
+    const digests = lines.map((line) => {
+      let digest = lineDigests.get(line);
+      if (!digest) lineDigests.set(line, (digest = hash("sha256", line, "buffer")));
+      return digest;
+    });
+    // Marked, so that a digest list can never be mistaken for a trajectory's text.
+    const asLines = { ...context, trajectory: { title: context.trajectory.title, text: "" } };
+    hasher.update("lines\u0000").update(Buffer.concat(digests));
+    for (const piece of contextPieces(asLines)) hasher.update(piece);
+  } else {
+    hasher.update("text\u0000");
+    for (const piece of contextPieces(context)) hasher.update(piece);
+  }
   const digest = hasher.digest("hex");
   contextDigests.set(context, { parts, digest });
   return digest;
@@ -202,6 +218,8 @@ export class CachingJudge implements Judge {
   private readonly keys = new WeakMap<JudgeRequest, string[]>();
   /** The key header per double-check setting: a judge's descriptor and settings do not change. */
   private readonly headers = new Map<boolean, string>();
+  /** Digests of trajectory lines, each computed once for all the windows that share the line. */
+  private readonly lineDigests = new Map<string, Buffer>();
   /** Keys `prefetch` looked up: a key in here but not in `memory` is known to be missing. */
   private readonly looked = new Set<string>();
   private readonly tally: VerdictCacheCounters = {
@@ -234,7 +252,7 @@ export class CachingJudge implements Judge {
         request.doubleCheck,
         (header = keyHeader(this.descriptor, this.settings, request.doubleCheck)),
       );
-    this.keys.set(request, (keys = keysAfter(header, request)));
+    this.keys.set(request, (keys = keysAfter(header, request, this.lineDigests)));
     return keys;
   }
 

@@ -10,7 +10,7 @@ import {
   type TrajectoryRenderer,
   type Transcript,
 } from "../core/index.ts";
-import type { JudgeContext } from "../judge/index.ts";
+import { type JudgeContext, trajectoryOfLines } from "../judge/index.ts";
 import { type ClaimVariables, claimVariables } from "../propositions/index.ts";
 
 const WHOLE = { first_n: Number.POSITIVE_INFINITY, last_n: 0 };
@@ -48,10 +48,10 @@ export function messageContext(
 ): JudgeContext {
   return {
     persona: personaBlock(agent, set),
-    trajectory: {
-      title: `${agent.name}'s trajectory up to the message under evaluation`,
-      text: trajectory.render(set, upTo + 1),
-    },
+    trajectory: trajectoryOfLines(
+      `${agent.name}'s trajectory up to the message under evaluation`,
+      trajectory.lines(set, upTo + 1),
+    ),
     action: { name: agent.name, text: escapeDelimiters(message.text) },
   };
 }
@@ -69,10 +69,7 @@ export function historyContext(
 ): JudgeContext {
   return {
     persona: personaBlock(agent, set),
-    trajectory: {
-      title: `${agent.name}'s earlier messages`,
-      text: actions.render(set, earlier),
-    },
+    trajectory: trajectoryOfLines(`${agent.name}'s earlier messages`, actions.lines(set, earlier)),
     action: { name: agent.name, text: escapeDelimiters(message.text) },
   };
 }

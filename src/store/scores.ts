@@ -143,19 +143,21 @@ export function scoreKey(
 // A batch travels as one array per column, unnested into rows: one round trip, no parameter-count limit,
 // the same SQL on both drivers, and about twice as fast as one jsonb document per batch (no JSON to
 // encode, and PostgreSQL reads arrays faster than it expands jsonb into records). `ideas` goes as JSON
-// text. An errored verdict never replaces a judged one (a late retry failure after a success, or a
-// resume racing a writer).
+// text. The evaluation and run ids, a handful per batch, go once each with a per-row position ($1-$4):
+// a uuid costs more to send and parse than a small integer. A column that is NULL on every row goes as
+// one NULL (unnest pads it). An errored verdict never replaces a judged one (a late retry failure after
+// a success, or a resume racing a writer).
 const UPSERT = `
 INSERT INTO evaluation_scores
   (evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
    verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning, context_snippet, error)
-SELECT evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
-       verdict_key, status, score, raw_score, count, ideas::jsonb, weight, inverted, hard, reasoning,
+SELECT ($1::uuid[])[evaluation], ($3::uuid[])[run], dimension, proposition_id, agent_id, message_id, channel,
+       trial, verdict_key, status, score, raw_score, count, ideas::jsonb, weight, inverted, hard, reasoning,
        context_snippet, error
-  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-              $8::integer[], $9::text[], $10::text[], $11::real[], $12::real[], $13::integer[], $14::text[],
-              $15::real[], $16::boolean[], $17::boolean[], $18::text[], $19::text[], $20::text[])
-    AS x(evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
+  FROM unnest($2::integer[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+              $10::integer[], $11::text[], $12::text[], $13::real[], $14::real[], $15::integer[], $16::text[],
+              $17::real[], $18::boolean[], $19::boolean[], $20::text[], $21::text[], $22::text[])
+    AS x(evaluation, run, dimension, proposition_id, agent_id, message_id, channel, trial,
          verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning,
          context_snippet, error)
 ON CONFLICT (evaluation_id, verdict_key) DO UPDATE SET
@@ -181,14 +183,16 @@ export async function writeScoreBatch(db: Queryable, rows: readonly ScoreInput[]
     if (earlier && earlier.status !== "errored" && row.status === "errored") continue;
     byKey.set(key, row);
   }
-  // One array per column, in the order of UPSERT's parameters.
+  // The distinct ids, and one array per other column, in the order of UPSERT's parameters.
+  const evaluations = new Positions();
+  const runs = new Positions();
   const columns: unknown[][] = Array.from({ length: 20 }, () => []);
   for (const [verdict_key, r] of byKey) {
     // A failed judgement has no score, whatever the caller passed.
     const errored = r.status === "errored";
     const values = [
-      r.evaluation_id,
-      r.evaluation_run_id ?? null,
+      evaluations.of(r.evaluation_id),
+      r.evaluation_run_id ? runs.of(r.evaluation_run_id) : null,
       r.dimension,
       r.proposition_id,
       r.agent_id ?? null,
@@ -210,8 +214,22 @@ export async function writeScoreBatch(db: Queryable, rows: readonly ScoreInput[]
     ];
     for (let c = 0; c < values.length; c++) columns[c]!.push(values[c]);
   }
-  const result = await db.query(UPSERT, columns);
+  const params = columns.map((column) => (column.every((v) => v === null) ? null : column));
+  params.splice(0, 0, evaluations.values);
+  params.splice(2, 0, runs.values);
+  const result = await db.query(UPSERT, params);
   return result.rowCount;
+}
+
+/** Distinct values and their 1-based positions, for the id columns of a batch. */
+class Positions {
+  readonly values: string[] = [];
+  private readonly index = new Map<string, number>();
+  of(value: string): number {
+    let at = this.index.get(value);
+    if (at === undefined) this.index.set(value, (at = this.values.push(value)));
+    return at;
+  }
 }
 
 type Raw = Omit<ScoreRow, "created_at"> & { created_at: Date | string };

@@ -4,6 +4,7 @@ import {
   InputError,
   parseTranscript,
   renderTrajectory,
+  TrajectoryRenderer,
   windowEvents,
 } from "../../src/core/index.ts";
 
@@ -93,6 +94,21 @@ describe("trajectories", () => {
       omitted: 0,
       tail: [],
     });
+  });
+
+  it("a renderer's lines of any window join into the text renderTrajectory gives", () => {
+    const t = parseTranscript(JSON.stringify({ ...header, messages }), "t.json");
+    const events = agentTrajectory(t, "marta");
+    const renderer = new TrajectoryRenderer(events, { name: "Marta" });
+    for (const window of [
+      { first_n: 10, last_n: 100 },
+      { first_n: 1, last_n: 1 },
+      { first_n: 0, last_n: 0 },
+    ])
+      for (let end = 0; end <= events.length; end++)
+        expect(renderer.lines(window, end).join("\n")).toBe(
+          renderTrajectory(events.slice(0, end), window, { name: "Marta" }),
+        );
   });
 
   it("agent text cannot close the trajectory delimiter", () => {

@@ -2,7 +2,13 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { JudgeItem, JudgeRequest, VerdictCacheBackend } from "../../src/judge/index.ts";
-import { CachingJudge, LlmJudge, peekVerdictCache, verdictCacheKeys } from "../../src/judge/index.ts";
+import {
+  CachingJudge,
+  LlmJudge,
+  peekVerdictCache,
+  trajectoryOfLines,
+  verdictCacheKeys,
+} from "../../src/judge/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import type { FakeOpenAIServer, FakeOpenAIServerOptions } from "../../src/testing/index.ts";
 import { startFakeOpenAIServer } from "../../src/testing/index.ts";
@@ -260,6 +266,26 @@ describe("verdictCacheKeys", () => {
     const before = verdictCacheKeys(changed, descriptor, { mode: "individual" });
     changed.context.trajectory.text = "#1 Marta acts: [TALK] Boa noite!";
     expect(verdictCacheKeys(changed, descriptor, { mode: "individual" })).not.toEqual(before);
+  });
+
+  it("of a trajectory given as lines follow every line, and not the arrays that hold them", () => {
+    const withLines = (lines: string[]) => ({
+      ...request([item("traits")]),
+      context: { ...request([]).context, trajectory: trajectoryOfLines("Marta's trajectory", lines) },
+    });
+    const keysOf = (lines: string[]) =>
+      verdictCacheKeys(withLines(lines), descriptor, { mode: "individual" });
+    const lines = ["#1 Marta acts: [TALK] Olá!", "#2 --> Marta: [CONVERSATION] Bob: Hi."];
+    expect(keysOf([...lines])).toEqual(keysOf([...lines]));
+    expect(keysOf([lines[0]!, "#2 --> Marta: [CONVERSATION] Bob: Hi!"])).not.toEqual(keysOf(lines));
+    expect(keysOf(lines.slice(0, 1))).not.toEqual(keysOf(lines));
+    expect(keysOf([lines.join("\n")])).not.toEqual(keysOf(lines));
+    // The lines are the trajectory's text, joined only when it is read; it cannot be reassigned.
+    const trajectory = withLines(lines).context.trajectory;
+    expect(trajectory.text).toBe(lines.join("\n"));
+    expect(() => {
+      trajectory.text = "changed";
+    }).toThrow(TypeError);
   });
 
   it("are the same for the same request however its objects were built", () => {
