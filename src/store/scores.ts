@@ -1,5 +1,6 @@
 // Verdict rows: one per (evaluation, verdict key), written in multi-row batches, never duplicated,
 // and an errored verdict never carries a score (nor replaces a judged one).
+import { randomUUID } from "node:crypto";
 import { type Verdict, verdictKeyString, verdictScore } from "../core/index.ts";
 import { iso, isUuid } from "./columns.ts";
 import type { Queryable } from "./db.ts";
@@ -145,21 +146,22 @@ export function scoreKey(
 // encode, and PostgreSQL reads arrays faster than it expands jsonb into records). `ideas` goes as JSON
 // text. The evaluation and run ids, a handful per batch, go once each with a per-row position ($1-$4):
 // a uuid costs more to send and parse than a small integer. A column that is NULL on every row goes as
-// one NULL (unnest pads it). An errored verdict never replaces a judged one (a late retry failure after
+// one NULL (unnest pads it). Row ids are made here: PGlite's gen_random_uuid() opens /dev/urandom once
+// per row, which cost more than the rest of the insert. An errored verdict never replaces a judged one (a late retry failure after
 // a success, or a resume racing a writer).
 const UPSERT = `
 INSERT INTO evaluation_scores
-  (evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
+  (id, evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
    verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning, context_snippet, error)
-SELECT ($1::uuid[])[evaluation], ($3::uuid[])[run], dimension, proposition_id, agent_id, message_id, channel,
-       trial, verdict_key, status, score, raw_score, count, ideas::jsonb, weight, inverted, hard, reasoning,
-       context_snippet, error
+SELECT id, ($1::uuid[])[evaluation], ($3::uuid[])[run], dimension, proposition_id, agent_id, message_id,
+       channel, trial, verdict_key, status, score, raw_score, count, ideas::jsonb, weight, inverted, hard,
+       reasoning, context_snippet, error
   FROM unnest($2::integer[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
               $10::integer[], $11::text[], $12::text[], $13::real[], $14::real[], $15::integer[], $16::text[],
-              $17::real[], $18::boolean[], $19::boolean[], $20::text[], $21::text[], $22::text[])
+              $17::real[], $18::boolean[], $19::boolean[], $20::text[], $21::text[], $22::text[], $23::uuid[])
     AS x(evaluation, run, dimension, proposition_id, agent_id, message_id, channel, trial,
          verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning,
-         context_snippet, error)
+         context_snippet, error, id)
 ON CONFLICT (evaluation_id, verdict_key) DO UPDATE SET
   evaluation_run_id = excluded.evaluation_run_id, status = excluded.status, score = excluded.score,
   raw_score = excluded.raw_score, count = excluded.count, ideas = excluded.ideas, weight = excluded.weight,
@@ -186,7 +188,7 @@ export async function writeScoreBatch(db: Queryable, rows: readonly ScoreInput[]
   // The distinct ids, and one array per other column, in the order of UPSERT's parameters.
   const evaluations = new Positions();
   const runs = new Positions();
-  const columns: unknown[][] = Array.from({ length: 20 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 21 }, () => []);
   for (const [verdict_key, r] of byKey) {
     // A failed judgement has no score, whatever the caller passed.
     const errored = r.status === "errored";
@@ -211,6 +213,7 @@ export async function writeScoreBatch(db: Queryable, rows: readonly ScoreInput[]
       r.reasoning ?? "",
       r.context_snippet ?? null,
       r.error ?? null,
+      randomUUID(),
     ];
     for (let c = 0; c < values.length; c++) columns[c]!.push(values[c]);
   }
