@@ -2,13 +2,18 @@
 // SIGKILLed when the server has seen half the calls of an uninterrupted run, then `dramaturg eval --resume`
 // finishes it. Both parts together must make at most the uninterrupted run's calls plus the concurrency
 // (the calls in flight at the kill), and leave exactly the uninterrupted run's scores.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openStore } from "../src/store/index.ts";
-import { type FakeOpenAIServer, startFakeOpenAIServer, syntheticTranscript } from "../src/testing/index.ts";
+import {
+  type FakeOpenAIServer,
+  killAfterCalls,
+  startFakeOpenAIServer,
+  syntheticTranscript,
+} from "../src/testing/index.ts";
 import { BENCH_PROPOSITIONS } from "./persona.bench.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -47,7 +52,7 @@ interface Exit {
   ms: number;
 }
 
-function run(args: string[], onStart?: (child: ChildProcess) => void): Promise<Exit> {
+function run(args: string[]): Promise<Exit> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
@@ -57,7 +62,6 @@ function run(args: string[], onStart?: (child: ChildProcess) => void): Promise<E
     });
     child.on("error", reject);
     child.on("exit", (code, signal) => resolve({ code, signal, stderr, ms: performance.now() - started }));
-    onStart?.(child);
   });
 }
 
@@ -126,19 +130,14 @@ export async function benchResume({
 
     const killed = join(dir, "killed");
     const half = Math.floor(wholeCalls / 2);
-    let killAt = 0;
     before = server.stats.calls;
-    const part1 = await run(evalArgs(killed, cache), (child) => {
-      const timer = setInterval(() => {
-        if (server.stats.calls - before >= half) {
-          clearInterval(timer);
-          killAt = server.stats.calls - before;
-          child.kill("SIGKILL");
-        }
-      }, 2);
-      child.on("exit", () => clearInterval(timer));
+    const part1 = await killAfterCalls([process.execPath, BIN, ...evalArgs(killed, cache)], {
+      server,
+      calls: half,
+      cwd: ROOT,
     });
-    if (part1.signal !== "SIGKILL") throw failed("the run to kill ended before the kill;", part1);
+    const killAt = part1.callsAtKill;
+    if (!part1.killed) throw new Error(`the run to kill ended before the kill: ${part1.stderr.trim()}`);
     // Requests the killed process had sent are answered (or dropped) by now; count them all.
     await new Promise((resolve) => setTimeout(resolve, latencyMs * 5));
     const part1Calls = server.stats.calls - before;

@@ -3,7 +3,7 @@
 
 import type { Transcript } from "../core/index.ts";
 import { agentTrajectory, TrajectoryRenderer } from "../core/index.ts";
-import { messageContext, snippet, targetVariables } from "./context.ts";
+import { messageContext, messageTarget } from "./context.ts";
 import type { AgentScope, PropositionLookup } from "./plan-input.ts";
 import { type PlanSink, planTarget } from "./planner.ts";
 
@@ -20,16 +20,8 @@ export function planAdherence(
   const rendered = new TrajectoryRenderer(trajectory, { name: scope.agent.name });
   for (const message of scope.sampled) {
     const upTo = position.get(message.id)!;
-    planTarget(
-      sink,
-      set,
-      {
-        agentId: scope.agent.id,
-        messageId: message.id,
-        snippet: snippet(message.text),
-        variables: targetVariables(transcript, { agent: scope.agent, message }),
-      },
-      () => messageContext(scope.agent, rendered, upTo, message, set),
+    planTarget(sink, set, messageTarget(transcript, scope.agent, message), () =>
+      messageContext(scope.agent, rendered, upTo, message, set),
     );
   }
 }

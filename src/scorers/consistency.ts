@@ -1,7 +1,7 @@
 // Consistency: each sampled message that has earlier messages of the same agent, judged against that
 // history (persona excluded by default). A first message has nothing to be consistent with.
 import { agentTrajectory, TrajectoryRenderer, type Transcript } from "../core/index.ts";
-import { historyContext, snippet, targetVariables } from "./context.ts";
+import { historyContext, messageTarget } from "./context.ts";
 import type { AgentScope, PropositionLookup } from "./plan-input.ts";
 import { type PlanSink, planTarget } from "./planner.ts";
 
@@ -19,16 +19,8 @@ export function planConsistency(
   for (const message of scope.sampled) {
     const index = position.get(message.id)!;
     if (index === 0) continue;
-    planTarget(
-      sink,
-      set,
-      {
-        agentId: scope.agent.id,
-        messageId: message.id,
-        snippet: snippet(message.text),
-        variables: targetVariables(transcript, { agent: scope.agent, message }),
-      },
-      () => historyContext(scope.agent, rendered, index, message, set),
+    planTarget(sink, set, messageTarget(transcript, scope.agent, message), () =>
+      historyContext(scope.agent, rendered, index, message, set),
     );
   }
 }

@@ -12,6 +12,7 @@ import {
 } from "../core/index.ts";
 import { type JudgeContext, trajectoryOfLines } from "../judge/index.ts";
 import { type ClaimVariables, claimVariables } from "../propositions/index.ts";
+import type { Target } from "./planner.ts";
 
 const WHOLE = { first_n: Number.POSITIVE_INFINITY, last_n: 0 };
 
@@ -33,6 +34,16 @@ export function targetVariables(
       ? (transcript.agents.find((a) => a.id === recipient)?.name ?? recipient)
       : undefined,
   });
+}
+
+/** A message-level target (adherence, consistency): one message of the agent, its snippet and variables. */
+export function messageTarget(transcript: Transcript, agent: Agent, message: Message): Target {
+  return {
+    agentId: agent.id,
+    messageId: message.id,
+    snippet: snippet(message.text),
+    variables: targetVariables(transcript, { agent, message }),
+  };
 }
 
 /**

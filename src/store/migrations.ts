@@ -221,20 +221,18 @@ CREATE TRIGGER evaluation_scores_parents_on_insert AFTER INSERT ON evaluation_sc
 CREATE TRIGGER evaluation_scores_parents_on_update AFTER UPDATE ON evaluation_scores
   REFERENCING NEW TABLE AS written_scores FOR EACH STATEMENT EXECUTE FUNCTION evaluation_scores_check_parents();
 
-CREATE FUNCTION evaluation_scores_delete_with_evaluation() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The cascade: the trigger's argument names the column that points at the deleted parents.
+CREATE FUNCTION evaluation_scores_delete_with_parents() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  DELETE FROM evaluation_scores WHERE evaluation_id IN (SELECT id FROM deleted_parents);
-  RETURN NULL;
-END $$;
-CREATE FUNCTION evaluation_scores_delete_with_run() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  DELETE FROM evaluation_scores WHERE evaluation_run_id IN (SELECT id FROM deleted_parents);
+  EXECUTE format('DELETE FROM evaluation_scores WHERE %I IN (SELECT id FROM deleted_parents)', TG_ARGV[0]);
   RETURN NULL;
 END $$;
 CREATE TRIGGER evaluations_delete_scores AFTER DELETE ON evaluations
-  REFERENCING OLD TABLE AS deleted_parents FOR EACH STATEMENT EXECUTE FUNCTION evaluation_scores_delete_with_evaluation();
+  REFERENCING OLD TABLE AS deleted_parents FOR EACH STATEMENT
+  EXECUTE FUNCTION evaluation_scores_delete_with_parents('evaluation_id');
 CREATE TRIGGER evaluation_runs_delete_scores AFTER DELETE ON evaluation_runs
-  REFERENCING OLD TABLE AS deleted_parents FOR EACH STATEMENT EXECUTE FUNCTION evaluation_scores_delete_with_run();
+  REFERENCING OLD TABLE AS deleted_parents FOR EACH STATEMENT
+  EXECUTE FUNCTION evaluation_scores_delete_with_parents('evaluation_run_id');
 
 -- Cache hits were counted by updating every entry served, which cost more than the lookup itself.
 -- They are now tallied: one row per model and lookup, with the tokens the served entries first cost.

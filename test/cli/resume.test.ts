@@ -1,6 +1,5 @@
 // Kills `dramaturg eval` with SIGKILL half way, then `dramaturg eval --resume` finishes it: the stored
 // scores equal an uninterrupted run's, with no duplicate rows, no extra runs, and no needless calls.
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.ts";
 import {
   type FakeOpenAIServer,
+  killAfterCalls,
   startFakeOpenAIServer,
   syntheticTranscript,
 } from "../../src/testing/index.ts";
@@ -60,24 +60,10 @@ async function storedVerdicts(db: string) {
   }
 }
 
-/** Runs eval and SIGKILLs it once the server has answered `after` calls. */
-function killAfter(args: string[], after: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: "ignore" });
-    const start = server.stats.calls;
-    const timer = setInterval(() => {
-      if (server.stats.calls - start >= after) {
-        clearInterval(timer);
-        child.kill("SIGKILL");
-      }
-    }, 5);
-    child.on("error", reject);
-    child.on("exit", (_code, signal) => {
-      clearInterval(timer);
-      if (signal !== "SIGKILL") reject(new Error(`eval ended before it was killed (signal ${signal})`));
-      else resolve();
-    });
-  });
+/** Runs eval and SIGKILLs it once the server has received `after` calls; fails if it ended first. */
+async function killAfter(args: string[], after: number): Promise<void> {
+  const run = await killAfterCalls([process.execPath, BIN, ...args], { server, calls: after, cwd: ROOT });
+  if (!run.killed) throw new Error(`eval ended before it was killed (exit ${run.code}): ${run.stderr}`);
 }
 
 describe("resume after SIGKILL", () => {
