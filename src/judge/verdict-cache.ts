@@ -157,7 +157,8 @@ function keysAfter(header: string, request: JudgeRequest, lineDigests = new Map<
 // (for as long as the object lives), with the fields it was made from: a changed context is hashed again.
 // The digest is made from the text's pieces, never from the whole text (see contextPieces). A trajectory
 // given as lines is digested as the list of its lines' digests: consecutive windows share most lines, and
-// each line is digested once per judge (`lines`), so a warm rerun hashes kilobytes per context, not tens.
+// each line is digested once per judge (its `lineDigests`), so a warm rerun hashes kilobytes per context,
+// not tens. The two forms are marked apart, so a list of digests can never pass for a trajectory's text.
 const contextDigests = new WeakMap<JudgeContext, { parts: unknown[]; digest: string }>();
 const systemDigests = new Map<VerdictKind, string>();
 
@@ -173,7 +174,6 @@ function contextDigest(context: JudgeContext, lineDigests: Map<string, Buffer>):
       if (!digest) lineDigests.set(line, (digest = hash("sha256", line, "buffer")));
       return digest;
     });
-    // Marked, so that a digest list can never be mistaken for a trajectory's text.
     const asLines = { ...context, trajectory: { title: context.trajectory.title, text: "" } };
     hasher.update("lines\u0000").update(Buffer.concat(digests));
     for (const piece of contextPieces(asLines)) hasher.update(piece);

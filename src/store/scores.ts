@@ -147,8 +147,8 @@ export function scoreKey(
 // text. The evaluation and run ids, a handful per batch, go once each with a per-row position ($1-$4):
 // a uuid costs more to send and parse than a small integer. A column that is NULL on every row goes as
 // one NULL (unnest pads it). Row ids are made here: PGlite's gen_random_uuid() opens /dev/urandom once
-// per row, which cost more than the rest of the insert. An errored verdict never replaces a judged one (a late retry failure after
-// a success, or a resume racing a writer).
+// per row, which cost more than the rest of the insert. An errored verdict never replaces a judged one
+// (a late retry failure after a success, or a resume racing a writer).
 const UPSERT = `
 INSERT INTO evaluation_scores
   (id, evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,

@@ -39,7 +39,7 @@ export interface CacheStatsByModel {
 
 export interface VerdictCacheStats {
   entries: number;
-  /** Lookups answered from the cache, over its lifetime. */
+  /** Verdicts served from the cache since it was created or last cleared (for the models cleared). */
   hits: number;
   /** Approximate stored size of the cached values. */
   bytes: number;
@@ -58,7 +58,7 @@ export interface VerdictCacheRepository {
    * and the tokens the entries first cost), written in one statement, whatever the number of entries.
    */
   hit(entries: readonly CacheEntry[]): Promise<void>;
-  /** Stores entries; an existing key takes the new value and keeps its hit count. */
+  /** Stores entries; an existing key takes the new value. */
   put(entries: readonly CacheEntry[]): Promise<void>;
   stats(): Promise<VerdictCacheStats>;
   /** Deletes every entry, or one model's (optionally one provider's); returns how many. */
