@@ -1,8 +1,12 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, store-writes).
-import { mkdirSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus } from "node:os";
+// text-stats, store-writes). Each benchmark runs in a Node process of its own, as a user's command would:
+// what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
+// does not slow the next one down.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchWarmCache } from "./cache.bench.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
@@ -298,12 +302,20 @@ const benchmarks: Benchmark[] = [
   },
 ];
 
-function parseArgs(argv: string[]): { only?: string[] } {
+interface Args {
+  only?: string[];
+  /** Internal: run this one benchmark in this process and write its outcome to `out`. */
+  child?: { name: string; out: string };
+}
+
+function parseArgs(argv: string[]): Args {
   const only: string[] = [];
+  let child: Args["child"];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--only") only.push(...(argv[++i] ?? "").split(","));
     else if (arg.startsWith("--only=")) only.push(...arg.slice(7).split(","));
+    else if (arg === "--child") child = { name: argv[++i] ?? "", out: argv[++i] ?? "" };
     else if (arg === "--help" || arg === "-h") {
       console.log(
         `usage: npm run bench [-- --only NAME[,NAME]]\nbenchmarks: ${benchmarks.map((b) => b.name).join(", ")}`,
@@ -315,12 +327,50 @@ function parseArgs(argv: string[]): { only?: string[] } {
     }
   }
   const known = new Set(benchmarks.map((b) => b.name));
-  for (const name of only)
+  for (const name of [...only, ...(child ? [child.name] : [])])
     if (!known.has(name)) {
       console.error(`unknown benchmark "${name}"; expected one of ${[...known].join(", ")}`);
       process.exit(2);
     }
-  return only.length ? { only } : {};
+  return { ...(only.length ? { only } : {}), ...(child ? { child } : {}) };
+}
+
+/** Runs one benchmark here; a throw becomes a failed check. */
+async function runHere(bench: Benchmark): Promise<Outcome> {
+  try {
+    return await bench.run();
+  } catch (error) {
+    return threw(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  }
+}
+
+function threw(message: string): Outcome {
+  log(`  failed: ${message}`);
+  return {
+    checks: [{ metric: "run", value: "threw", target: "completes", pass: false }],
+    details: { error: message },
+  };
+}
+
+/** Runs one benchmark in a fresh Node process (same flags, so tsx too) and reads back its outcome. */
+async function runInChild(bench: Benchmark): Promise<Outcome> {
+  const dir = mkdtempSync(join(tmpdir(), "dramaturg-bench-"));
+  const out = join(dir, "outcome.json");
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [...process.execArgv, fileURLToPath(import.meta.url), "--child", bench.name, out],
+        { stdio: ["ignore", "inherit", "inherit"] },
+      );
+      child.on("error", reject);
+      child.on("exit", (exitCode) => resolve(exitCode));
+    });
+    if (code !== 0) return threw(`the benchmark's process exited with ${code}`);
+    return JSON.parse(readFileSync(out, "utf8")) as Outcome;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function table(rows: string[][]): string {
@@ -334,7 +384,12 @@ function table(rows: string[][]): string {
 }
 
 async function main(): Promise<void> {
-  const { only } = parseArgs(process.argv.slice(2));
+  const { only, child } = parseArgs(process.argv.slice(2));
+  if (child) {
+    const outcome = await runHere(benchmarks.find((b) => b.name === child.name)!);
+    writeFileSync(child.out, JSON.stringify(outcome));
+    return;
+  }
   const chosen = benchmarks.filter((b) => !only || only.includes(b.name));
   const results: Record<string, unknown> = {};
   const rows: string[][] = [["benchmark", "metric", "value", "target", "result"]];
@@ -342,17 +397,7 @@ async function main(): Promise<void> {
   for (const bench of chosen) {
     log(`▶ ${bench.name}: ${bench.about}`);
     const started = performance.now();
-    let outcome: Outcome;
-    try {
-      outcome = await bench.run();
-    } catch (error) {
-      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      log(`  failed: ${message}`);
-      outcome = {
-        checks: [{ metric: "run", value: "threw", target: "completes", pass: false }],
-        details: { error: message },
-      };
-    }
+    const outcome = await runInChild(bench);
     const elapsed = performance.now() - started;
     log(`  done in ${seconds(elapsed)}`);
     outcome.checks.forEach((check, i) => {
