@@ -32,7 +32,6 @@ export {
   type ScoreRow,
   type ScoreStatus,
   scoreFromVerdict,
-  scoreKey,
 } from "./scores.ts";
 export { type OpenStoreOptions, openStore, type Store, storeExists, storeOver } from "./store.ts";
 export type {
@@ -43,3 +42,4 @@ export type {
   VerdictCacheRepository,
   VerdictCacheStats,
 } from "./verdict-cache.ts";
+export { emptyVerdictCacheStats } from "./verdict-cache.ts";

@@ -1,24 +1,20 @@
 // Verdict rows: one per (evaluation, verdict key), written in multi-row batches, never duplicated,
 // and an errored verdict never carries a score (nor replaces a judged one).
 import { randomUUID } from "node:crypto";
-import { type Verdict, verdictKeyString, verdictScore } from "../core/index.ts";
+import { type Verdict, type VerdictKey, verdictKeyString, verdictScore } from "../core/index.ts";
 import { iso, isUuid } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 
 /** `ok` judged; `errored` the judge failed (no score); `trivial` a false precondition made it hold (no judge). */
 export type ScoreStatus = "ok" | "errored" | "trivial";
 
-/** A verdict to store. Agent verdicts belong to a run; environment (per-channel) verdicts have none. */
-export interface ScoreInput {
+/**
+ * A verdict to store, under its verdict key (core's VerdictKey: dimension, proposition, target, trial).
+ * Agent verdicts belong to a run; environment (per-channel) verdicts have none.
+ */
+export interface ScoreInput extends VerdictKey {
   evaluation_id: string;
   evaluation_run_id?: string | null;
-  dimension: string;
-  proposition_id: string;
-  agent_id?: string;
-  message_id?: string;
-  channel?: string;
-  /** 1-based trial; part of the key. */
-  trial: number;
   status: ScoreStatus;
   /** 0–9 after `inverted` and `hard`; null when errored and for counts. */
   score?: number | null;
@@ -127,20 +123,6 @@ export function scoreFromVerdict(
   return row;
 }
 
-/** The key a stored verdict is unique by, within its evaluation. */
-export function scoreKey(
-  row: Pick<ScoreInput, "dimension" | "proposition_id" | "agent_id" | "message_id" | "channel" | "trial">,
-): string {
-  return verdictKeyString({
-    dimension: row.dimension,
-    proposition_id: row.proposition_id,
-    agent_id: row.agent_id,
-    message_id: row.message_id,
-    channel: row.channel,
-    trial: row.trial,
-  });
-}
-
 // A batch travels as one array per column, unnested into rows: one round trip, no parameter-count limit,
 // the same SQL on both drivers, and about twice as fast as one jsonb document per batch (no JSON to
 // encode, and PostgreSQL reads arrays faster than it expands jsonb into records). `ideas` goes as JSON
@@ -180,7 +162,7 @@ export async function writeScoreBatch(db: Queryable, rows: readonly ScoreInput[]
   // One statement may not touch a row twice: keep the last verdict per key, an error never over a result.
   const byKey = new Map<string, ScoreInput>();
   for (const row of rows) {
-    const key = scoreKey(row);
+    const key = verdictKeyString(row);
     const earlier = byKey.get(key);
     if (earlier && earlier.status !== "errored" && row.status === "errored") continue;
     byKey.set(key, row);

@@ -48,6 +48,11 @@ export interface VerdictCacheStats {
   by_model: CacheStatsByModel[];
 }
 
+/** The statistics of a cache with nothing in it (and of a store that does not exist yet). */
+export function emptyVerdictCacheStats(): VerdictCacheStats {
+  return { entries: 0, hits: 0, bytes: 0, saved_usage: { input_tokens: 0, output_tokens: 0 }, by_model: [] };
+}
+
 export interface VerdictCacheRepository {
   /** Looks up many keys at once and counts a hit for each found. Missing keys are absent from the map. */
   get(keys: readonly string[]): Promise<Map<string, CachedVerdict>>;
@@ -154,13 +159,7 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
                 COALESCE(saved_output, 0) AS saved_output
            FROM entries FULL JOIN hits USING (provider, model) ORDER BY provider, model`,
       );
-      const stats: VerdictCacheStats = {
-        entries: 0,
-        hits: 0,
-        bytes: 0,
-        saved_usage: { input_tokens: 0, output_tokens: 0 },
-        by_model: [],
-      };
+      const stats = emptyVerdictCacheStats();
       for (const r of result.rows) {
         stats.entries += r.entries;
         stats.hits += r.hits;

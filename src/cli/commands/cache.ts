@@ -2,7 +2,7 @@
 import { type Command, Option } from "commander";
 import { InputError } from "../../core/index.ts";
 import { JUDGE_PROVIDERS } from "../../judge/index.ts";
-import { openStore, redactUrl, storeExists, type VerdictCacheStats } from "../../store/index.ts";
+import { emptyVerdictCacheStats, openStore, redactUrl, storeExists } from "../../store/index.ts";
 import { examples, setExitCode } from "../program.ts";
 import { resolveSettings } from "../settings.ts";
 
@@ -61,19 +61,11 @@ function storeLocation(flags: CacheFlags): string {
   return resolveSettings({ flags: { db: flags.db }, projectFile: flags.config }).settings.db;
 }
 
-const EMPTY: VerdictCacheStats = {
-  entries: 0,
-  hits: 0,
-  bytes: 0,
-  saved_usage: { input_tokens: 0, output_tokens: 0 },
-  by_model: [],
-};
-
 export async function cacheStats(flags: CacheFlags): Promise<number> {
   const format = flags.format ?? "table";
   const location = storeLocation(flags);
   // Reading statistics must not create a store where there is none.
-  let stats = EMPTY;
+  let stats = emptyVerdictCacheStats();
   if (storeExists(location)) {
     const store = await openStore(location);
     try {
