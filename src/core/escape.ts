@@ -4,3 +4,16 @@
 export function escapeMarkdown(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, " ").replace(/[\\`*_{}[\]()<>#+!|~&]/g, (c) => `\\${c}`);
 }
+
+/** A Markdown table's lines: header, separator (`---:` for a right-aligned column) and rows of ready cells. */
+export function markdownTable(
+  columns: readonly { title: string; right?: boolean }[],
+  rows: readonly (readonly string[])[],
+): string[] {
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  return [
+    line(columns.map((c) => c.title)),
+    `|${columns.map((c) => (c.right ? "---:" : "---")).join("|")}|`,
+    ...rows.map(line),
+  ];
+}

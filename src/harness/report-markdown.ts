@@ -1,6 +1,6 @@
 // The pull-request comment of `dramaturg ci --markdown`: agents × dimensions with baseline, now and delta,
 // what fell and what to do about it. A hidden marker lets the workflow find and update its one comment.
-import { escapeMarkdown } from "../core/index.ts";
+import { escapeMarkdown, markdownTable } from "../core/index.ts";
 import type { CiReport, DimensionCheck, SubjectCheck } from "./compare.ts";
 
 /** The hidden first line the workflow searches for to update its comment instead of adding another. */
@@ -77,22 +77,29 @@ function fellSection(subjects: SubjectCheck[]): string[] {
 export function renderCiMarkdown(report: CiReport): string {
   const out: string[] = [PR_COMMENT_MARKER, headline(report), ""];
   if (report.agents.length) {
-    out.push(`| agent | ${AGENT_COLUMNS.join(" | ")} |`);
-    out.push(`|---|${AGENT_COLUMNS.map(() => "---").join("|")}|`);
-    for (const a of report.agents)
-      out.push(
-        `| ${escapeMarkdown(a.name)} | ${AGENT_COLUMNS.map((c) => cell(a.dimensions.find((d) => d.dimension === c))).join(" | ")} |`,
-      );
-    out.push("");
+    out.push(
+      ...markdownTable(
+        ["agent", ...AGENT_COLUMNS].map((title) => ({ title })),
+        report.agents.map((a) => [
+          escapeMarkdown(a.name),
+          ...AGENT_COLUMNS.map((c) => cell(a.dimensions.find((d) => d.dimension === c))),
+        ]),
+      ),
+      "",
+    );
   }
   if (report.channels.length) {
-    out.push("| channel | voice divergence | ideas |");
-    out.push("|---|---|---|");
-    for (const c of report.channels)
-      out.push(
-        `| ${escapeMarkdown(c.name)} | ${cell(c.dimensions.find((d) => d.dimension === "convergence"))} | ${cell(c.dimensions.find((d) => d.dimension === "ideas_quantity"))} |`,
-      );
-    out.push("");
+    out.push(
+      ...markdownTable(
+        ["channel", "voice divergence", "ideas"].map((title) => ({ title })),
+        report.channels.map((c) => [
+          escapeMarkdown(c.name),
+          cell(c.dimensions.find((d) => d.dimension === "convergence")),
+          cell(c.dimensions.find((d) => d.dimension === "ideas_quantity")),
+        ]),
+      ),
+      "",
+    );
   }
   const fell = fellSection([...report.agents, ...report.channels]);
   if (fell.length) out.push("#### What fell, and what to do", "", ...fell);

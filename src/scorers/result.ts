@@ -1,5 +1,5 @@
 // The evaluation result document `dramaturg.eval-result/v1` and its table and Markdown renderings.
-import { escapeMarkdown, round, type TokenUsage } from "../core/index.ts";
+import { escapeMarkdown, markdownTable, round, type TokenUsage } from "../core/index.ts";
 import type { AgentResult, DimensionResult, EnvironmentResult } from "./aggregate.ts";
 
 export const EVAL_RESULT_FORMAT = "dramaturg.eval-result/v1";
@@ -157,22 +157,33 @@ export function renderMarkdown(result: EvalResult): string {
   );
   out.push("");
   if (result.runs.length) {
-    out.push("| agent | sample | adherence | consistency | fluency | overall | errored |");
-    out.push("|---|---:|---:|---:|---:|---:|---:|");
-    for (const r of result.runs)
-      out.push(
-        `| ${escapeMarkdown(r.name)} | ${r.sample_size} | ${AGENT_COLUMNS.map((d) => (r.dimensions[d] ? fmt(r.dimensions[d]!.score) : "")).join(" | ")} | ${fmt(r.overall_score)} | ${r.errored} |`,
-      );
-    out.push("");
+    const right = (title: string) => ({ title, right: true });
+    out.push(
+      ...markdownTable(
+        [{ title: "agent" }, ...["sample", ...AGENT_COLUMNS, "overall", "errored"].map(right)],
+        result.runs.map((r) => [
+          escapeMarkdown(r.name),
+          String(r.sample_size),
+          ...AGENT_COLUMNS.map((d) => (r.dimensions[d] ? fmt(r.dimensions[d]!.score) : "")),
+          fmt(r.overall_score),
+          String(r.errored),
+        ]),
+      ),
+      "",
+    );
   }
   if (result.environments.length) {
-    out.push("| channel | voice divergence | ideas |");
-    out.push("|---|---:|---:|");
-    for (const e of result.environments)
-      out.push(
-        `| #${escapeMarkdown(e.channel)} | ${fmt(e.dimensions.convergence?.score)} | ${e.dimensions.ideas_quantity?.count ?? "–"} |`,
-      );
-    out.push("");
+    out.push(
+      ...markdownTable(
+        [{ title: "channel" }, { title: "voice divergence", right: true }, { title: "ideas", right: true }],
+        result.environments.map((e) => [
+          `#${escapeMarkdown(e.channel)}`,
+          fmt(e.dimensions.convergence?.score),
+          String(e.dimensions.ideas_quantity?.count ?? "–"),
+        ]),
+      ),
+      "",
+    );
   }
   const weak = weakestPropositions(result);
   if (weak.length) {
