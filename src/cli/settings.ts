@@ -1,9 +1,9 @@
 // Settings of a command: the project file (dramaturg.yaml), environment variables and flags merged,
 // each value remembering where it came from (for `dramaturg config print`).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
-import { InputError, PERSONA_DIMENSIONS, type PersonaDimension } from "../core/index.ts";
+import { InputError, PERSONA_DIMENSIONS, type PersonaDimension, readInputFile } from "../core/index.ts";
 import { parseLocatedYaml } from "../propositions/index.ts";
 
 export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
@@ -178,12 +178,7 @@ export function findProjectFile(cwd: string): string | undefined {
 
 /** Reads and validates a project file. A secret written in it is an error naming its line. */
 export function loadProjectFile(file: string): ProjectFile {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new InputError(`cannot read the project file (${(error as NodeJS.ErrnoException).code})`, { file });
-  }
+  const text = readInputFile(file, "the project file");
   const secret = findSecret(text);
   if (secret)
     throw new InputError(

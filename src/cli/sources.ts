@@ -1,11 +1,12 @@
 // Where the messages come from: transcript files (globs allowed) or the store (`dramaturg import`).
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import {
   contentHash,
   InputError,
   type Message,
   parseTranscript,
+  readInputFile,
   stableStringify,
   TRANSCRIPT_FORMAT,
   type Transcript,
@@ -45,15 +46,7 @@ export function expandSource(pattern: string): string[] {
 }
 
 export function readTranscriptFile(file: string): Transcript {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new InputError(`cannot read the transcript (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
-      file,
-    });
-  }
-  return parseTranscript(text, file);
+  return parseTranscript(readInputFile(file, "the transcript"), file);
 }
 
 /**

@@ -1,4 +1,5 @@
 // Error kinds shared by every module. Catch by kind (`X.isInstance(e)`), never by message text.
+import { readFileSync } from "node:fs";
 
 const marker = Symbol.for("dramaturg.error");
 
@@ -35,6 +36,18 @@ export class InputError extends DramaturgError {
 
   static override isInstance(error: unknown): error is InputError {
     return DramaturgError.isInstance(error) && error.name === "InputError";
+  }
+}
+
+/** A user's file as text, or an InputError naming it: `FILE: cannot read <what> (ENOENT)`. */
+export function readInputFile(file: string, what: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new InputError(`cannot read ${what} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
+      file,
+      cause: error,
+    });
   }
 }
 

@@ -1,9 +1,9 @@
 // Golden baselines: `dramaturg.baseline/v1` (one file per agent) and `dramaturg.environment-baseline/v1`
 // (`_environments.json`, one entry per channel). Written stable — sorted keys, 3 decimals — for readable diffs.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { AGENT_DIMENSIONS, firstIssue, InputError, issuePath, round } from "../core/index.ts";
+import { AGENT_DIMENSIONS, firstIssue, InputError, issuePath, readInputFile, round } from "../core/index.ts";
 import type { AgentDimension, MeasuredDimension, Measurement } from "./measurement.ts";
 
 export const BASELINE_FORMAT = "dramaturg.baseline/v1";
@@ -257,13 +257,7 @@ export interface BaselineFolder {
 }
 
 function read(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    throw new InputError(`cannot read the baseline (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
-      file,
-    });
-  }
+  return readInputFile(file, "the baseline");
 }
 
 /**

@@ -1,10 +1,14 @@
-// The judge-fixtures format `dramaturg.judge-fixtures/v1`: verdicts keyed by dimension and proposition
-// (and optionally agent, message, channel, trial). Hand-written for tests and demos, or recorded live.
-import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { Verdict, VerdictKey, VerdictOk } from "../core/index.ts";
-import { firstIssue, InputError, issuePath, MissingVerdictError, verdictKeyString } from "../core/index.ts";
+import {
+  firstIssue,
+  InputError,
+  issuePath,
+  MissingVerdictError,
+  readInputFile,
+  verdictKeyString,
+} from "../core/index.ts";
 import type { Judge, JudgeDescriptor, JudgeRequest, JudgeResponse } from "./types.ts";
 
 export const FIXTURES_FORMAT = "dramaturg.judge-fixtures/v1";
@@ -49,14 +53,7 @@ export type JudgeFixtures = z.infer<typeof JudgeFixturesSchema>;
 
 /** Reads and validates a fixtures file (JSON or YAML). */
 export function loadFixtures(file: string): JudgeFixtures {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new InputError(`cannot read judge fixtures (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
-      file,
-    });
-  }
+  const text = readInputFile(file, "judge fixtures");
   let raw: unknown;
   try {
     raw = parseYaml(text);

@@ -1,6 +1,3 @@
-// Reads one proposition YAML file (seed 001) and checks it against the schema and against where it
-// lives: inside a propositions tree the folder fixes the dimension and the file name fixes the agent.
-import { readFile } from "node:fs/promises";
 import { basename, dirname, extname } from "node:path";
 import {
   AGENT_DIMENSIONS,
@@ -9,6 +6,7 @@ import {
   type PersonaDimension,
   type PropositionFile,
   PropositionFileSchema,
+  readInputFile,
 } from "../core/index.ts";
 import { type DocumentPath, parseLocatedYaml } from "./located-yaml.ts";
 
@@ -50,18 +48,7 @@ export async function readLocatedPropositionFile(
   path: string,
   source = path,
 ): Promise<LocatedPropositionFile> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new InputError(
-      `cannot read proposition file (${(error as NodeJS.ErrnoException).code ?? "error"})`,
-      {
-        file: path,
-        cause: error,
-      },
-    );
-  }
+  const text = readInputFile(path, "proposition file");
   return parseLocatedPropositionFile(text, path, source);
 }
 
