@@ -11,6 +11,7 @@ import {
   renderCiMarkdown,
   renderCiTable,
 } from "../../harness/index.ts";
+import { tableOrJson } from "../flags.ts";
 import { shownPath } from "../paths.ts";
 import type { EvalFlags } from "./eval.ts";
 import { evaluate, setupEvaluation } from "./eval.ts";
@@ -42,9 +43,7 @@ function checkBaselinesMatch(folder: BaselineFolder, transcript: Transcript): vo
 }
 
 export async function ciCommand(sources: string[], flags: CiFlags): Promise<number> {
-  const format = flags.format ?? "table";
-  if (!["table", "json"].includes(format))
-    throw new InputError("expected table or json", { place: "--format" });
+  const format = tableOrJson(flags.format);
   const setup = setupEvaluation(sources, flags);
   const { settings } = setup;
   const folder = readBaselineFolder(settings.baselines);

@@ -3,6 +3,7 @@
 import { AGENT_DIMENSIONS, ENVIRONMENT_DIMENSIONS, InputError } from "../../core/index.ts";
 import { agentHistory, padColumns, sparkline } from "../../harness/index.ts";
 import { openStore } from "../../store/index.ts";
+import { limitFlag, tableOrJson } from "../flags.ts";
 import { resolveSettings } from "../settings.ts";
 
 export interface HistoryFlags {
@@ -15,12 +16,8 @@ export interface HistoryFlags {
 }
 
 export async function historyCommand(flags: HistoryFlags): Promise<number> {
-  const format = flags.format ?? "table";
-  if (!["table", "json"].includes(format))
-    throw new InputError("expected table or json", { place: "--format" });
-  const limit = flags.limit === undefined ? 30 : Number(flags.limit);
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new InputError("expected a positive whole number", { place: "--limit" });
+  const format = tableOrJson(flags.format);
+  const limit = limitFlag(flags.limit, 30);
   const dimension = flags.dimension;
   if (dimension !== undefined && !(AGENT_DIMENSIONS as readonly string[]).includes(dimension))
     throw new InputError(

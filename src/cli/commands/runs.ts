@@ -1,6 +1,7 @@
 // `dramaturg runs`: lists stored evaluation runs, newest first.
-import { InputError, round } from "../../core/index.ts";
+import { round } from "../../core/index.ts";
 import { openStore } from "../../store/index.ts";
+import { limitFlag, tableOrJson } from "../flags.ts";
 import { resolveSettings } from "../settings.ts";
 
 export async function runsCommand(flags: {
@@ -10,12 +11,8 @@ export async function runsCommand(flags: {
   db?: string;
   config?: string;
 }) {
-  const format = flags.format ?? "table";
-  if (!["table", "json"].includes(format))
-    throw new InputError("expected table or json", { place: "--format" });
-  const limit = flags.limit === undefined ? 50 : Number(flags.limit);
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new InputError("expected a positive whole number", { place: "--limit" });
+  const format = tableOrJson(flags.format);
+  const limit = limitFlag(flags.limit, 50);
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   const store = await openStore(settings.db);
   try {
