@@ -66,8 +66,9 @@ export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<Warm
   try {
     const cold = await run(judgeOver());
     const coldCalls = server.stats.calls;
+    const coldScores = scoresOf(cold);
     const timed: WarmRerun[] = [];
-    let hits = 0;
+    let hits = Number.POSITIVE_INFINITY;
     let sameScores = true;
     let last: Awaited<ReturnType<typeof runPersonaEvaluation>> | undefined;
     for (let i = 0; i < reruns; i++) {
@@ -80,8 +81,8 @@ export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<Warm
       const prefetched = performance.now();
       last = await runPersonaEvaluation({ ...input, config, plan, judge, store, concurrency: 16 });
       const ended = performance.now();
-      hits = Math.min(i === 0 ? Number.POSITIVE_INFINITY : hits, judge.counters.hits);
-      sameScores &&= scoresOf(last) === scoresOf(cold);
+      hits = Math.min(hits, judge.counters.hits);
+      sameScores &&= scoresOf(last) === coldScores;
       timed.push({
         plan_ms: Math.round(planned - started),
         prefetch_ms: Math.round(prefetched - planned),
