@@ -220,6 +220,8 @@ export class CachingJudge implements Judge {
   private readonly headers = new Map<boolean, string>();
   /** Digests of trajectory lines, each computed once for all the windows that share the line. */
   private readonly lineDigests = new Map<string, Buffer>();
+  /** Requests of a prefetch still under way, and the lookup of the chunk each belongs to. */
+  private readonly prefetching = new WeakMap<JudgeRequest, Promise<void>>();
   /** Keys `prefetch` looked up: a key in here but not in `memory` is known to be missing. */
   private readonly looked = new Set<string>();
   private readonly tally: VerdictCacheCounters = {
@@ -257,35 +259,76 @@ export class CachingJudge implements Judge {
   }
 
   /**
-   * Looks up every key of many requests at once (one backend call per 1,000 keys) and keeps what it finds
-   * in memory, so the requests that follow need no lookup of their own. With a backend that can `peek`,
-   * hits are counted in the store only for the requests the cache will answer entirely.
+   * Looks up every key of many requests in bulk (one backend call per chunk of about 1,000 keys) and keeps
+   * what it finds in memory, so the requests that follow need no lookup of their own. With a backend that
+   * can `peek`, hits are counted in the store only for the requests the cache will answer entirely.
+   *
+   * The lookups are pipelined: this thread computes the next chunk's keys while the store looks up the
+   * last one, and a `judge()` call for a request given here waits only for its own chunk. So a run can
+   * start at once, beside the prefetch, and score (and store) the first answers while later keys are
+   * still being hashed. The promise settles when every chunk has; it rejects with the first failed
+   * lookup (the requests of a failed chunk are then looked up by `judge()` itself).
    */
   async prefetch(requests: readonly JudgeRequest[]): Promise<void> {
-    const keysByRequest = requests.map((r) => this.keysOf(r));
+    const chunks: JudgeRequest[][] = [];
+    let keys = LOOKUP_BATCH;
+    for (const request of requests) {
+      if (keys + request.items.length > LOOKUP_BATCH) {
+        chunks.push([]);
+        keys = 0;
+      }
+      chunks.at(-1)!.push(request);
+      keys += request.items.length;
+    }
+    // Every request waits for its chunk from now on, whether or not its keys are computed yet.
+    const settle: (() => void)[] = [];
+    for (const chunk of chunks) {
+      const settled = new Promise<void>((resolve) => settle.push(resolve));
+      for (const request of chunk) this.prefetching.set(request, settled);
+    }
+    const lookups: Promise<void>[] = [];
+    try {
+      for (const [i, chunk] of chunks.entries()) {
+        const looked = this.prefetchChunk(chunk.map((r) => this.keysOf(r)));
+        lookups.push(looked);
+        void looked.then(settle[i], settle[i]);
+        // Let the answers that arrived be scored before hashing on.
+        if (i + 1 < chunks.length) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      // Chunks never looked up (a key could not be computed) stop waiting: judge() looks them up itself.
+      for (const resolve of settle.slice(lookups.length)) resolve();
+    }
+    await Promise.all(lookups);
+  }
+
+  /** Looks up one chunk's keys and keeps the entries of the requests the cache answers entirely. */
+  private async prefetchChunk(keysByRequest: readonly string[][]): Promise<void> {
     const wanted = [...new Set(keysByRequest.flat())].filter((k) => !this.looked.has(k));
     if (!this.backend.peek) {
-      for (const [key, entry] of await lookup(wanted, (batch) => this.backend.get(batch)))
-        this.memory.set(key, entry);
+      const found = await lookup(wanted, (batch) => this.backend.get(batch));
+      for (const [key, entry] of found) this.memory.set(key, entry);
       for (const key of wanted) this.looked.add(key);
       return;
     }
     const found = await lookup(wanted, (batch) => this.backend.peek!(batch));
-    for (const key of wanted) this.looked.add(key);
     const has = (key: string) => found.has(key) || this.memory.has(key);
     const served = [...new Set(keysByRequest.filter((keys) => keys.every(has)).flat())].filter((k) =>
       found.has(k),
     );
     if (this.backend.hit) {
-      // The peek already read these entries: only their hits remain to be recorded.
+      // The peek already read these entries: only their hits remain to be recorded. They are kept before
+      // the keys are marked as looked up, so no request can find a key looked up and its entry absent.
       const entries = served.map((key) => found.get(key)!);
-      if (entries.length > 0) await this.backend.hit(entries);
       for (const e of entries) this.memory.set(e.key, e);
+      for (const key of wanted) this.looked.add(key);
+      if (entries.length > 0) await this.backend.hit(entries);
       return;
     }
     // The counting lookup returns the same entries; it is what records the hits.
     for (const [key, entry] of await lookup(served, (batch) => this.backend.get(batch)))
       this.memory.set(key, entry);
+    for (const key of wanted) this.looked.add(key);
   }
 
   /** How many of these requests and verdicts the cache would answer now. Counts no hit, calls no model. */
@@ -317,6 +360,11 @@ export class CachingJudge implements Judge {
   }
 
   async judge(request: JudgeRequest, options: JudgeCallOptions = {}): Promise<JudgeResponse> {
+    const prefetched = this.prefetching.get(request);
+    if (prefetched) {
+      await prefetched;
+      this.prefetching.delete(request);
+    }
     const keys = this.keysOf(request);
     const cached = await this.cached(keys);
     if (cached) {

@@ -1,47 +1,105 @@
 // The embedded adapter: PGlite (PostgreSQL in WebAssembly) in memory or in a data folder.
+//
+// PGlite runs on a worker thread of its own (pglite-thread.js), not on the caller's: its work is
+// synchronous WebAssembly, and on the caller's thread every statement stopped everything else — the
+// judge's HTTP answers, the scoring, the next cache keys. On its own thread the database writes one batch
+// of scores while the caller scores the next. Each call is one message there and one answer back;
+// parameters and rows cross by structured clone (dates, JSON values and byte arrays arrive as they left).
 import { mkdir } from "node:fs/promises";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { Worker } from "node:worker_threads";
 import { DramaturgError, StoreError } from "../core/index.ts";
 import type { Db, Queryable, QueryResult } from "./db.ts";
 
+/** What the thread answers: a result, or the fields of the error it caught. */
+interface Answer {
+  id: number;
+  result?: unknown;
+  error?: { name?: string; message: string; code?: string; detail?: string; hint?: string };
+}
+
 /** Opens PGlite in memory (no folder) or in `folder`, creating the folder if it is missing. */
 export async function openPgliteDb(folder?: string): Promise<Db> {
-  let pg: PGlite;
   try {
     if (folder !== undefined) await mkdir(folder, { recursive: true });
-    pg = await PGlite.create(folder);
-    // A new 16 MB WAL segment is created by writing its last byte, not by filling it with zeros page by
-    // page: in memory, a file filled that way is copied each time it outgrows its buffer (a pause of tens
-    // of milliseconds per segment); on disk, PostgreSQL documents this setting as safe.
-    await pg.exec("SET wal_init_zero = off");
   } catch (error) {
-    throw new StoreError(`could not open the store at ${folder ?? "memory://"}: ${describe(error)}`, {
-      cause: error,
+    throw opening(folder, error);
+  }
+  const worker = new Worker(new URL("./pglite-thread.js", import.meta.url));
+  // An idle database never keeps the process alive (as PGlite on this thread did not); a call does.
+  worker.unref();
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
+  let nextCall = 0;
+  let nextTransaction = 0;
+  let gone: Error | undefined;
+
+  worker.on("message", ({ id, result, error }: Answer) => {
+    const call = pending.get(id);
+    if (!call) return;
+    pending.delete(id);
+    if (pending.size === 0) worker.unref();
+    if (error) call.reject(Object.assign(new Error(error.message), error));
+    else call.resolve(result);
+  });
+  const lost = (error: Error) => {
+    gone ??= error;
+    for (const call of pending.values()) call.reject(gone);
+    pending.clear();
+  };
+  worker.on("error", lost);
+  worker.on("exit", (code) => lost(new Error(`the database thread stopped (exit code ${code})`)));
+
+  const call = <T>(message: Record<string, unknown>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (gone) return reject(gone);
+      const id = nextCall++;
+      if (pending.size === 0) worker.ref();
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ ...message, id });
     });
+  const queryable = (transaction?: number): Queryable => ({
+    query: <T>(sql: string, params?: readonly unknown[]) =>
+      guard(() => call<QueryResult<T>>({ op: "query", sql, params, transaction })),
+    exec: (sql: string) => guard(() => call<void>({ op: "exec", sql, transaction })),
+  });
+
+  try {
+    await call({ op: "open", folder });
+  } catch (error) {
+    await worker.terminate();
+    throw opening(folder, error);
   }
   return {
     dialect: "pglite",
-    query: (sql, params) => run(pg, sql, params),
-    exec: (sql) => guard(async () => void (await pg.exec(sql))),
-    transaction: (fn) => guard(() => pg.transaction((tx) => fn(queryable(tx)))),
-    close: () => guard(() => pg.close()),
+    ...queryable(),
+    async transaction(fn) {
+      const transaction = nextTransaction++;
+      await guard(() => call({ op: "begin", transaction }));
+      let result: Awaited<ReturnType<typeof fn>>;
+      try {
+        result = await fn(queryable(transaction));
+      } catch (error) {
+        // The caller's error is what matters; a failed rollback (the thread gone) adds nothing to it.
+        await call({ op: "end", transaction, commit: false }).catch(() => undefined);
+        throw error;
+      }
+      await guard(() => call({ op: "end", transaction, commit: true }));
+      return result;
+    },
+    close: () =>
+      guard(async () => {
+        try {
+          if (!gone) await call({ op: "close" });
+        } finally {
+          await worker.terminate();
+        }
+      }),
   };
 }
 
-function queryable(tx: Transaction): Queryable {
-  return {
-    query: (sql, params) => run(tx, sql, params),
-    exec: (sql) => guard(async () => void (await tx.exec(sql))),
-  };
-}
-
-async function run<T>(
-  target: PGlite | Transaction,
-  sql: string,
-  params: readonly unknown[] | undefined,
-): Promise<QueryResult<T>> {
-  const result = await guard(() => target.query<T>(sql, params as unknown[] | undefined));
-  return { rows: result.rows, rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length };
+function opening(folder: string | undefined, error: unknown): StoreError {
+  return new StoreError(`could not open the store at ${folder ?? "memory://"}: ${describe(error)}`, {
+    cause: error,
+  });
 }
 
 async function guard<T>(op: () => Promise<T>): Promise<T> {

@@ -197,6 +197,46 @@ describe("CachingJudge", () => {
     expect(judge.counters.hits).toBe(1200);
   });
 
+  it("a run can start beside the prefetch: each judge() waits for its own chunk and makes no call", async () => {
+    const requests = Array.from({ length: 2500 }, (_, i) => request([item(`q${i}`)]));
+    const warm = await setup();
+    for (let i = 0; i < requests.length; i += 250)
+      await Promise.all(requests.slice(i, i + 250).map((r) => warm.judge.judge(r)));
+    await server!.close();
+    const { backend, calls } = countingBackend();
+    const { judge, server: cold } = await setup({}, backend);
+    const prefetched = judge.prefetch(requests);
+    // Judged at once, before any lookup has come back, as `dramaturg eval` does with its run.
+    const responses = await Promise.all(requests.map((r) => judge.judge(r)));
+    await prefetched;
+    expect(responses.every((r) => r.calls === 0 && r.verdicts[0]!.ok)).toBe(true);
+    // One peek per chunk of a thousand keys, then the counting get of what it found (no `hit` here).
+    expect(calls).toEqual({ get: 3, peek: 3, put: 0 });
+    expect(cold.stats.calls).toBe(0);
+    expect(judge.counters).toMatchObject({ hits: 2500, misses: 0, served_requests: 2500 });
+    expect((await store.verdictCache.stats()).hits).toBe(2500);
+  });
+
+  it("a failed prefetch lookup rejects, and the requests it held are looked up by judge() itself", async () => {
+    const warm = await setup();
+    const requests = [request([item("traits")]), request([item("style")])];
+    for (const r of requests) await warm.judge.judge(r);
+    await server!.close();
+    const { backend, calls } = countingBackend();
+    // The prefetch's one lookup fails; the store answers again afterwards.
+    backend.peek = (keys) =>
+      calls.peek++ === 0 ? Promise.reject(new Error("the store went away")) : store.verdictCache.peek(keys);
+    const { judge, server: cold } = await setup({}, backend);
+    const prefetched = judge.prefetch(requests);
+    prefetched.catch(() => undefined);
+    const responses = await Promise.all(requests.map((r) => judge.judge(r)));
+    await expect(prefetched).rejects.toThrow("the store went away");
+    expect(responses.every((r) => r.calls === 0 && r.verdicts[0]!.ok)).toBe(true);
+    // The failed peek, then one peek and one counting get per request.
+    expect(calls).toEqual({ get: 2, peek: 3, put: 0 });
+    expect(cold.stats.calls).toBe(0);
+  });
+
   it("prefetch counts a hit in the store only for requests it will answer entirely", async () => {
     const { judge } = await setup();
     await judge.judge(request([item("traits")]));
