@@ -5,7 +5,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "../src/cli/persona-run.ts";
 import { contentHash } from "../src/core/index.ts";
-import { CachingJudge, LlmJudge } from "../src/judge/index.ts";
+import { CachingJudge, type JudgeRequest, LlmJudge } from "../src/judge/index.ts";
 import { openStore } from "../src/store/index.ts";
 import { startFakeOpenAIServer } from "../src/testing/index.ts";
 import { BENCH_PROPOSITIONS, personaInput } from "./persona.bench.ts";
@@ -75,15 +75,21 @@ export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<Warm
     for (let i = 0; i < reruns; i++) {
       const judge = judgeOver();
       const started = performance.now();
-      // What `dramaturg eval` does with a cache: plan, then look the keys up in bulk while the run starts.
+      // What `dramaturg eval` does with a cache: plan, then run, the run having the cache look the keys
+      // up in bulk beside it once the evaluation's rows exist.
       const plan = planFor({ ...input, config });
       const planned = performance.now();
       let prefetched = planned;
-      const prefetch = judge.prefetch(plan.calls.map((c) => c.request)).then(() => {
-        prefetched = performance.now();
-      });
-      last = await runPersonaEvaluation({ ...input, config, plan, judge, store, concurrency: 16 });
-      await prefetch;
+      const cache = {
+        get counters() {
+          return judge.counters;
+        },
+        prefetch: (requests: readonly JudgeRequest[]) =>
+          judge.prefetch(requests).then(() => {
+            prefetched = performance.now();
+          }),
+      };
+      last = await runPersonaEvaluation({ ...input, config, plan, judge, cache, store, concurrency: 16 });
       const ended = performance.now();
       hits = Math.min(hits, judge.counters.hits);
       sameScores &&= scoresOf(last) === coldScores;

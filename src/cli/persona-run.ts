@@ -12,7 +12,12 @@ import {
   verdictKeyString,
   ZERO_USAGE,
 } from "../core/index.ts";
-import { type Judge, type VerdictCacheCounters, verdictsToFixtures } from "../judge/index.ts";
+import {
+  type Judge,
+  type JudgeRequest,
+  type VerdictCacheCounters,
+  verdictsToFixtures,
+} from "../judge/index.ts";
 import { type LoadedPropositions, propositionSetFor } from "../propositions/index.ts";
 import {
   aggregatePersonaScores,
@@ -22,6 +27,7 @@ import {
   executePlan,
   type ItemMeta,
   type PersonaScores,
+  pendingCalls,
   planPersonaEvaluation,
   type ScoredVerdict,
 } from "../scorers/index.ts";
@@ -61,8 +67,14 @@ export interface PersonaRunInput {
   resume?: string;
   /** The plan, when the caller already made it (to validate the input before opening the store). */
   plan?: EvaluationPlan;
-  /** The verdict cache in front of the judge, whose counters the run reports. */
-  cache?: { readonly counters: VerdictCacheCounters };
+  /**
+   * The verdict cache in front of the judge, whose counters the run reports. With `prefetch`, the run
+   * has it look up every pending request's keys in bulk, beside the run (see CachingJudge.prefetch).
+   */
+  cache?: {
+    readonly counters: VerdictCacheCounters;
+    prefetch?(requests: readonly JudgeRequest[]): Promise<void>;
+  };
   signal?: AbortSignal;
 }
 
@@ -185,7 +197,8 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
   }
 
   // Group commit: each verdict is durable within one insert, so a kill loses at most the calls in flight.
-  const writer = store.scores.writer({ flushIntervalMs: 0 });
+  // A new evaluation's keys are all new: its batches skip the conflict check (a resume's do not).
+  const writer = store.scores.writer({ flushIntervalMs: 0, newKeys: !input.resume });
   const toRow = (v: ScoredVerdict) =>
     scoreFromVerdict(v.verdict, {
       evaluation_id: evaluationId,
@@ -200,6 +213,10 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
   let calls = 0;
   let requests = 0;
   let fresh: ScoredVerdict[] = [];
+  // Started once the evaluation and its runs exist, so that their rows are not queued behind the lookups.
+  const prefetched = input.cache?.prefetch?.(pendingCalls(plan, skip).map((c) => c.request));
+  // Awaited after the run: until then a failed lookup only means judge() looks its requests up itself.
+  prefetched?.catch(() => undefined);
   try {
     const result = await executePlan(plan, {
       judge,
@@ -212,6 +229,7 @@ export async function runPersonaEvaluation(input: PersonaRunInput): Promise<Eval
       onProgress: (done, total) => input.progress?.update(done, total),
     });
     await writer.close();
+    await prefetched;
     usage = result.usage;
     calls = result.calls;
     requests = result.requests;

@@ -2,7 +2,7 @@
 // `flushIntervalMs` after the first unwritten one, so a crash loses at most that interval's verdicts.
 import { StoreError } from "../core/index.ts";
 import type { Queryable } from "./db.ts";
-import { SCORE_BATCH, type ScoreInput, writeScoreBatch } from "./scores.ts";
+import { isUniqueViolation, SCORE_BATCH, type ScoreInput, writeScoreBatch } from "./scores.ts";
 
 export interface ScoreWriterOptions {
   /** Rows per INSERT; a full buffer is written at once and `write` waits for it. Default 1000. */
@@ -13,6 +13,12 @@ export interface ScoreWriterOptions {
    * so a crash loses at most the batch in progress, and throughput stays high under load.
    */
   flushIntervalMs?: number;
+  /**
+   * The rows are a new evaluation's, whose keys cannot be stored yet: batches go as plain INSERTs, which
+   * skip the conflict check of every row. Should a key be stored after all (a verdict written twice), the
+   * batch is written again the usual way, and so is every later batch.
+   */
+  newKeys?: boolean;
 }
 
 export interface ScoreWriter {
@@ -33,8 +39,20 @@ export interface ScoreWriter {
 
 export function createScoreWriter(
   db: Queryable,
-  { batchSize = SCORE_BATCH, flushIntervalMs = 200 }: ScoreWriterOptions = {},
+  { batchSize = SCORE_BATCH, flushIntervalMs = 200, newKeys = false }: ScoreWriterOptions = {},
 ): ScoreWriter {
+  let onlyNew = newKeys;
+  const writeBatch = async (batch: readonly ScoreInput[]) => {
+    if (onlyNew) {
+      try {
+        return await writeScoreBatch(db, batch, { onlyNew });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        onlyNew = false;
+      }
+    }
+    return await writeScoreBatch(db, batch);
+  };
   let buffer: ScoreInput[] = [];
   let written = 0;
   let closed = false;
@@ -57,7 +75,7 @@ export function createScoreWriter(
       const batch = buffer;
       buffer = [];
       try {
-        await writeScoreBatch(db, batch);
+        await writeBatch(batch);
         written += batch.length;
       } catch (error) {
         failure = error;
@@ -81,7 +99,7 @@ export function createScoreWriter(
     chain = chain.then(async () => {
       if (failure !== undefined) return;
       try {
-        await writeScoreBatch(db, batch);
+        await writeBatch(batch);
         written += batch.length;
       } catch (error) {
         failure = error;

@@ -130,8 +130,10 @@ export function scoreFromVerdict(
 // a uuid costs more to send and parse than a small integer. A column that is NULL on every row goes as
 // one NULL (unnest pads it). Row ids are made here: PGlite's gen_random_uuid() opens /dev/urandom once
 // per row, which cost more than the rest of the insert. An errored verdict never replaces a judged one
-// (a late retry failure after a success, or a resume racing a writer).
-const UPSERT = `
+// (a late retry failure after a success, or a resume racing a writer). A batch known to hold only new keys
+// (a new evaluation's) may go as a plain INSERT, which skips the conflict check of every row; a key that
+// turns out to be stored fails it with a unique violation (see createScoreWriter).
+const INSERT = `
 INSERT INTO evaluation_scores
   (id, evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id, channel, trial,
    verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning, context_snippet, error)
@@ -143,7 +145,10 @@ SELECT id, ($1::uuid[])[evaluation], ($3::uuid[])[run], dimension, proposition_i
               $17::real[], $18::boolean[], $19::boolean[], $20::text[], $21::text[], $22::text[], $23::uuid[])
     AS x(evaluation, run, dimension, proposition_id, agent_id, message_id, channel, trial,
          verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard, reasoning,
-         context_snippet, error, id)
+         context_snippet, error, id)`;
+
+// A verdict key already stored replaces the stored verdict, unless that would put an error over a result.
+const UPSERT = `${INSERT}
 ON CONFLICT (evaluation_id, verdict_key) DO UPDATE SET
   evaluation_run_id = excluded.evaluation_run_id, status = excluded.status, score = excluded.score,
   raw_score = excluded.raw_score, count = excluded.count, ideas = excluded.ideas, weight = excluded.weight,
@@ -156,8 +161,15 @@ function num(value: number | null | undefined): number | null {
   return value === null || value === undefined || !Number.isFinite(value) ? null : value;
 }
 
-/** Writes one batch (any size up to SCORE_BATCH is sensible) in one statement; returns rows written. */
-export async function writeScoreBatch(db: Queryable, rows: readonly ScoreInput[]): Promise<number> {
+/**
+ * Writes one batch (any size up to SCORE_BATCH is sensible) in one statement; returns rows written. With
+ * `onlyNew`, a stored key fails the whole statement with a unique violation instead of being replaced.
+ */
+export async function writeScoreBatch(
+  db: Queryable,
+  rows: readonly ScoreInput[],
+  { onlyNew = false }: { onlyNew?: boolean } = {},
+): Promise<number> {
   if (rows.length === 0) return 0;
   // One statement may not touch a row twice: keep the last verdict per key, an error never over a result.
   const byKey = new Map<string, ScoreInput>();
@@ -202,8 +214,15 @@ export async function writeScoreBatch(db: Queryable, rows: readonly ScoreInput[]
   const params = columns.map((column) => (column.every((v) => v === null) ? null : column));
   params.splice(0, 0, evaluations.values);
   params.splice(2, 0, runs.values);
-  const result = await db.query(UPSERT, params);
+  const result = await db.query(onlyNew ? INSERT : UPSERT, params);
   return result.rowCount;
+}
+
+/** Whether a database error is a unique violation (SQLSTATE 23505), wrapped or not. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause)
+    if ((e as { code?: unknown }).code === "23505") return true;
+  return false;
 }
 
 /** Distinct values and their 1-based positions, for the id columns of a batch. */

@@ -248,6 +248,48 @@ describeStore("scores", ({ store }) => {
     await writer.close();
   });
 
+  test("a writer of new keys inserts without conflict checks, and falls back to replacing once a key is stored", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    const writer = store().scores.writer({ batchSize: 2, flushIntervalMs: 60_000, newKeys: true });
+    await writer.write([
+      verdict(evaluation, run, { message_id: "n1" }),
+      verdict(evaluation, run, { message_id: "n2" }),
+    ]);
+    // A key written again (a retry's later answer): the plain insert fails, the batch is written the usual way.
+    await writer.write([
+      verdict(evaluation, run, { message_id: "n1", score: 3 }),
+      verdict(evaluation, run, { message_id: "n3" }),
+    ]);
+    // An error never replaces an answer, in the fallback as always.
+    await writer.write([
+      verdict(evaluation, run, {
+        message_id: "n2",
+        status: "errored",
+        score: null,
+        raw_score: null,
+        error: "JudgeError: late",
+      }),
+      verdict(evaluation, run, { message_id: "n4" }),
+    ]);
+    await writer.close();
+    expect(writer.written).toBe(6);
+    const rows = await store().scores.forEvaluation(evaluation);
+    expect(rows.map((r) => [r.message_id, r.status, r.score])).toEqual([
+      ["n1", "ok", 3],
+      ["n2", "ok", 7],
+      ["n3", "ok", 7],
+      ["n4", "ok", 7],
+    ]);
+  });
+
+  test("a writer of new keys still refuses rows whose evaluation does not exist", async () => {
+    const writer = store().scores.writer({ flushIntervalMs: 60_000, newKeys: true });
+    await writer.write(
+      verdict("00000000-0000-4000-8000-000000000000", "00000000-0000-4000-8000-000000000001"),
+    );
+    await expect(writer.flush()).rejects.toThrow(/could not be written/);
+  });
+
   test("a batch that cannot be written fails the writer's next call", async () => {
     const writer = store().scores.writer({ batchSize: 1000, flushIntervalMs: 60_000 });
     await writer.write(

@@ -193,10 +193,6 @@ export async function evaluate(
       // A live judge answers from the verdict cache what it has answered before (unless --no-cache).
       const cached = withVerdictCache(setupJudge, store.verdictCache, settings);
       judge = cached.judge;
-      // The cache looks the keys up in chunks while the run starts on the first ones (see prefetch).
-      const prefetched = cached.cache?.prefetch(prepared.plan.calls.map((c) => c.request));
-      // Awaited after the run; meanwhile a failed chunk only means judge() looks its requests up itself.
-      prefetched?.catch(() => undefined);
       const result = await runPersonaEvaluation({
         ...prepared,
         judge,
@@ -207,7 +203,6 @@ export async function evaluate(
         record: options.record,
         baseline: options.baseline,
       });
-      await prefetched;
       const runs: RunRow[] = [];
       for (const r of result.runs) {
         const row = await store.runs.get(r.run_id);
