@@ -5,7 +5,9 @@
 // judge's HTTP answers, the scoring, the next cache keys. On its own thread the database writes one batch
 // of scores while the caller scores the next. Each call is one message there and one answer back;
 // parameters and rows cross by structured clone (dates, JSON values and byte arrays arrive as they left).
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { DramaturgError, StoreError } from "../core/index.ts";
 import type { Db, Queryable, QueryResult } from "./db.ts";
@@ -63,7 +65,7 @@ export async function openPgliteDb(folder?: string): Promise<Db> {
   });
 
   try {
-    await call({ op: "open", folder });
+    await call({ op: "open", folder, modules: await wasmModules() });
   } catch (error) {
     await worker.terminate();
     throw opening(folder, error);
@@ -115,4 +117,31 @@ function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" ? `${error.message} (${code})` : error.message;
+}
+
+// PGlite's two WebAssembly modules, compiled once per process and handed to every database thread: a
+// thread that compiled its own paid about a second for it on each open (PGlite on one thread compiles
+// once). Without them (files not where PGlite keeps them) each thread compiles its own, as before.
+let compiled: Promise<WasmModules | undefined> | undefined;
+interface WasmModules {
+  pgliteWasmModule: object;
+  initdbWasmModule: object;
+}
+// The project's TypeScript libraries leave WebAssembly out; this is the one call made of it.
+declare const WebAssembly: { compile(bytes: Uint8Array): Promise<object> };
+function wasmModules(): Promise<WasmModules | undefined> {
+  compiled ??= (async () => {
+    try {
+      const dist = dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
+      const [pglite, initdb] = await Promise.all(
+        ["pglite.wasm", "initdb.wasm"].map(async (file) =>
+          WebAssembly.compile(await readFile(join(dist, file))),
+        ),
+      );
+      return { pgliteWasmModule: pglite!, initdbWasmModule: initdb! };
+    } catch {
+      return undefined;
+    }
+  })();
+  return compiled;
 }

@@ -97,7 +97,8 @@ function target(m) {
 async function handle(m) {
   switch (m.op) {
     case "open":
-      pg = await PGlite.create(m.folder);
+      // The compiled WebAssembly modules come from the opening thread, which compiles them once.
+      pg = await PGlite.create(m.folder, m.modules ?? {});
       // A new 16 MB WAL segment is created by writing its last byte, not by filling it with zeros page by
       // page: in memory, a file filled that way is copied each time it outgrows its buffer (a pause of
       // tens of milliseconds per segment); on disk, PostgreSQL documents this setting as safe.
