@@ -142,7 +142,7 @@ function keyHeader(
  * is claimsBlock + "\n\n" + contextBlocks, see prompt.ts, so this covers the full prompt), then the item's
  * prompt id, kind and verdict key. A digest stands for a long text that requests share.
  */
-function keysAfter(header: string, request: JudgeRequest, lineDigests = new Map<string, Buffer>()): string[] {
+function keysAfter(header: string, request: JudgeRequest, lineDigests = new Map<string, string>()): string[] {
   let prompt = header;
   const context = contextDigest(request.context, lineDigests);
   for (const { kind, items } of groupConversations(request))
@@ -162,20 +162,23 @@ function keysAfter(header: string, request: JudgeRequest, lineDigests = new Map<
 const contextDigests = new WeakMap<JudgeContext, { parts: unknown[]; digest: string }>();
 const systemDigests = new Map<VerdictKind, string>();
 
-function contextDigest(context: JudgeContext, lineDigests: Map<string, Buffer>): string {
+function contextDigest(context: JudgeContext, lineDigests: Map<string, string>): string {
   const parts = contextParts(context);
   const seen = contextDigests.get(context);
   if (seen?.parts.every((p, i) => p === parts[i])) return seen.digest;
   const hasher = createHash("sha256");
   const { lines } = context.trajectory;
   if (lines) {
-    const digests = lines.map((line) => {
+    // Each line's digest is kept as a 32-character latin1 string: joined and fed back as latin1 they are
+    // the very bytes of the digests laid end to end, without a buffer per line or a copy to concatenate.
+    let digests = "";
+    for (const line of lines) {
       let digest = lineDigests.get(line);
-      if (!digest) lineDigests.set(line, (digest = hash("sha256", line, "buffer")));
-      return digest;
-    });
+      if (digest === undefined) lineDigests.set(line, (digest = hash("sha256", line, "latin1")));
+      digests += digest;
+    }
     const asLines = { ...context, trajectory: { title: context.trajectory.title, text: "" } };
-    hasher.update("lines\u0000").update(Buffer.concat(digests));
+    hasher.update("lines\u0000").update(digests, "latin1");
     for (const piece of contextPieces(asLines)) hasher.update(piece);
   } else {
     hasher.update("text\u0000");
@@ -219,7 +222,7 @@ export class CachingJudge implements Judge {
   /** The key header per double-check setting: a judge's descriptor and settings do not change. */
   private readonly headers = new Map<boolean, string>();
   /** Digests of trajectory lines, each computed once for all the windows that share the line. */
-  private readonly lineDigests = new Map<string, Buffer>();
+  private readonly lineDigests = new Map<string, string>();
   /** Requests of a prefetch still under way, and the lookup of the chunk each belongs to. */
   private readonly prefetching = new WeakMap<JudgeRequest, Promise<void>>();
   /** Keys `prefetch` looked up: a key in here but not in `memory` is known to be missing. */
@@ -287,9 +290,13 @@ export class CachingJudge implements Judge {
       for (const request of chunk) this.prefetching.set(request, settled);
     }
     const lookups: Promise<void>[] = [];
+    const hits: CachedJudgement[] = [];
     try {
       for (const [i, chunk] of chunks.entries()) {
-        const looked = this.prefetchChunk(chunk.map((r) => this.keysOf(r)));
+        const looked = this.prefetchChunk(
+          chunk.map((r) => this.keysOf(r)),
+          hits,
+        );
         lookups.push(looked);
         void looked.then(settle[i], settle[i]);
         // Let the answers that arrived be scored before hashing on.
@@ -299,11 +306,18 @@ export class CachingJudge implements Judge {
       // Chunks never looked up (a key could not be computed) stop waiting: judge() looks them up itself.
       for (const resolve of settle.slice(lookups.length)) resolve();
     }
-    await Promise.all(lookups);
+    const outcomes = await Promise.allSettled(lookups);
+    // What the chunks found for requests they answer entirely, counted in one statement for them all.
+    if (hits.length > 0) await this.backend.hit!(hits);
+    const failed = outcomes.find((o) => o.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
-  /** Looks up one chunk's keys and keeps the entries of the requests the cache answers entirely. */
-  private async prefetchChunk(keysByRequest: readonly string[][]): Promise<void> {
+  /**
+   * Looks up one chunk's keys and keeps the entries of the requests the cache answers entirely; with a
+   * backend that can `hit`, adds them to `hits`, which the prefetch records at its end.
+   */
+  private async prefetchChunk(keysByRequest: readonly string[][], hits: CachedJudgement[]): Promise<void> {
     const wanted = [...new Set(keysByRequest.flat())].filter((k) => !this.looked.has(k));
     if (!this.backend.peek) {
       const found = await lookup(wanted, (batch) => this.backend.get(batch));
@@ -319,10 +333,12 @@ export class CachingJudge implements Judge {
     if (this.backend.hit) {
       // The peek already read these entries: only their hits remain to be recorded. They are kept before
       // the keys are marked as looked up, so no request can find a key looked up and its entry absent.
-      const entries = served.map((key) => found.get(key)!);
-      for (const e of entries) this.memory.set(e.key, e);
+      for (const key of served) {
+        const entry = found.get(key)!;
+        this.memory.set(key, entry);
+        hits.push(entry);
+      }
       for (const key of wanted) this.looked.add(key);
-      if (entries.length > 0) await this.backend.hit(entries);
       return;
     }
     // The counting lookup returns the same entries; it is what records the hits.

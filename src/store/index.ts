@@ -35,7 +35,6 @@ export {
 } from "./scores.ts";
 export { type OpenStoreOptions, openStore, type Store, storeExists, storeOver } from "./store.ts";
 export type {
-  CachedVerdict,
   CachedVerdictValue,
   CacheEntry,
   CacheStatsByModel,

@@ -1,7 +1,6 @@
 // Judge answers cached by a hash of everything that determines them, with the tokens each cost,
 // so repeated runs are free and reports can say how much the cache saved.
 import type { TokenUsage } from "../core/index.ts";
-import { iso } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 
 /** What the judge answered: the verdict's fields, without its key. */
@@ -21,10 +20,6 @@ export interface CacheEntry {
   value: CachedVerdictValue;
   /** Tokens the original call cost (its share of a batched call). */
   usage?: TokenUsage;
-}
-
-export interface CachedVerdict extends CacheEntry {
-  created_at: string;
 }
 
 export interface CacheStatsByModel {
@@ -55,9 +50,9 @@ export function emptyVerdictCacheStats(): VerdictCacheStats {
 
 export interface VerdictCacheRepository {
   /** Looks up many keys at once and counts a hit for each found. Missing keys are absent from the map. */
-  get(keys: readonly string[]): Promise<Map<string, CachedVerdict>>;
+  get(keys: readonly string[]): Promise<Map<string, CacheEntry>>;
   /** Looks up many keys at once without counting a hit (dry runs, and checking before a counted lookup). */
-  peek(keys: readonly string[]): Promise<Map<string, CachedVerdict>>;
+  peek(keys: readonly string[]): Promise<Map<string, CacheEntry>>;
   /**
    * Counts a hit for each entry, as `get` would, after a `peek` read them: one tally row per model (hits
    * and the tokens the entries first cost), written in one statement, whatever the number of entries.
@@ -72,12 +67,13 @@ export interface VerdictCacheRepository {
 
 const BATCH = 1_000;
 
-// A lookup returns its rows as one JSON array of [key, provider, model, value, usage, created_at]
-// rather than as one result row each: PGlite decodes every field of every row in JavaScript, and one text
-// field parsed with JSON.parse costs about half as much for a bulk lookup. Same SQL on both drivers.
-type Raw = [string, string, string, CachedVerdictValue, TokenUsage | null, string];
+// A lookup returns its rows as one JSON array of [key, provider, model, value, usage] rather than as one
+// result row each: PGlite decodes every field of every row in JavaScript, and one text field parsed with
+// JSON.parse costs about half as much for a bulk lookup. Same SQL on both drivers. An entry's age is left
+// out: nothing served needs it, and formatting a timestamp per row was a tenth of the lookup.
+type Raw = [string, string, string, CachedVerdictValue, TokenUsage | null];
 
-const LOOKUP = `SELECT json_agg(json_build_array(key, provider, model, value, usage, created_at))::text AS rows
+const LOOKUP = `SELECT json_agg(json_build_array(key, provider, model, value, usage))::text AS rows
   FROM verdict_cache WHERE key = ANY($1::text[])`;
 
 export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
@@ -190,21 +186,17 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
 }
 
 /** Looks the keys up, 1,000 at a time, and collects the rows by key. */
-async function select(db: Queryable, keys: readonly string[]): Promise<Map<string, CachedVerdict>> {
-  const found = new Map<string, CachedVerdict>();
+async function select(db: Queryable, keys: readonly string[]): Promise<Map<string, CacheEntry>> {
+  const found = new Map<string, CacheEntry>();
   const unique = [...new Set(keys)];
   for (let i = 0; i < unique.length; i += BATCH) {
     const result = await db.query<{ rows: string | null }>(LOOKUP, [unique.slice(i, i + BATCH)]);
     const rows: Raw[] = JSON.parse(result.rows[0]?.rows ?? "[]");
-    for (const [key, provider, model, value, usage, created_at] of rows)
-      found.set(key, {
+    for (const [key, provider, model, value, usage] of rows)
+      found.set(
         key,
-        provider,
-        model,
-        value,
-        ...(usage === null ? {} : { usage }),
-        created_at: iso(created_at),
-      });
+        usage === null ? { key, provider, model, value } : { key, provider, model, value, usage },
+      );
   }
   return found;
 }
