@@ -13,15 +13,48 @@ let serializers;
 const transactions = new Map();
 
 // Bulk parameters (one array per column, thousands of elements) go in PostgreSQL's binary array format:
-// PGlite sends a text array as a literal it builds and measures character by character in JavaScript,
-// which cost more than PostgreSQL's reading of it. Flat arrays of text, integers and booleans only;
-// anything else goes the default way.
-const TEXT = 25;
-const INT4 = 23;
-const BOOL = 16;
+// PGlite sends an array as a literal it builds, and measures character by character, in JavaScript,
+// which cost more than PostgreSQL's reading of it. Flat arrays of text, integers, reals, booleans and
+// uuids only; anything else (and any value of another kind) goes the default way, as text.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** @param {unknown[]} values @param {number} type @returns {Buffer | undefined} */
-function binaryArray(values, type) {
+/** Per element type: its oid, the array type's oid, and how to size and write one non-NULL value. */
+const ELEMENTS = [
+  {
+    oid: 25, // text
+    array: 1009,
+    size: (v) => (typeof v === "string" ? Buffer.byteLength(v, "utf8") : -1),
+    write: (out, v, at) => out.write(v, at, "utf8"),
+  },
+  {
+    oid: 23, // integer
+    array: 1007,
+    size: (v) => (Number.isInteger(v) && v <= 2147483647 && v >= -2147483648 ? 4 : -1),
+    write: (out, v, at) => out.writeInt32BE(v, at) - at,
+  },
+  {
+    // real: the value rounded to single precision, as PostgreSQL rounds a double it is given
+    oid: 700,
+    array: 1021,
+    size: (v) => (typeof v === "number" ? 4 : -1),
+    write: (out, v, at) => out.writeFloatBE(v, at) - at,
+  },
+  {
+    oid: 16, // boolean
+    array: 1000,
+    size: (v) => (typeof v === "boolean" ? 1 : -1),
+    write: (out, v, at) => out.writeUInt8(v ? 1 : 0, at) - at,
+  },
+  {
+    oid: 2950, // uuid
+    array: 2951,
+    size: (v) => (typeof v === "string" && UUID.test(v) ? 16 : -1),
+    write: (out, v, at) => out.write(v.replaceAll("-", ""), at, "hex"),
+  },
+];
+
+/** A flat array in binary form, or undefined when a value does not fit the element type. */
+function binaryArray(values, element) {
   if (values.length === 0) return undefined;
   let bytes = 20;
   let nulls = 0;
@@ -29,55 +62,38 @@ function binaryArray(values, type) {
     if (v === null || v === undefined) {
       nulls = 1;
       bytes += 4;
-    } else if (type === TEXT) {
-      if (typeof v !== "string") return undefined;
-      bytes += 4 + Buffer.byteLength(v, "utf8");
-    } else if (type === INT4) {
-      if (!Number.isInteger(v) || v > 2147483647 || v < -2147483648) return undefined;
-      bytes += 8;
-    } else {
-      if (typeof v !== "boolean") return undefined;
-      bytes += 5;
+      continue;
     }
+    const size = element.size(v);
+    if (size < 0) return undefined;
+    bytes += 4 + size;
   }
   const out = Buffer.allocUnsafe(bytes);
-  out.writeInt32BE(1, 0);
+  out.writeInt32BE(1, 0); // dimensions
   out.writeInt32BE(nulls, 4);
-  out.writeInt32BE(type, 8);
+  out.writeInt32BE(element.oid, 8);
   out.writeInt32BE(values.length, 12);
-  out.writeInt32BE(1, 16);
+  out.writeInt32BE(1, 16); // lower bound
   let at = 20;
   for (const v of values) {
     if (v === null || v === undefined) {
       out.writeInt32BE(-1, at);
       at += 4;
-    } else if (type === TEXT) {
-      const n = out.write(v, at + 4, "utf8");
-      out.writeInt32BE(n, at);
-      at += 4 + n;
-    } else if (type === INT4) {
-      out.writeInt32BE(4, at);
-      out.writeInt32BE(v, at + 4);
-      at += 8;
-    } else {
-      out.writeInt32BE(1, at);
-      out.writeUInt8(v ? 1 : 0, at + 4);
-      at += 5;
+      continue;
     }
+    const written = element.write(out, v, at + 4);
+    out.writeInt32BE(written, at);
+    at += 4 + written;
   }
   return out;
 }
 
-/** Serializers for text[], integer[] and boolean[] parameters, falling back to PGlite's own. */
+/** Serializers for the arrays above, falling back to PGlite's own. */
 function binarySerializers(db) {
   const table = {};
-  for (const [arrayType, type] of [
-    [1009, TEXT],
-    [1007, INT4],
-    [1000, BOOL],
-  ]) {
-    const fallback = db.serializers[arrayType];
-    table[arrayType] = (v) => (Array.isArray(v) && binaryArray(v, type)) || fallback(v);
+  for (const element of ELEMENTS) {
+    const fallback = db.serializers[element.array];
+    table[element.array] = (v) => (Array.isArray(v) && binaryArray(v, element)) || fallback(v);
   }
   return table;
 }

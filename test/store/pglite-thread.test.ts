@@ -14,7 +14,7 @@ afterAll(async () => {
 });
 
 describe("PGlite on a worker thread", () => {
-  it("sends bulk text, integer and boolean arrays exactly, whatever their characters and NULLs", async () => {
+  it("sends bulk text, integer, real, boolean and uuid arrays exactly, whatever their characters and NULLs", async () => {
     const texts = [
       "plain",
       'quote " and backslash \\',
@@ -32,6 +32,19 @@ describe("PGlite on a worker thread", () => {
       [texts, ints, bools],
     );
     expect(rows[0]).toEqual({ t: texts, i: ints, b: bools });
+    const reals = [0, 7, 0.1, -2.5, 1e30, null];
+    const ids = ["00000000-0000-4000-8000-00000000000A", null, "123e4567-e89b-42d3-a456-426614174000"];
+    const more = await db.query<{ r: (number | null)[]; u: (string | null)[] }>(
+      "SELECT $1::real[] AS r, $2::uuid[] AS u",
+      [reals, ids],
+    );
+    expect(more.rows[0]).toEqual({
+      r: [0, 7, 0.1, -2.5, 1e30, null],
+      u: ids.map((id) => id?.toLowerCase() ?? null),
+    });
+    await expect(db.query("SELECT $1::uuid[]", [["not-a-uuid"]])).rejects.toThrow(
+      /invalid input syntax for type uuid/,
+    );
     const empty = await db.query<{ n: number | null }>("SELECT cardinality($1::text[]) AS n", [[]]);
     expect(empty.rows[0]!.n).toBe(0);
   });
