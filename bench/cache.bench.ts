@@ -1,7 +1,8 @@
 // Warm verdict cache, end to end: a cold run fills the cache through the fake server, then identical
-// reruns (plan + prefetch + runPersonaEvaluation, each a new evaluation in the same store) must make zero
-// judge calls at ≥ 10,000 cached verdicts/s. Several reruns are timed; the median is the figure, and the
-// first and the best are reported beside it (this machine's timings vary by tens of percent run to run).
+// reruns (plan, then runPersonaEvaluation with the cache's prefetch beside it, each a new evaluation in
+// the same store, as `dramaturg eval` does) must make zero judge calls at ≥ 10,000 cached verdicts/s.
+// Several reruns are timed; the median is the figure, and the first and the best are reported beside it
+// (this machine's timings vary by tens of percent run to run).
 import { createOpenAI } from "@ai-sdk/openai";
 import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "../src/cli/persona-run.ts";
 import { contentHash } from "../src/core/index.ts";

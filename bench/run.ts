@@ -169,7 +169,7 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: "cache-warm",
-    about: `${fmt(MESSAGES)} messages × 5 propositions, individual mode, five reruns with a warm verdict cache against the fake server (plan + cache keys + prefetch + run with its PGlite writes), median`,
+    about: `${fmt(MESSAGES)} messages × 5 propositions, individual mode, five reruns with a warm verdict cache against the fake server (plan, then the run with the cache's keys and bulk lookups beside it and its score writes to PGlite on the database thread), median`,
     async run() {
       // A small cold + warm pair first, so JIT warm-up (and which benchmark ran before) does not count.
       log("  warm-up, 100 messages…");
