@@ -62,24 +62,30 @@ export function createScoreWriter(
   let failure: unknown;
   let scheduled = false;
 
+  /** Writes a batch queued on the chain, unless an earlier one failed; a failure is kept for `check`. */
+  const commit = async (batch: readonly ScoreInput[]) => {
+    if (failure !== undefined) return;
+    try {
+      await writeBatch(batch);
+      written += batch.length;
+    } catch (error) {
+      failure = error;
+    }
+  };
+
   // Group commit: one batch queued behind the one being written takes everything buffered by then.
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
     chain = chain.then(async () => {
-      // PGlite runs on this thread: answers that arrived while the last batch was written are still
-      // queued as I/O callbacks. One turn of the event loop lets them join this batch.
+      // Answers that arrived while the last batch was written may still be queued as I/O callbacks
+      // (their judge calls, the database's reply): one turn of the event loop lets them join this batch.
       await new Promise<void>((resolve) => setImmediate(resolve));
       scheduled = false;
       if (failure !== undefined || buffer.length === 0) return;
       const batch = buffer;
       buffer = [];
-      try {
-        await writeBatch(batch);
-        written += batch.length;
-      } catch (error) {
-        failure = error;
-      }
+      await commit(batch);
     });
   };
 
@@ -96,15 +102,7 @@ export function createScoreWriter(
     if (buffer.length === 0) return chain;
     const batch = buffer;
     buffer = [];
-    chain = chain.then(async () => {
-      if (failure !== undefined) return;
-      try {
-        await writeBatch(batch);
-        written += batch.length;
-      } catch (error) {
-        failure = error;
-      }
-    });
+    chain = chain.then(() => commit(batch));
     return chain;
   };
 
