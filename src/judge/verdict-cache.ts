@@ -319,31 +319,26 @@ export class CachingJudge implements Judge {
    */
   private async prefetchChunk(keysByRequest: readonly string[][], hits: CachedJudgement[]): Promise<void> {
     const wanted = [...new Set(keysByRequest.flat())].filter((k) => !this.looked.has(k));
-    if (!this.backend.peek) {
-      const found = await lookup(wanted, (batch) => this.backend.get(batch));
-      for (const [key, entry] of found) this.memory.set(key, entry);
-      for (const key of wanted) this.looked.add(key);
-      return;
-    }
-    const found = await lookup(wanted, (batch) => this.backend.peek!(batch));
-    const has = (key: string) => found.has(key) || this.memory.has(key);
-    const served = [...new Set(keysByRequest.filter((keys) => keys.every(has)).flat())].filter((k) =>
-      found.has(k),
-    );
-    if (this.backend.hit) {
-      // The peek already read these entries: only their hits remain to be recorded. They are kept before
-      // the keys are marked as looked up, so no request can find a key looked up and its entry absent.
-      for (const key of served) {
-        const entry = found.get(key)!;
-        this.memory.set(key, entry);
-        hits.push(entry);
+    let keep: Iterable<[string, CachedJudgement]>;
+    if (!this.backend.peek) keep = await lookup(wanted, (batch) => this.backend.get(batch));
+    else {
+      const found = await lookup(wanted, (batch) => this.backend.peek!(batch));
+      const has = (key: string) => found.has(key) || this.memory.has(key);
+      const served = [...new Set(keysByRequest.filter((keys) => keys.every(has)).flat())].filter((k) =>
+        found.has(k),
+      );
+      if (this.backend.hit) {
+        // The peek already read these entries: only their hits remain to be recorded.
+        keep = served.map((key) => [key, found.get(key)!]);
+        for (const key of served) hits.push(found.get(key)!);
+      } else {
+        // The counting lookup returns the same entries; it is what records the hits.
+        keep = await lookup(served, (batch) => this.backend.get(batch));
       }
-      for (const key of wanted) this.looked.add(key);
-      return;
     }
-    // The counting lookup returns the same entries; it is what records the hits.
-    for (const [key, entry] of await lookup(served, (batch) => this.backend.get(batch)))
-      this.memory.set(key, entry);
+    // Entries are kept before their keys are marked as looked up, so that no request finds a key looked
+    // up and its entry absent.
+    for (const [key, entry] of keep) this.memory.set(key, entry);
     for (const key of wanted) this.looked.add(key);
   }
 
