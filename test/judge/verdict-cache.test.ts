@@ -60,6 +60,20 @@ const request = (items: JudgeItem[], persona = "A talkative baker."): JudgeReque
   doubleCheck: false,
 });
 
+/**
+ * Fills the cache with `requests` through one judge and server, then gives a new judge over a counting
+ * backend, with a new server that should receive no call.
+ */
+async function warmThenCold(requests: readonly JudgeRequest[]) {
+  const warm = await setup();
+  for (let i = 0; i < requests.length; i += 100)
+    await Promise.all(requests.slice(i, i + 100).map((r) => warm.judge.judge(r)));
+  await warm.server.close();
+  const { backend, calls } = countingBackend();
+  const { judge, server: cold } = await setup({}, backend);
+  return { judge, calls, cold, backend };
+}
+
 /** A backend over the store's repository that counts the lookups made through it. */
 function countingBackend() {
   const calls = { get: 0, peek: 0, put: 0 };
@@ -183,12 +197,7 @@ describe("CachingJudge", () => {
 
   it("prefetch looks up many requests in one backend call per thousand keys, then serves them without calls", async () => {
     const requests = Array.from({ length: 1200 }, (_, i) => request([item(`p${i}`)]));
-    const warm = await setup();
-    for (let i = 0; i < requests.length; i += 100)
-      await Promise.all(requests.slice(i, i + 100).map((r) => warm.judge.judge(r)));
-    await server!.close();
-    const { backend, calls } = countingBackend();
-    const { judge, server: cold } = await setup({}, backend);
+    const { judge, calls, cold } = await warmThenCold(requests);
     await judge.prefetch(requests);
     expect(calls).toEqual({ get: 2, peek: 2, put: 0 });
     for (const r of requests) await judge.judge(r);
@@ -199,12 +208,7 @@ describe("CachingJudge", () => {
 
   it("a run can start beside the prefetch: each judge() waits for its own chunk and makes no call", async () => {
     const requests = Array.from({ length: 2500 }, (_, i) => request([item(`q${i}`)]));
-    const warm = await setup();
-    for (let i = 0; i < requests.length; i += 250)
-      await Promise.all(requests.slice(i, i + 250).map((r) => warm.judge.judge(r)));
-    await server!.close();
-    const { backend, calls } = countingBackend();
-    const { judge, server: cold } = await setup({}, backend);
+    const { judge, calls, cold } = await warmThenCold(requests);
     const prefetched = judge.prefetch(requests);
     // Judged at once, before any lookup has come back, as `dramaturg eval` does with its run.
     const responses = await Promise.all(requests.map((r) => judge.judge(r)));
@@ -218,15 +222,11 @@ describe("CachingJudge", () => {
   });
 
   it("a failed prefetch lookup rejects, and the requests it held are looked up by judge() itself", async () => {
-    const warm = await setup();
     const requests = [request([item("traits")]), request([item("style")])];
-    for (const r of requests) await warm.judge.judge(r);
-    await server!.close();
-    const { backend, calls } = countingBackend();
+    const { judge, calls, cold, backend } = await warmThenCold(requests);
     // The prefetch's one lookup fails; the store answers again afterwards.
     backend.peek = (keys) =>
       calls.peek++ === 0 ? Promise.reject(new Error("the store went away")) : store.verdictCache.peek(keys);
-    const { judge, server: cold } = await setup({}, backend);
     const prefetched = judge.prefetch(requests);
     prefetched.catch(() => undefined);
     const responses = await Promise.all(requests.map((r) => judge.judge(r)));
