@@ -1,22 +1,24 @@
 // Warm verdict cache, end to end: a cold run fills the cache through the fake server, then identical
-// reruns (plan, then runPersonaEvaluation with the cache's prefetch beside it, each a new evaluation in
-// the same store, as `dramaturg eval` does) must make zero judge calls at ≥ 10,000 cached verdicts/s.
+// reruns (prepare, then run through the library with the cache's prefetch beside it, each a new
+// evaluation in the same store, as `dramaturg eval` does) must make zero judge calls at ≥ 10,000 cached verdicts/s.
 // Several reruns are timed; the median is the figure, and the first and the best are reported beside it
 // (this machine's timings vary by tens of percent run to run).
 import { createOpenAI } from "@ai-sdk/openai";
-import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "../src/cli/persona-run.ts";
-import { contentHash } from "../src/core/index.ts";
-import { CachingJudge, type JudgeRequest, LlmJudge } from "../src/judge/index.ts";
+import { LlmJudge } from "../src/judge/index.ts";
+import {
+  type EvalResult,
+  type PersonaInputOptions,
+  preparePersonaEvaluation,
+  runPreparedPersonaEvaluation,
+} from "../src/scorers/index.ts";
 import { openStore } from "../src/store/index.ts";
 import { startFakeOpenAIServer } from "../src/testing/index.ts";
-import { BENCH_PROPOSITIONS, personaInput } from "./persona.bench.ts";
+import { personaInput } from "./persona.bench.ts";
 
 /** One timed warm rerun. */
 export interface WarmRerun {
   plan_ms: number;
-  /** Cache keys and the bulk lookup (with its hit tally), from the plan until the last chunk is in. */
-  prefetch_ms: number;
-  /** From the plan until every score is stored (the run overlaps the prefetch). */
+  /** From the plan until every score is stored (the run overlaps the cache's bulk lookup). */
   run_ms: number;
   wall_ms: number;
   verdicts_per_second: number;
@@ -44,27 +46,22 @@ export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<Warm
   const input = await personaInput(messages);
   const server = await startFakeOpenAIServer({ recordRequests: false });
   const store = await openStore("memory://");
+  // A live judge given to the library goes behind the store's verdict cache.
   const judgeOver = () =>
-    new CachingJudge({
-      judge: new LlmJudge({
-        model: createOpenAI({ baseURL: server.url, apiKey: "bench" }).chat("bench-model"),
-        descriptor: { provider: "openai", model: "bench-model", base_url: server.url },
-        concurrency: 16,
-      }),
-      backend: store.verdictCache,
-      mode: "individual",
+    new LlmJudge({
+      model: createOpenAI({ baseURL: server.url, apiKey: "bench" }).chat("bench-model"),
+      descriptor: { provider: "openai", model: "bench-model", base_url: server.url },
+      concurrency: 16,
     });
-  const config: PersonaRunConfig = {
+  const options: PersonaInputOptions = {
+    transcript: input.transcript,
+    propositions: input.propositions,
     source: "bench:warm-cache",
-    propositions: BENCH_PROPOSITIONS,
-    judge: "openai:bench-model",
-    mode: "individual",
-    trials: 1,
     dimensions: ["adherence"],
-    transcript_hash: contentHash(input.transcript),
+    mode: "individual",
   };
-  const run = (judge: CachingJudge) =>
-    runPersonaEvaluation({ ...input, config, judge, store, concurrency: 16 });
+  const run = async (judge: LlmJudge) =>
+    runPreparedPersonaEvaluation(await preparePersonaEvaluation(options), { judge, store, concurrency: 16 });
   try {
     const cold = await run(judgeOver());
     const coldCalls = server.stats.calls;
@@ -72,31 +69,20 @@ export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<Warm
     const timed: WarmRerun[] = [];
     let hits = Number.POSITIVE_INFINITY;
     let sameScores = true;
-    let last: Awaited<ReturnType<typeof runPersonaEvaluation>> | undefined;
+    let last: EvalResult | undefined;
     for (let i = 0; i < reruns; i++) {
       const judge = judgeOver();
       const started = performance.now();
-      // What `dramaturg eval` does with a cache: plan, then run, the run having the cache look the keys
-      // up in bulk beside it once the evaluation's rows exist.
-      const plan = planFor({ ...input, config });
+      // What `dramaturg eval` does: prepare (read, check, plan), then run, the run having the cache look
+      // the keys up in bulk beside it once the evaluation's rows exist.
+      const prepared = await preparePersonaEvaluation(options);
       const planned = performance.now();
-      let prefetched = planned;
-      const cache = {
-        get counters() {
-          return judge.counters;
-        },
-        prefetch: (requests: readonly JudgeRequest[]) =>
-          judge.prefetch(requests).then(() => {
-            prefetched = performance.now();
-          }),
-      };
-      last = await runPersonaEvaluation({ ...input, config, plan, judge, cache, store, concurrency: 16 });
+      last = await runPreparedPersonaEvaluation(prepared, { judge, store, concurrency: 16 });
       const ended = performance.now();
-      hits = Math.min(hits, judge.counters.hits);
+      hits = Math.min(hits, last.totals.cache?.hits ?? 0);
       sameScores &&= scoresOf(last) === coldScores;
       timed.push({
         plan_ms: Math.round(planned - started),
-        prefetch_ms: Math.round(prefetched - planned),
         run_ms: Math.round(ended - planned),
         wall_ms: Math.round(ended - started),
         verdicts_per_second: Math.round(last.totals.verdicts / ((ended - started) / 1000)),
@@ -121,7 +107,7 @@ export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<Warm
 }
 
 /** Each run's overall and dimension scores, comparable across evaluations. */
-function scoresOf(result: Awaited<ReturnType<typeof runPersonaEvaluation>>): string {
+function scoresOf(result: EvalResult): string {
   return JSON.stringify(
     result.runs.map((r) => [
       r.agent_id,

@@ -1,12 +1,11 @@
-// End-to-end persona benchmarks on the product path (plan → store → judge → aggregate through
-// runPersonaEvaluation): the LLM judge over real HTTP against the fake server, and a zero-latency judge.
+// End-to-end persona benchmarks through the library (evaluatePersonas: plan → store → judge → aggregate):
+// the LLM judge over real HTTP against the fake server, and a zero-latency judge.
 import { fileURLToPath } from "node:url";
 import { createOpenAI } from "@ai-sdk/openai";
-import { type PersonaRunConfig, runPersonaEvaluation } from "../src/cli/persona-run.ts";
-import { contentHash, type Transcript } from "../src/core/index.ts";
+import type { Transcript } from "../src/core/index.ts";
 import { type Judge, LlmJudge } from "../src/judge/index.ts";
 import { type LoadedPropositions, loadPropositions } from "../src/propositions/index.ts";
-import type { EvalResult } from "../src/scorers/index.ts";
+import { type EvalResult, evaluatePersonas } from "../src/scorers/index.ts";
 import { openStore } from "../src/store/index.ts";
 import { startFakeOpenAIServer, syntheticTranscript } from "../src/testing/index.ts";
 import { startFakeServerInWorker } from "./fake-server-worker.ts";
@@ -48,7 +47,7 @@ export interface RunFigures {
   input_tokens_per_verdict: number;
   /** Opening and migrating the in-memory store (not part of the run's time). */
   store_open_ms: number;
-  /** runPersonaEvaluation from call to return. */
+  /** evaluatePersonas from call to return. */
   wall_ms: number;
   verdicts_per_second: number;
   /** Score rows in the store afterwards (checks the writes really happened). */
@@ -65,28 +64,22 @@ interface RunOptions {
 
 /** One evaluation into a fresh in-memory store, timed. */
 async function timedRun({ input, judge, mode, concurrency, label }: RunOptions): Promise<RunFigures> {
-  const config: PersonaRunConfig = {
-    source: `bench:${label}`,
-    propositions: BENCH_PROPOSITIONS,
-    judge: `${judge.descriptor.provider}:${judge.descriptor.model}`,
-    judge_base_url: judge.descriptor.base_url,
-    mode,
-    trials: 1,
-    dimensions: ["adherence"],
-    transcript_hash: contentHash(input.transcript),
-  };
   const opened = performance.now();
   const store = await openStore("memory://");
   const store_open_ms = performance.now() - opened;
   try {
     const started = performance.now();
-    const result: EvalResult = await runPersonaEvaluation({
+    const result: EvalResult = await evaluatePersonas({
       transcript: input.transcript,
-      config,
+      source: `bench:${label}`,
       propositions: input.propositions,
+      dimensions: ["adherence"],
+      mode,
       judge,
       store,
       concurrency,
+      // Every verdict is judged: the cache has a benchmark of its own.
+      cache: false,
     });
     const wall_ms = performance.now() - started;
     const counted = await store.db.query<{ n: number | string }>(

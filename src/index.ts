@@ -1,10 +1,94 @@
-// The library: `import { … } from "dramaturg"`. Formats and score math (core), propositions, judges,
-// text statistics, scorers, the store and the regression harness — the same code the CLI runs.
-export * from "./core/index.ts";
-export * from "./harness/index.ts";
-export * from "./judge/index.ts";
-export * from "./propositions/index.ts";
-export * from "./scorers/index.ts";
-export * from "./store/index.ts";
-export * from "./testing/index.ts";
-export * from "./text/index.ts";
+// The library: `import { … } from "dramaturg"`. A surface chosen on purpose — evaluate, resume and show
+// persona evaluations; the formats and their schemas; judges; propositions; the store; baselines and
+// the regression check; the error classes. Test helpers are in `dramaturg/testing`, Vitest matchers in
+// `dramaturg/vitest`; everything else (prompts, migrations, planners) is internal and may change.
+// test/public-api.test.ts pins this list: a change to it is a change to the package's contract.
+
+export type {
+  Agent,
+  Message,
+  Persona,
+  PersonaDimension,
+  Proposition,
+  PropositionFile,
+  PropositionSet,
+  TokenUsage,
+  Transcript,
+  Verdict,
+  VerdictKey,
+} from "./core/index.ts";
+// ── Formats ─────────────────────────────────────────────────────────────────────────────────────
+// ── Errors: catch by kind with `X.isInstance(error)` ────────────────────────────────────────────
+export {
+  DramaturgError,
+  InputError,
+  JudgeError,
+  MissingVerdictError,
+  PERSONA_DIMENSIONS,
+  PropositionFileSchema,
+  parseTranscript,
+  parseTranscriptValue,
+  StoreError,
+  TRANSCRIPT_FORMAT,
+  TranscriptSchema,
+} from "./core/index.ts";
+// ── Evaluate ────────────────────────────────────────────────────────────────────────────────────
+export type {
+  JudgeOption,
+  JudgeSettings,
+  ProgressEvent,
+  ProgressListener,
+} from "./engine/index.ts";
+export type { Baseline, CheckRule, CiReport, Measurement } from "./harness/index.ts";
+// ── Baselines and the regression check ──────────────────────────────────────────────────────────
+export {
+  baselineOf,
+  checkAgainstBaselines,
+  ciExitCode,
+  readBaselineFolder,
+  renderCiJunit,
+  renderCiMarkdown,
+  serializeBaseline,
+} from "./harness/index.ts";
+export type { Judge, JudgeDescriptor, JudgeItem, JudgeRequest, JudgeResponse } from "./judge/index.ts";
+// ── Judges ──────────────────────────────────────────────────────────────────────────────────────
+export {
+  CachingJudge,
+  FIXTURES_FORMAT,
+  FixtureJudge,
+  JudgeFixturesSchema,
+  LlmJudge,
+  loadFixtures,
+  verdictsToFixtures,
+} from "./judge/index.ts";
+export type { LoadedPropositions, LoadPropositionsOptions } from "./propositions/index.ts";
+// ── Propositions ────────────────────────────────────────────────────────────────────────────────
+export {
+  loadPropositions,
+  withPrecondition,
+} from "./propositions/index.ts";
+export type {
+  AgentResult,
+  DimensionResult,
+  EnvironmentResult,
+  EvalResult,
+  EvaluatePersonasOptions,
+  PersonaInputOptions,
+  PropositionResult,
+  ResumePersonasOptions,
+  RunResult,
+} from "./scorers/index.ts";
+export {
+  EVAL_RESULT_FORMAT,
+  evaluatePersonas,
+  loadEvalResult,
+  renderMarkdown,
+  renderTable,
+  resumePersonaEvaluation,
+} from "./scorers/index.ts";
+export type { EvaluationRow, RunRow, Store } from "./store/index.ts";
+// ── Store ───────────────────────────────────────────────────────────────────────────────────────
+export {
+  openStore,
+  storeExists,
+} from "./store/index.ts";

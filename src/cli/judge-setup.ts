@@ -1,7 +1,7 @@
 // Builds the judge a command asked for: replayed fixtures, or a live model through the AI SDK, and puts
 // the verdict cache in front of a live one unless the settings turn it off.
 
-import { InputError } from "../core/index.ts";
+import { InputError, shownPath } from "../core/index.ts";
 import {
   CachingJudge,
   createJudgeModel,
@@ -13,7 +13,6 @@ import {
   PROMPT_VERSION,
   type VerdictCacheBackend,
 } from "../judge/index.ts";
-import { shownPath } from "./paths.ts";
 import type { Settings } from "./settings.ts";
 
 export interface JudgeSetup {

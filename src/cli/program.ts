@@ -113,6 +113,24 @@ export function buildProgram(): Command {
     });
 
   program
+    .command("show")
+    .description("print a stored evaluation's result again (no judge calls, no input files needed)")
+    .argument("[id]", "evaluation or run id, or its first 8+ characters (default: the latest evaluation)")
+    .addOption(
+      new Option("--format <format>", "output format")
+        .choices(["table", "json", "markdown"])
+        .default("table"),
+    )
+    .option("--out <file>", "write the output to a file instead of stdout")
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--config <file>", "project file to use")
+    .addHelpText("after", examples("dramaturg show", "dramaturg show 3f2a91c0 --format markdown"))
+    .action(async (id: string | undefined, flags) => {
+      const { showCommand } = await import("./commands/show.ts");
+      commandExit = await showCommand(id, flags);
+    });
+
+  program
     .command("schema")
     .description("print the JSON Schema of a Dramaturg format")
     .argument("<format>", `one of: ${Object.keys(SCHEMAS).join(", ")}`)

@@ -123,12 +123,26 @@ function parseJson(text: string, file: string): Transcript {
       },
     );
   }
+  return validateTranscript(raw, file);
+}
+
+function validateTranscript(raw: unknown, file: string): Transcript {
   const result = TranscriptSchema.safeParse(raw);
   if (!result.success) {
     const issue = firstIssue(result.error);
     throw new InputError(issue.message, { file, place: issuePath(issue.path) });
   }
   return result.data;
+}
+
+/**
+ * Validates a transcript given as a value (already parsed JSON, or built in code). Errors name `name`
+ * and the JSON path; messages are returned sorted by time, as from a file.
+ */
+export function parseTranscriptValue(value: unknown, name = "<transcript>"): Transcript {
+  const transcript = validateTranscript(value, name);
+  transcript.messages = sortByTime(transcript.messages);
+  return transcript;
 }
 
 function parseJsonl(text: string, file: string): Transcript {

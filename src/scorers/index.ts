@@ -1,7 +1,8 @@
-// Public surface of scorers/: plan a persona evaluation, execute it against a judge, aggregate scores.
+// Public surface of scorers/: the persona evaluation kind — plan, aggregate, result — and evaluatePersonas().
 export * from "./aggregate.ts";
 export * from "./estimate.ts";
-export * from "./execute.ts";
+export * from "./evaluate-personas.ts";
+export * from "./persona-evaluation.ts";
 export * from "./plan.ts";
 export type { PropositionLookup } from "./plan-input.ts";
 export * from "./result.ts";

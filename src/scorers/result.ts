@@ -36,6 +36,14 @@ export interface EvalResult {
     cache?: { hits: number; misses: number; saved_calls: number; saved_tokens: TokenUsage };
     resumed?: { reused_verdicts: number };
   };
+  /**
+   * The proposition sets applied: agent → dimension → the files merged (or `builtin:<dimension>`), and
+   * the same per channel dimension. Absent in results stored by older versions.
+   */
+  propositions?: {
+    agents: Record<string, Record<string, string[]>>;
+    environment: Record<string, string[]>;
+  };
   warnings: string[];
 }
 

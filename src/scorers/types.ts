@@ -6,10 +6,14 @@ import type {
   Proposition,
   PropositionSet,
   Transcript,
-  Verdict,
   VerdictKey,
 } from "../core/index.ts";
-import type { JudgeItem, JudgeRequest } from "../judge/index.ts";
+import type {
+  PlannedCall as EnginePlannedCall,
+  PlannedTrivial as EnginePlannedTrivial,
+  JudgePlan,
+  PlannedVerdict,
+} from "../engine/index.ts";
 
 /** Where a verdict belongs: the proposition (and its set) and the target it was judged on. */
 export interface ItemMeta {
@@ -24,17 +28,10 @@ export interface ItemMeta {
 }
 
 /** One judge call to make: items sharing one context. */
-export interface PlannedCall {
-  request: JudgeRequest;
-  meta: ItemMeta[];
-}
+export type PlannedCall = EnginePlannedCall<ItemMeta>;
 
 /** A verdict given without a judge call (precondition false → trivially true, score 9). */
-export interface PlannedTrivial {
-  item: JudgeItem;
-  meta: ItemMeta;
-  reasoning: string;
-}
+export type PlannedTrivial = EnginePlannedTrivial<ItemMeta>;
 
 export interface AgentScope {
   agent: Agent;
@@ -44,7 +41,7 @@ export interface AgentScope {
   sampled: Message[];
 }
 
-export interface EvaluationPlan {
+export interface EvaluationPlan extends JudgePlan<ItemMeta> {
   transcript: Transcript;
   dimensions: PersonaDimension[];
   agents: AgentScope[];
@@ -58,9 +55,6 @@ export interface EvaluationPlan {
 }
 
 /** A verdict together with where it belongs. */
-export interface ScoredVerdict {
-  verdict: Verdict;
-  meta: ItemMeta;
-}
+export type ScoredVerdict = PlannedVerdict<ItemMeta>;
 
 export type { VerdictKey };

@@ -39,12 +39,16 @@ export interface NewEvaluation {
   source: string;
   config?: Record<string, unknown>;
   propositions_hash?: string;
+  /** What was evaluated (a kind's own JSON: the transcript, the resolved propositions), for resume and show. */
+  input?: unknown;
 }
 
 export interface EvaluationOutcome {
   errored?: number;
   token_usage?: TokenUsage;
   cache?: CacheStats;
+  /** The result document, kept so it can be printed again without judging (`dramaturg show`). */
+  result?: unknown;
 }
 
 export interface EvaluationRepository {
@@ -56,6 +60,10 @@ export interface EvaluationRepository {
   /** pending | running → failed, keeping the error and whatever usage was spent. */
   fail(id: string, error: string, outcome?: EvaluationOutcome): Promise<EvaluationRow>;
   get(id: string): Promise<EvaluationRow | undefined>;
+  /** The input stored with the evaluation (undefined when none was, e.g. by an older version). */
+  input(id: string): Promise<unknown>;
+  /** The result document stored on completion (undefined before, or when none was). */
+  result(id: string): Promise<unknown>;
   /** The newest evaluation of a kind that did not complete (pending, running or failed): what a resume continues. */
   latestIncomplete(kind: EvaluationKind): Promise<EvaluationRow | undefined>;
   /** Newest first. */
@@ -79,25 +87,41 @@ const toRow = (r: Raw): EvaluationRow => ({
   completed_at: isoOrNull(r.completed_at),
 });
 
+// The row without the large documents (input, result), which only resume and show read.
+const COLUMNS =
+  "id, kind, status, source, config, propositions_hash, errored, token_usage, cache, error, created_at, started_at, completed_at";
+
 const OUTCOME = [
   "errored = COALESCE($3, errored)",
   "token_usage = COALESCE($4::jsonb, token_usage)",
   "cache = COALESCE($5::jsonb, cache)",
+  "result = COALESCE($6, result)",
 ];
 const outcomeParams = (o: EvaluationOutcome = {}) => [
   o.errored ?? null,
   jsonParam(o.token_usage),
   jsonParam(o.cache),
+  jsonParam(o.result),
 ];
 
 export function evaluationRepository(db: Queryable): EvaluationRepository {
   const move = async (id: string, args: Omit<Parameters<typeof transition>[1], "table" | "id">) =>
-    toRow(await transition<Raw>(db, { table: "evaluations", id, ...args }));
+    toRow(await transition<Raw>(db, { table: "evaluations", id, returning: COLUMNS, ...args }));
+  const document = async (id: string, column: "input" | "result") => {
+    if (!isUuid(id)) return undefined;
+    const result = await db.query<{ doc: string | null }>(
+      `SELECT ${column} AS doc FROM evaluations WHERE id = $1`,
+      [id],
+    );
+    const text = result.rows[0]?.doc;
+    return text === null || text === undefined ? undefined : JSON.parse(text);
+  };
   return {
-    async create({ kind = "persona", source, config = {}, propositions_hash }) {
+    async create({ kind = "persona", source, config = {}, propositions_hash, input }) {
       const result = await db.query<Raw>(
-        `INSERT INTO evaluations (kind, source, config, propositions_hash) VALUES ($1, $2, $3::jsonb, $4) RETURNING *`,
-        [kind, source, JSON.stringify(config), propositions_hash ?? null],
+        `INSERT INTO evaluations (kind, source, config, propositions_hash, input)
+         VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING ${COLUMNS}`,
+        [kind, source, JSON.stringify(config), propositions_hash ?? null, jsonParam(input)],
       );
       return toRow(result.rows[0]!);
     },
@@ -113,18 +137,20 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
       move(id, {
         from: ["pending", "running"],
         to: "failed",
-        set: [...OUTCOME, "error = $6", "completed_at = now()"],
+        set: [...OUTCOME, "error = $7", "completed_at = now()"],
         params: [...outcomeParams(outcome), error],
       }),
     async get(id) {
       if (!isUuid(id)) return undefined;
-      const result = await db.query<Raw>("SELECT * FROM evaluations WHERE id = $1", [id]);
+      const result = await db.query<Raw>(`SELECT ${COLUMNS} FROM evaluations WHERE id = $1`, [id]);
       const row = result.rows[0];
       return row && toRow(row);
     },
+    input: (id) => document(id, "input"),
+    result: (id) => document(id, "result"),
     async latestIncomplete(kind) {
       const result = await db.query<Raw>(
-        `SELECT * FROM evaluations WHERE kind = $1 AND status <> 'completed' ORDER BY created_at DESC, id DESC LIMIT 1`,
+        `SELECT ${COLUMNS} FROM evaluations WHERE kind = $1 AND status <> 'completed' ORDER BY created_at DESC, id DESC LIMIT 1`,
         [kind],
       );
       const row = result.rows[0];
@@ -132,7 +158,7 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
     },
     async list({ kind, status, limit = 50 } = {}) {
       const result = await db.query<Raw>(
-        `SELECT * FROM evaluations
+        `SELECT ${COLUMNS} FROM evaluations
           WHERE ($1::text IS NULL OR kind = $1) AND ($2::text IS NULL OR status = $2)
           ORDER BY created_at DESC, id DESC LIMIT $3`,
         [kind ?? null, status ?? null, limit],

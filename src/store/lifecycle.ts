@@ -18,6 +18,7 @@ export async function transition<T>(
     to,
     set = [],
     params = [],
+    returning = "*",
   }: {
     table: "evaluations" | "evaluation_runs";
     id: string;
@@ -25,13 +26,15 @@ export async function transition<T>(
     to: LifecycleStatus;
     set?: readonly string[];
     params?: unknown[];
+    /** The columns to return (default all). */
+    returning?: string;
   },
 ): Promise<T> {
   const what = table === "evaluations" ? "evaluation" : "run";
   if (!isUuid(id)) throw new StoreError(`${what} ${id} does not exist`);
   const assignments = ["status = $2", ...set].join(", ");
   const result = await db.query<T>(
-    `UPDATE ${table} SET ${assignments} WHERE id = $1 AND status = ANY($${params.length + 3}::text[]) RETURNING *`,
+    `UPDATE ${table} SET ${assignments} WHERE id = $1 AND status = ANY($${params.length + 3}::text[]) RETURNING ${returning}`,
     [id, to, ...params, [...from]],
   );
   const row = result.rows[0];

@@ -254,4 +254,15 @@ SELECT provider, model, sum(hits),
 ALTER TABLE verdict_cache DROP COLUMN hits, DROP COLUMN last_hit_at;
 `,
   },
+  {
+    version: 3,
+    name: "evaluation_input_and_result",
+    sql: /* sql */ `
+-- An evaluation keeps what it evaluated (the transcript and the resolved propositions) and, once
+-- completed, its result document: a resume and \`dramaturg show\` then need none of the original files.
+-- JSON text, not jsonb: jsonb reorders object keys, and key order reaches the judge's prompts (a
+-- persona's fields) and the printed result.
+ALTER TABLE evaluations ADD COLUMN input text, ADD COLUMN result text;
+`,
+  },
 ];

@@ -1,6 +1,6 @@
 // Kills `dramaturg eval` with SIGKILL half way, then `dramaturg eval --resume` finishes it: the stored
 // scores equal an uninterrupted run's, with no duplicate rows, no extra runs, and no needless calls.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const evalArgs = (db: string, dimensions = "adherence,consistency,fluency") => [
@@ -84,9 +85,21 @@ describe("resume after SIGKILL", () => {
     expect(storedBefore).toBeGreaterThan(0);
     expect(storedBefore).toBeLessThan(wholeCalls);
 
+    // The evaluation kept its transcript: the resume needs no file, and `show` reprints the result.
+    const moved = join(dir, "moved-away.json");
+    renameSync(transcriptFile, moved);
     const beforeResume = server.stats.calls;
-    const resumed = await spawnCli(["eval", "--resume", "--db", killed, "--no-progress", "--format", "json"]);
-    expect(resumed.code, resumed.stderr).toBe(0);
+    let resumed: Awaited<ReturnType<typeof spawnCli>>;
+    let shown: Awaited<ReturnType<typeof spawnCli>>;
+    try {
+      resumed = await spawnCli(["eval", "--resume", "--db", killed, "--no-progress", "--format", "json"]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      shown = await spawnCli(["show", "--db", killed, "--format", "json"]);
+    } finally {
+      renameSync(moved, transcriptFile);
+    }
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toBe(resumed.stdout);
     const resumeCalls = server.stats.calls - beforeResume;
     const missing = wholeCalls - storedBefore;
     // Only missing verdicts are judged (some may even come from the verdict cache, written before the kill).
@@ -127,6 +140,6 @@ describe("resume after SIGKILL", () => {
     expect(first.code, first.stderr).toBe(0);
     const again = await spawnCli(["eval", "--resume", "--db", db, "--no-progress"]);
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/no interrupted evaluation/);
+    expect(again.stderr).toMatch(/no interrupted (persona )?evaluation/);
   }, 60_000);
 });

@@ -4,9 +4,10 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { PERSONA_DIMENSIONS, parseTranscript } from "../../src/core/index.ts";
+import { executePlan } from "../../src/engine/index.ts";
 import { FixtureJudge } from "../../src/judge/index.ts";
 import { loadPropositions, propositionSetFor } from "../../src/propositions/index.ts";
-import { aggregatePersonaScores, executePlan, planPersonaEvaluation } from "../../src/scorers/index.ts";
+import { aggregatePersonaScores, planPersonaEvaluation } from "../../src/scorers/index.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/hand-scored/", import.meta.url));
 const transcript = parseTranscript(readFileSync(`${dir}transcript.json`, "utf8"), "transcript.json");

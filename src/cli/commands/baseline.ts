@@ -2,7 +2,7 @@
 // `_environments.json` for the channels) that `dramaturg ci` compares against.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { round } from "../../core/index.ts";
+import { round, shownPath } from "../../core/index.ts";
 import {
   baselineOf,
   ENVIRONMENT_BASELINE_FILE,
@@ -10,7 +10,6 @@ import {
   readEnvironmentBaseline,
   serializeBaseline,
 } from "../../harness/index.ts";
-import { shownPath } from "../paths.ts";
 import type { EvalFlags } from "./eval.ts";
 import { evaluate, setupEvaluation } from "./eval.ts";
 import { measure, toMeasurement } from "./measure.ts";

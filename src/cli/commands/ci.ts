@@ -1,7 +1,7 @@
 // `dramaturg ci`: evaluate the agents that have baselines, compare, write the PR comment and JUnit XML,
 // and exit 1 on a regression. Baselines are read and checked against the transcript before any judging.
 import { writeFileSync } from "node:fs";
-import { InputError, type Transcript, transcriptChannels } from "../../core/index.ts";
+import { InputError, shownPath, type Transcript, transcriptChannels } from "../../core/index.ts";
 import {
   type BaselineFolder,
   checkAgainstBaselines,
@@ -12,7 +12,6 @@ import {
   renderCiTable,
 } from "../../harness/index.ts";
 import { tableOrJson } from "../flags.ts";
-import { shownPath } from "../paths.ts";
 import type { EvalFlags } from "./eval.ts";
 import { evaluate, setupEvaluation } from "./eval.ts";
 import { measure, toMeasurement } from "./measure.ts";

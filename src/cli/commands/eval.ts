@@ -1,18 +1,26 @@
-// `dramaturg eval`: evaluate personas in a transcript (or stored messages) and print the scores.
+// `dramaturg eval`: flags and the project file in, one library evaluation, the scores out.
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { InputError, type Transcript, verdictKeyString } from "../../core/index.ts";
-import { type Judge, peekVerdictCache } from "../../judge/index.ts";
-import { type LoadedPropositions, loadPropositions } from "../../propositions/index.ts";
-import { type EvalResult, renderMarkdown, renderTable } from "../../scorers/index.ts";
-import { openStore, type RunRow, storeExists } from "../../store/index.ts";
+import type { ProgressListener } from "../../engine/index.ts";
+import { peekVerdictCache } from "../../judge/index.ts";
+import type { LoadedPropositions } from "../../propositions/index.ts";
+import {
+  type EvalResult,
+  type PersonaInputOptions,
+  type PreparedPersonaEvaluation,
+  planFor,
+  preparePersonaEvaluation,
+  renderMarkdown,
+  renderTable,
+  resumePersonaEvaluation,
+  runPreparedPersonaEvaluation,
+} from "../../scorers/index.ts";
+import { openStore, type RunRow, type Store, storeExists } from "../../store/index.ts";
 import { printDryRun } from "../dry-run.ts";
-import { createJudge, describeLiveJudge, requireJudgeSpec, withVerdictCache } from "../judge-setup.ts";
-import { type PersonaRunConfig, planFor, runPersonaEvaluation } from "../persona-run.ts";
+import { describeLiveJudge, requireJudgeSpec } from "../judge-setup.ts";
 import { createProgress } from "../progress.ts";
-import { resumeEvaluation } from "../resume.ts";
 import { type FlagSettings, resolveSettings, type Settings } from "../settings.ts";
-import { loadTranscripts, transcriptFromStore, transcriptHash } from "../sources.ts";
 
 export interface EvalFlags extends FlagSettings {
   format?: string;
@@ -126,22 +134,63 @@ export function setupEvaluation(sources: string[], flags: EvalFlags): Evaluation
   return { ...prepareEvaluation(sources, flags), progress: flags.progress !== false };
 }
 
+/** The library's judge settings from the CLI's. */
+export function judgeSettingsOf(settings: Settings) {
+  return {
+    baseUrl: settings.judge.base_url,
+    apiKeyEnv: settings.judge.api_key_env,
+    temperature: settings.judge.temperature,
+    concurrency: settings.judge.concurrency,
+    retries: settings.judge.retries,
+    timeoutMs: settings.judge.timeout_ms,
+  };
+}
+
+/** A progress bar on stderr (when it is a terminal) fed by the engine's progress events. */
+export function progressBar(label: string, enabled: boolean): ProgressListener {
+  const bar = createProgress(label, enabled && process.stderr.isTTY === true);
+  return (event) => {
+    if (event.type === "judged") bar.update(event.done, event.total);
+    else if (event.type === "finished") bar.done();
+  };
+}
+
 /**
  * The evaluation behind eval, baseline, ci and record. Every input of a file source (transcript,
  * propositions, the plan) is read and validated before the store is opened, so bad input writes
- * nothing; then it judges, stores and returns the result with the stored runs.
+ * nothing; then the library judges, stores and returns the result, returned here with the stored runs.
  */
 export async function evaluate(
   setup: EvaluationSetup,
   options: EvaluateOptions = {},
 ): Promise<EvaluationOutcome | undefined> {
   const { settings, fromStore, files, windowStart, windowEnd } = setup;
-  const fileTranscript = fromStore ? undefined : loadTranscripts(files).transcript;
-  const early = fileTranscript ? await prepare(fileTranscript) : undefined;
+  const judgeSpec = requireJudgeSpec(settings);
+  const input: PersonaInputOptions & { judgeSpec: string; judgeBaseUrl?: string } = {
+    transcript: fromStore ? { store: true } : files,
+    propositions: settings.propositions,
+    dimensions: settings.dimensions,
+    agents: settings.agents,
+    mode: settings.judge.mode,
+    trials: settings.trials,
+    sample: settings.sample,
+    window: { start: windowStart, end: windowEnd },
+    judgeSpec,
+    judgeBaseUrl: settings.judge.base_url,
+  };
+  // The caller may narrow the agents once it has seen the transcript (ci: the agents with baselines).
+  const prepare = async (store?: Store): Promise<PreparedPersonaEvaluation> => {
+    const prepared = await preparePersonaEvaluation(input, store);
+    const agents = options.selectAgents?.(prepared.transcript);
+    if (!agents) return prepared;
+    const config = { ...prepared.config, agents };
+    return { ...prepared, config, plan: planFor({ ...prepared, config }) };
+  };
+  const early = fromStore ? undefined : await prepare();
   if (options.dryRun) {
     // No judge is built: a dry run needs neither an API key nor a reachable model, and it never
     // creates a store (it reads one only if it exists: stored messages, the verdict cache).
-    const live = !requireJudgeSpec(settings).startsWith("fixtures:");
+    const live = !judgeSpec.startsWith("fixtures:");
     const descriptor = describeLiveJudge(settings);
     const wantCache = descriptor !== undefined && settings.cache;
     const store =
@@ -150,8 +199,7 @@ export async function evaluate(
         : undefined;
     try {
       if (fromStore && !store) throw new InputError("no store to read messages from", { place: settings.db });
-      const prepared =
-        early ?? (await prepare(await transcriptFromStore(store!, { from: windowStart, to: windowEnd })));
+      const prepared = early ?? (await prepare(store));
       // What the verdict cache would already answer is left out of the estimate.
       let cached: { requests: number; verdicts: number } | undefined;
       let skip: Set<string> | undefined;
@@ -183,62 +231,58 @@ export async function evaluate(
       await store?.close();
     }
   }
-  const setupJudge = createJudge(settings);
-  let judge: Judge = setupJudge.judge;
+  const store = await openStore(settings.db);
   try {
-    const store = await openStore(settings.db);
-    try {
-      const prepared =
-        early ?? (await prepare(await transcriptFromStore(store, { from: windowStart, to: windowEnd })));
-      // A live judge answers from the verdict cache what it has answered before (unless --no-cache).
-      const cached = withVerdictCache(setupJudge, store.verdictCache, settings);
-      judge = cached.judge;
-      const result = await runPersonaEvaluation({
-        ...prepared,
-        judge,
-        store,
-        cache: cached.cache,
-        concurrency: settings.judge.concurrency,
-        progress: createProgress("judging", setup.progress && process.stderr.isTTY === true),
-        record: options.record,
-        baseline: options.baseline,
-      });
-      const runs: RunRow[] = [];
-      for (const r of result.runs) {
-        const row = await store.runs.get(r.run_id);
-        if (row) runs.push(row);
-      }
-      return { result, settings, transcript: prepared.transcript, propositions: prepared.propositions, runs };
-    } finally {
-      await store.close();
-    }
-  } finally {
-    await judge.close?.();
-  }
-
-  async function prepare(transcript: Transcript) {
-    const agents = options.selectAgents?.(transcript) ?? settings.agents;
-    const propositions = await loadPropositions({
-      dir: settings.propositions,
-      dimensions: settings.dimensions,
-      agentIds: transcript.agents.map((a) => a.id),
+    const prepared = early ?? (await prepare(store));
+    const result = await runPreparedPersonaEvaluation(prepared, {
+      judge: judgeSpec,
+      judgeSettings: judgeSettingsOf(settings),
+      store,
+      cache: settings.cache,
+      concurrency: settings.judge.concurrency,
+      onProgress: progressBar("judging", setup.progress),
+      record: options.record,
+      baseline: options.baseline,
     });
-    const config: PersonaRunConfig = {
-      source: fromStore ? "store" : files.join(","),
-      propositions: settings.propositions,
-      judge: settings.judge.model,
-      judge_base_url: settings.judge.base_url,
-      mode: settings.judge.mode,
-      trials: settings.trials,
-      dimensions: settings.dimensions,
-      agents,
-      sample: settings.sample,
-      window_start: windowStart,
-      window_end: windowEnd,
-      transcript_hash: transcriptHash(transcript),
-    };
-    return { transcript, propositions, config, plan: planFor({ transcript, config, propositions }) };
+    const runs: RunRow[] = [];
+    for (const r of result.runs) {
+      const row = await store.runs.get(r.run_id);
+      if (row) runs.push(row);
+    }
+    return { result, settings, transcript: prepared.transcript, propositions: prepared.propositions, runs };
+  } finally {
+    await store.close();
   }
+}
+
+/** `eval --resume [ID]`: the library's resume, with the judge's own settings (concurrency, timeout…) from the flags. */
+async function resumeCommand(id: string | undefined, flags: EvalFlags) {
+  const { settings } = resolveSettings({
+    flags: {
+      db: flags.db,
+      judge: flags.judge,
+      judgeBaseUrl: flags.judgeBaseUrl,
+      judgeApiKeyEnv: flags.judgeApiKeyEnv,
+      concurrency: flags.concurrency,
+      timeout: flags.timeout,
+      retries: flags.retries,
+      cache: flags.cache,
+    },
+    projectFile: flags.config,
+  });
+  if (!storeExists(settings.db)) throw new InputError("no store here to resume from", { place: settings.db });
+  const result = await resumePersonaEvaluation({
+    store: settings.db,
+    id,
+    // The judge it started with, unless the user names another (e.g. the same model behind a new URL).
+    judge: flags.judge !== undefined ? settings.judge.model : undefined,
+    judgeSettings: judgeSettingsOf(settings),
+    concurrency: settings.judge.concurrency,
+    cache: settings.cache,
+    record: flags.record,
+    onProgress: progressBar("resuming", flags.progress !== false),
+  });
+  return { result, settings };
 }
 
 export async function evalCommand(sources: string[], flags: EvalFlags): Promise<number> {
@@ -250,7 +294,7 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
       throw new InputError("--resume takes no transcript: it reads the one the evaluation used", {
         place: "--resume",
       });
-    const outcome = await resumeEvaluation(flags.resume === true ? undefined : flags.resume, flags);
+    const outcome = await resumeCommand(flags.resume === true ? undefined : flags.resume, flags);
     emit(outcome.result, format, flags.out);
     return exitCodeFor(outcome.result, outcome.settings);
   }

@@ -1,8 +1,8 @@
 // `dramaturg import`: stores a transcript's agents and messages so later evaluations can read them.
 import { basename } from "node:path";
+import { loadTranscripts } from "../../core/index.ts";
 import { openStore } from "../../store/index.ts";
 import { resolveSettings } from "../settings.ts";
-import { loadTranscripts } from "../sources.ts";
 
 export async function importCommand(
   files: string[],

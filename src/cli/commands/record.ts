@@ -1,9 +1,8 @@
 // `dramaturg record`: judge once with a live model writing every verdict as fixtures, replay the file
 // with the fixture judge, check both give identical scores, and print the commands CI should run.
 import { resolve } from "node:path";
-import { InputError } from "../../core/index.ts";
+import { InputError, shownPath } from "../../core/index.ts";
 import { replayDifferences } from "../../harness/index.ts";
-import { shownPath } from "../paths.ts";
 import { type EvalFlags, setupEvaluation } from "./eval.ts";
 import { measure, toMeasurement } from "./measure.ts";
 

@@ -1,17 +1,9 @@
-// Where the messages come from: transcript files (globs allowed) or the store (`dramaturg import`).
+// Transcripts from files: paths and globs, several files merged into one ensemble's transcript.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import {
-  contentHash,
-  InputError,
-  type Message,
-  parseTranscript,
-  readInputFile,
-  stableStringify,
-  TRANSCRIPT_FORMAT,
-  type Transcript,
-} from "../core/index.ts";
-import type { Store } from "../store/index.ts";
+import { InputError, readInputFile } from "./errors.ts";
+import { contentHash, stableStringify } from "./hash.ts";
+import { type Message, parseTranscript, TRANSCRIPT_FORMAT, type Transcript } from "./transcript.ts";
 
 /** Expands `*`, `**` and `?` in a path (Node 20 has no fs.glob); plain paths must exist. */
 export function expandSource(pattern: string): string[] {
@@ -45,6 +37,7 @@ export function expandSource(pattern: string): string[] {
   return found;
 }
 
+/** One transcript file (JSON, or JSONL with a header line), validated. */
 export function readTranscriptFile(file: string): Transcript {
   return parseTranscript(readInputFile(file, "the transcript"), file);
 }
@@ -85,31 +78,7 @@ export function loadTranscripts(patterns: readonly string[]): { transcript: Tran
   return { transcript: merged, files };
 }
 
-/** A transcript built from the store: every stored agent and the messages within the window. */
-export async function transcriptFromStore(
-  store: Store,
-  window: { from?: string; to?: string },
-): Promise<Transcript> {
-  const agents = await store.agents.list();
-  if (agents.length === 0)
-    throw new InputError("the store has no agents; run `dramaturg import TRANSCRIPT` first", {
-      place: store.location,
-    });
-  const rows = await store.messages.query({ from: window.from, to: window.to });
-  return {
-    format: TRANSCRIPT_FORMAT,
-    agents: agents.map((a) => ({ id: a.id, name: a.name, persona: a.persona })),
-    messages: rows.map((r) => ({
-      id: r.id,
-      sender: r.sender,
-      channel: r.channel,
-      ...(r.recipient ? { recipient: r.recipient } : {}),
-      text: r.text,
-      at: r.at,
-    })),
-  };
-}
-
+/** Identifies a transcript's content: a resumed evaluation checks it is judging the same messages. */
 export function transcriptHash(transcript: Transcript): string {
   return contentHash(transcript);
 }

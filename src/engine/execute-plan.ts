@@ -2,23 +2,25 @@
 // arrives (so the store holds what was scored even if the process dies half way).
 import { addUsage, type TokenUsage, type Verdict, verdictKeyString, ZERO_USAGE } from "../core/index.ts";
 import type { Judge } from "../judge/index.ts";
-import type { EvaluationPlan, PlannedCall, ScoredVerdict } from "./types.ts";
+import { type JudgePlan, type PlannedCall, type PlannedVerdict, pendingCalls } from "./plan.ts";
 
-export interface ExecuteOptions {
+export interface ExecuteOptions<M> {
   judge: Judge;
   /** Calls in flight at once (the judge may limit further). */
   concurrency?: number;
   /** Verdict keys (verdictKeyString) already judged, e.g. stored by an interrupted run: not asked again. */
   skip?: ReadonlySet<string>;
+  /** The pending calls when the caller computed them already (`pendingCalls(plan, skip)`), so they are the same objects. */
+  pending?: PlannedCall<M>[];
   /** Called for every verdict, judged or errored or trivial, in arrival order, with the model calls behind them. */
-  onVerdicts?: (verdicts: ScoredVerdict[], source: { calls: number }) => void | Promise<void>;
+  onVerdicts?: (verdicts: PlannedVerdict<M>[], source: { calls: number }) => void | Promise<void>;
   /** Called after each finished call with done/total call counts. */
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
 }
 
-export interface ExecuteResult {
-  verdicts: ScoredVerdict[];
+export interface ExecuteResult<M> {
+  verdicts: PlannedVerdict<M>[];
   usage: TokenUsage;
   /** Model calls the judge made (retries and double checks included). */
   calls: number;
@@ -26,26 +28,13 @@ export interface ExecuteResult {
   requests: number;
 }
 
-/** The plan's calls minus the items already judged; calls left empty are dropped. */
-export function pendingCalls(plan: EvaluationPlan, skip?: ReadonlySet<string>): PlannedCall[] {
-  if (!skip || skip.size === 0) return plan.calls;
-  const out: PlannedCall[] = [];
-  for (const call of plan.calls) {
-    const keep = call.request.items.map((item) => !skip.has(verdictKeyString(item.key)));
-    if (keep.every(Boolean)) out.push(call);
-    else if (keep.some(Boolean))
-      out.push({
-        request: { ...call.request, items: call.request.items.filter((_, i) => keep[i]) },
-        meta: call.meta.filter((_, i) => keep[i]),
-      });
-  }
-  return out;
-}
-
-export async function executePlan(plan: EvaluationPlan, options: ExecuteOptions): Promise<ExecuteResult> {
+export async function executePlan<M>(
+  plan: JudgePlan<M>,
+  options: ExecuteOptions<M>,
+): Promise<ExecuteResult<M>> {
   const { judge, skip, onVerdicts, onProgress, signal } = options;
-  const verdicts: ScoredVerdict[] = [];
-  const trivial: ScoredVerdict[] = plan.trivial
+  const verdicts: PlannedVerdict<M>[] = [];
+  const trivial: PlannedVerdict<M>[] = plan.trivial
     .filter((t) => !skip?.has(verdictKeyString(t.item.key)))
     .map((t) => ({
       verdict: {
@@ -61,7 +50,7 @@ export async function executePlan(plan: EvaluationPlan, options: ExecuteOptions)
     verdicts.push(...trivial);
     await onVerdicts?.(trivial, { calls: 0 });
   }
-  const calls = pendingCalls(plan, skip);
+  const calls = options.pending ?? pendingCalls(plan, skip);
   let usage: TokenUsage = { ...ZERO_USAGE };
   let modelCalls = 0;
   let next = 0;
@@ -77,8 +66,8 @@ export async function executePlan(plan: EvaluationPlan, options: ExecuteOptions)
         modelCalls += response.calls;
         const scored = response.verdicts.map((verdict, i) => ({ verdict, meta: call.meta[i]! }));
         verdicts.push(...scored);
-        // A worker takes its next call only after this one's verdicts are handled (stored, for the CLI),
-        // so calls answered but not yet stored never outnumber the concurrency.
+        // A worker takes its next call only after this one's verdicts are handled (stored), so calls
+        // answered but not yet stored never outnumber the concurrency.
         await onVerdicts?.(scored, { calls: response.calls });
       } catch (error) {
         // The judge returns per-item failures as errored verdicts; a throw means it cannot work at all.

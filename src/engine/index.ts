@@ -1,0 +1,36 @@
+// Public surface of engine/: the run lifecycle every evaluation kind shares (start or resume, judge a
+// plan through the cache, store verdicts, aggregate, complete or fail, keep the result).
+
+// The store as evaluation kinds use it: kinds reach the store only through the engine.
+export {
+  type EvaluationRow,
+  openStore,
+  personaHash,
+  type RunJudge,
+  type RunRow,
+  type Store,
+  scoreFromVerdict,
+  storeExists,
+} from "../store/index.ts";
+export { type ExecuteOptions, type ExecuteResult, executePlan } from "./execute-plan.ts";
+export { type FindEvaluationOptions, findEvaluation } from "./find-evaluation.ts";
+export { type JudgeOption, type JudgeSettings, prepareJudge, type ReadyJudge } from "./judge-option.ts";
+export {
+  type JudgePlan,
+  metaByKey,
+  type PlannedCall,
+  type PlannedTrivial,
+  type PlannedVerdict,
+  pendingCalls,
+} from "./plan.ts";
+export type { ProgressEvent, ProgressListener } from "./progress.ts";
+export {
+  type CacheInUse,
+  type EngineTotals,
+  type EvaluationOfKind,
+  type EvaluationRunResult,
+  type FinishContext,
+  type RunEvaluationOptions,
+  runEvaluation,
+  verdictFromRow,
+} from "./run-evaluation.ts";

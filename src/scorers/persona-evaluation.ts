@@ -1,0 +1,332 @@
+// The persona evaluation as a kind of the run engine: its plan, its runs (one per agent), how a verdict
+// is stored, and how the verdicts aggregate into the `dramaturg.eval-result/v1` document.
+import { z } from "zod";
+import {
+  contentHash,
+  InputError,
+  PERSONA_DIMENSIONS,
+  type PersonaDimension,
+  type PropositionSet,
+  shownPath,
+  TRANSCRIPT_FORMAT,
+  type Transcript,
+} from "../core/index.ts";
+import {
+  type EvaluationOfKind,
+  type FinishContext,
+  personaHash,
+  type RunJudge,
+  type Store,
+  scoreFromVerdict,
+} from "../engine/index.ts";
+import type { JudgeDescriptor } from "../judge/index.ts";
+import { type LoadedPropositions, propositionSetFor } from "../propositions/index.ts";
+import { aggregatePersonaScores } from "./aggregate.ts";
+import { planPersonaEvaluation } from "./plan.ts";
+import { EVAL_RESULT_FORMAT, type EvalResult } from "./result.ts";
+import type { EvaluationPlan, ItemMeta, ScoredVerdict } from "./types.ts";
+
+/** Everything needed to plan the same evaluation again; stored with it and read back by a resume. */
+export const PersonaRunConfigSchema = z.object({
+  /** What was evaluated, as shown: file paths joined with ",", `store`, or a caller's label. */
+  source: z.string(),
+  /** The propositions folder, when one was given. */
+  propositions: z.string().optional(),
+  /** The judge spec, when the judge was given as one. */
+  judge: z.string(),
+  judge_base_url: z.string().optional(),
+  mode: z.enum(["individual", "batch"]),
+  trials: z.number().int().min(1),
+  dimensions: z.array(z.enum(PERSONA_DIMENSIONS)).min(1),
+  agents: z.array(z.string()).optional(),
+  sample: z.object({ size: z.number().int(), seed: z.number().int() }).optional(),
+  window_start: z.string().optional(),
+  window_end: z.string().optional(),
+  transcript_hash: z.string(),
+});
+export type PersonaRunConfig = z.infer<typeof PersonaRunConfigSchema>;
+
+/** The plan of a persona evaluation from its transcript, configuration and propositions. */
+export function planFor(input: {
+  transcript: Transcript;
+  config: PersonaRunConfig;
+  propositions: LoadedPropositions;
+}): EvaluationPlan {
+  const { config } = input;
+  return planPersonaEvaluation({
+    transcript: input.transcript,
+    propositions: (d, a) => propositionSetFor(input.propositions, d, a),
+    dimensions: config.dimensions,
+    agents: config.agents,
+    windowStart: config.window_start ? new Date(config.window_start) : undefined,
+    windowEnd: config.window_end ? new Date(config.window_end) : undefined,
+    sample: config.sample?.size,
+    seed: config.sample?.seed,
+    mode: config.mode,
+    trials: config.trials,
+  });
+}
+
+/** The input a persona evaluation keeps: the transcript and every resolved proposition set. */
+const StoredInputSchema = z.object({
+  transcript: z.object({ format: z.literal(TRANSCRIPT_FORMAT) }).passthrough(),
+  propositions: z.object({
+    agent: z.record(z.string(), z.record(z.string(), z.unknown())),
+    environment: z.record(z.string(), z.unknown()),
+    warnings: z.array(z.string()),
+    hash: z.string(),
+  }),
+});
+
+export interface StoredPersonaInput {
+  transcript: Transcript;
+  propositions: LoadedPropositions;
+}
+
+/** The JSON kept with the evaluation. Preconditions (library functions) cannot be kept; a resume passes them again. */
+function storedInput(transcript: Transcript, propositions: LoadedPropositions) {
+  return {
+    transcript,
+    propositions: {
+      agent: Object.fromEntries(
+        [...propositions.sets.agent].map(([id, sets]) => [id, Object.fromEntries(sets)]),
+      ),
+      environment: Object.fromEntries(propositions.sets.environment),
+      warnings: propositions.warnings,
+      hash: propositions.hash,
+    },
+  };
+}
+
+/** Reads back what {@link storedInput} kept, or undefined when the evaluation kept none (an older version). */
+export function parseStoredPersonaInput(value: unknown): StoredPersonaInput | undefined {
+  if (value === undefined || value === null) return undefined;
+  const parsed = StoredInputSchema.safeParse(value);
+  if (!parsed.success)
+    throw new InputError("the evaluation's stored input is not readable (stored by another version?)");
+  const p = parsed.data.propositions;
+  return {
+    transcript: parsed.data.transcript as unknown as Transcript,
+    propositions: {
+      sets: {
+        agent: new Map(
+          Object.entries(p.agent).map(([id, sets]) => [
+            id,
+            new Map(Object.entries(sets) as [PersonaDimension, PropositionSet][]),
+          ]),
+        ),
+        environment: new Map(Object.entries(p.environment) as [PersonaDimension, PropositionSet][]),
+      },
+      warnings: p.warnings,
+      hash: p.hash,
+    },
+  };
+}
+
+export interface PersonaEvaluationInput {
+  transcript: Transcript;
+  config: PersonaRunConfig;
+  propositions: LoadedPropositions;
+  /** Who judges: stored with every run. */
+  judge: JudgeDescriptor;
+  /** The plan, when the caller made it already. */
+  plan?: EvaluationPlan;
+  /** Mark the runs as baselines once completed. */
+  baseline?: boolean;
+}
+
+/** Which proposition sets (files or `builtin:<dimension>`) were applied, per agent and per channel dimension. */
+export function propositionSources(propositions: LoadedPropositions): EvalResult["propositions"] {
+  const agents: Record<string, Record<string, string[]>> = {};
+  for (const [id, sets] of propositions.sets.agent)
+    agents[id] = Object.fromEntries([...sets].map(([d, s]) => [d, s.sources]));
+  return {
+    agents,
+    environment: Object.fromEntries([...propositions.sets.environment].map(([d, s]) => [d, s.sources])),
+  };
+}
+
+/** A persona evaluation for {@link runEvaluation}. */
+export function personaEvaluation(input: PersonaEvaluationInput): EvaluationOfKind<ItemMeta, EvalResult> {
+  const { transcript, config, propositions, judge: descriptor } = input;
+  const plan = input.plan ?? planFor(input);
+  const runJudge: RunJudge = {
+    provider: descriptor.provider,
+    model: descriptor.model,
+    temperature: descriptor.temperature,
+    mode: config.mode,
+    double_check: plan.calls.some((c) => c.request.doubleCheck),
+    prompt_version: descriptor.prompt_version,
+  };
+  const runIds = new Map<string, string>();
+
+  return {
+    kind: "persona",
+    plan,
+    describe: () => ({
+      source: config.source,
+      config: { ...config, judge_descriptor: descriptor },
+      propositions_hash: propositions.hash,
+      input: storedInput(transcript, propositions),
+    }),
+    async begin(store, evaluationId) {
+      await store.agents.upsert(plan.transcript.agents);
+      for (const scope of plan.agents) {
+        const agentSets = propositions.sets.agent.get(scope.agent.id);
+        const run = await store.runs.create({
+          agent_id: scope.agent.id,
+          evaluation_id: evaluationId,
+          dimensions: config.dimensions,
+          window_start: config.window_start,
+          window_end: config.window_end,
+          sample_size: scope.sampled.length,
+          judge: runJudge,
+          propositions_hash: contentHash(
+            agentSets ? Object.fromEntries([...agentSets].map(([d, s]) => [d, s.hash])) : {},
+          ),
+          persona_hash: personaHash(scope.agent.persona),
+        });
+        runIds.set(scope.agent.id, run.id);
+        await store.runs.start(run.id);
+      }
+    },
+    async reopen(store, evaluationId) {
+      for (const r of await store.runs.list({ evaluation: evaluationId })) runIds.set(r.agent_id, r.id);
+      for (const id of runIds.values()) await store.runs.start(id);
+    },
+    scoreRow: (v, evaluationId) =>
+      scoreFromVerdict(v.verdict, {
+        evaluation_id: evaluationId,
+        evaluation_run_id: v.meta.agentId ? (runIds.get(v.meta.agentId) ?? null) : null,
+        weight: v.meta.proposition.weight,
+        inverted: v.meta.proposition.inverted,
+        hard: v.meta.set.hard,
+        context_snippet: v.meta.snippet,
+      }),
+    finish: (context) =>
+      finishPersonaEvaluation(context, {
+        plan,
+        config,
+        propositions,
+        descriptor,
+        runIds,
+        baseline: input.baseline,
+      }),
+    async fail(store, message) {
+      for (const id of runIds.values()) await store.runs.fail(id, message).catch(() => {});
+    },
+  };
+}
+
+async function finishPersonaEvaluation(
+  { store, evaluationId, verdicts, fresh, totals }: FinishContext<ItemMeta>,
+  {
+    plan,
+    config,
+    propositions,
+    descriptor,
+    runIds,
+    baseline,
+  }: {
+    plan: EvaluationPlan;
+    config: PersonaRunConfig;
+    propositions: LoadedPropositions;
+    descriptor: JudgeDescriptor;
+    runIds: Map<string, string>;
+    baseline?: boolean;
+  },
+): Promise<{ result: EvalResult; errored: number }> {
+  const scores = aggregatePersonaScores(plan, verdicts);
+  const perAgent = verdictsByAgent(fresh);
+  const totalAgentVerdicts = [...perAgent.values()].reduce((a, b) => a + b, 0) || 1;
+  const usage = totals.token_usage;
+  const runs: EvalResult["runs"] = [];
+  for (const agent of scores.agents) {
+    const runId = runIds.get(agent.agent_id);
+    if (!runId) throw new InputError(`the stored evaluation has no run for agent "${agent.agent_id}"`);
+    // Token usage is spread over agents by their share of the verdicts judged in this invocation.
+    const share = (perAgent.get(agent.agent_id) ?? 0) / totalAgentVerdicts;
+    const agentUsage = {
+      input_tokens: Math.round(usage.input_tokens * share),
+      output_tokens: Math.round(usage.output_tokens * share),
+    };
+    const dimension_scores = Object.fromEntries(
+      Object.entries(agent.dimensions).map(([d, r]) => [
+        d,
+        { score: r!.score, judged: r!.verdicts, errored: r!.errored },
+      ]),
+    );
+    await store.runs.complete(runId, {
+      overall_score: agent.overall_score,
+      dimension_scores,
+      errored: agent.errored,
+      token_usage: agentUsage,
+    });
+    if (baseline) await store.runs.markBaseline(runId);
+    runs.push({ ...agent, run_id: runId, status: "completed", token_usage: agentUsage });
+  }
+  const result: EvalResult = {
+    format: EVAL_RESULT_FORMAT,
+    evaluation_id: evaluationId,
+    status: "completed",
+    source: config.source
+      .split(",")
+      .map((s) => (s === "store" || s === "transcript" ? s : shownPath(s)))
+      .join(","),
+    judge: {
+      provider: descriptor.provider,
+      model: descriptor.model,
+      temperature: descriptor.temperature,
+      prompt_version: descriptor.prompt_version,
+      mode: config.mode,
+      trials: config.trials,
+    },
+    dimensions: config.dimensions,
+    runs,
+    environments: scores.environments,
+    totals: {
+      verdicts: scores.verdicts,
+      errored: scores.errored,
+      requests: totals.requests,
+      calls: totals.calls,
+      token_usage: usage,
+      ...(totals.cache ? { cache: totals.cache } : {}),
+      ...(totals.resumed ? { resumed: totals.resumed } : {}),
+    },
+    propositions: propositionSources(propositions),
+    warnings: propositions.warnings,
+  };
+  return { result, errored: scores.errored };
+}
+
+function verdictsByAgent(verdicts: readonly ScoredVerdict[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const v of verdicts)
+    if (v.meta.agentId) counts.set(v.meta.agentId, (counts.get(v.meta.agentId) ?? 0) + 1);
+  return counts;
+}
+
+/** A transcript built from the store: every stored agent and the messages within the window. */
+export async function transcriptFromStore(
+  store: Store,
+  window: { from?: string; to?: string },
+): Promise<Transcript> {
+  const agents = await store.agents.list();
+  if (agents.length === 0)
+    throw new InputError("the store has no agents; run `dramaturg import TRANSCRIPT` first", {
+      place: store.location,
+    });
+  const rows = await store.messages.query({ from: window.from, to: window.to });
+  return {
+    format: TRANSCRIPT_FORMAT,
+    agents: agents.map((a) => ({ id: a.id, name: a.name, persona: a.persona })),
+    messages: rows.map((r) => ({
+      id: r.id,
+      sender: r.sender,
+      channel: r.channel,
+      ...(r.recipient ? { recipient: r.recipient } : {}),
+      text: r.text,
+      at: r.at,
+    })),
+  };
+}
