@@ -1,5 +1,6 @@
 // Public surface of core/: domain types, schemas and pure functions shared by every module.
 export * from "./dimension.ts";
+export * from "./error-reasons.ts";
 export * from "./errors.ts";
 export * from "./escape.ts";
 export * from "./hash.ts";

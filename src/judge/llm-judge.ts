@@ -2,7 +2,15 @@
 // retries with backoff (Retry-After honoured), per-call timeouts, double-check turns and token accounting.
 
 import type { LanguageModel, LanguageModelUsage, ModelMessage } from "ai";
-import { APICallError, generateText, NoObjectGeneratedError, NoOutputGeneratedError, Output } from "ai";
+import {
+  APICallError,
+  generateText,
+  jsonSchema,
+  NoObjectGeneratedError,
+  NoOutputGeneratedError,
+  Output,
+  zodSchema,
+} from "ai";
 import type { z } from "zod";
 import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
 import { addUsage, JudgeError, ZERO_USAGE } from "../core/index.ts";
@@ -23,6 +31,7 @@ import {
   doubleCheckMessages,
   PROMPT_VERSION,
   planConversations,
+  requestedAnswerSchema,
 } from "./prompt.ts";
 import type {
   Judge,
@@ -236,7 +245,7 @@ export class LlmJudge implements Judge {
     const tally: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
     const budget: RetryBudget = { remaining: this.maxRetries, taken: 0 };
     const output = await this.withRetries(
-      () => this.call(system, messages, schema, name, signal, tally),
+      () => this.call(system, messages, outputSpec(schema, name), signal, tally),
       budget,
       signal,
     );
@@ -290,12 +299,15 @@ export class LlmJudge implements Judge {
     budget: RetryBudget,
   ): Promise<Map<string, Verdict>> {
     const { kind, system, messages, items } = conversation;
-    const schema = answerSchema(kind);
+    const output = answerOutput(
+      kind,
+      items.map((i) => i.id),
+    );
     const ask = (turn: ModelMessage[]) =>
       this.withRetries(
         async () => {
-          const output = await this.call(system, turn, schema, ANSWER_NAMES[kind], signal, tally);
-          return { output, verdicts: readAnswer(kind, items, output) };
+          const answer = await this.call(system, turn, output, signal, tally);
+          return { output: answer, verdicts: readAnswer(kind, items, answer) };
         },
         budget,
         signal,
@@ -338,8 +350,7 @@ export class LlmJudge implements Judge {
   private async call<T>(
     system: string,
     messages: ModelMessage[],
-    schema: z.ZodType<T>,
-    name: string,
+    output: AnswerOutput<T>,
     signal: AbortSignal | undefined,
     tally: Tally,
   ): Promise<T> {
@@ -353,7 +364,7 @@ export class LlmJudge implements Judge {
         model: this.model,
         instructions: system,
         messages,
-        output: outputSpec(schema, name),
+        output,
         temperature: this.temperature,
         maxRetries: 0,
         abortSignal,
@@ -462,15 +473,46 @@ function readAnswer(
   return verdicts;
 }
 
+type AnswerOutput<T> = ReturnType<typeof Output.object<T>>;
+
 // Converting a zod schema to JSON Schema costs more than the rest of a call's local work, and the
 // output spec is stateless, so one per schema and name is built and reused.
 const outputSpecs = new WeakMap<object, Map<string, unknown>>();
 
-function outputSpec<T>(schema: z.ZodType<T>, name: string) {
+function outputSpec<T>(schema: z.ZodType<T>, name: string): AnswerOutput<T> {
   let byName = outputSpecs.get(schema);
   if (!byName) outputSpecs.set(schema, (byName = new Map()));
-  let spec = byName.get(name) as ReturnType<typeof Output.object<T>> | undefined;
+  let spec = byName.get(name) as AnswerOutput<T> | undefined;
   if (!spec) byName.set(name, (spec = Output.object({ schema, name })));
+  return spec;
+}
+
+// A plan asks about the same propositions for target after target, so the claim ids of conversations
+// repeat; their specs are kept, up to a bound that only a plan of thousands of distinct id sets reaches.
+const answerOutputs = new Map<string, AnswerOutput<JudgeAnswer>>();
+const MAX_ANSWER_OUTPUTS = 1024;
+
+/**
+ * The output spec of one conversation: the provider receives {@link requestedAnswerSchema} (only these
+ * ids, one verdict each), while the answer is validated against the looser {@link answerSchema}, so that
+ * where the schema is not enforced a partial answer keeps its verdicts (the left-out claims are asked again)
+ * and an unknown id gets an error that names it and a retry, as before the schema was narrowed.
+ */
+function answerOutput(kind: VerdictKind, ids: readonly string[]): AnswerOutput<JudgeAnswer> {
+  const key = `${kind}\n${ids.join("\n")}`;
+  let spec = answerOutputs.get(key);
+  if (spec) return spec;
+  const sent = zodSchema(requestedAnswerSchema(kind, ids));
+  const checked = answerSchema(kind);
+  const schema = jsonSchema<JudgeAnswer>(() => sent.jsonSchema, {
+    validate: async (value) => {
+      const parsed = await checked.safeParseAsync(value);
+      return parsed.success ? { success: true, value: parsed.data } : { success: false, error: parsed.error };
+    },
+  });
+  spec = Output.object({ schema, name: ANSWER_NAMES[kind] });
+  if (answerOutputs.size >= MAX_ANSWER_OUTPUTS) answerOutputs.clear();
+  answerOutputs.set(key, spec);
   return spec;
 }
 

@@ -15,7 +15,8 @@ const justification = z
   .string()
   .describe("The concrete events, quotes or persona elements that moved the verdict up or down");
 const confidence = z.number().min(0).max(1).describe("How sure you are of the verdict, from 0.0 to 1.0");
-const claimId = z.string().describe("The id attribute of the claim this verdict answers");
+const CLAIM_ID = "The id attribute of the claim this verdict answers";
+const claimId = z.string().describe(CLAIM_ID);
 
 export const ScoreVerdictSchema = z.object({
   id: claimId,
@@ -69,6 +70,25 @@ export function answerSchema(kind: VerdictKind): z.ZodType<JudgeAnswer> {
     case "count":
       return CountAnswerSchema;
   }
+}
+
+/**
+ * The schema sent to the provider for one conversation: {@link answerSchema} with the claim id narrowed to
+ * the ids asked (a `const` for one claim, an `enum` for several) and exactly one verdict per claim. A provider
+ * that enforces schemas (OpenAI strict mode) then cannot name an id it was not given or leave a claim out.
+ * The answer is still validated against the looser {@link answerSchema}, so that with a provider that does
+ * not enforce it a partial answer keeps its verdicts and an unknown id gets its own message and retry.
+ */
+export function requestedAnswerSchema(kind: VerdictKind, ids: readonly string[]): z.ZodType<JudgeAnswer> {
+  if (kind === "count") return CountAnswerSchema;
+  const [first, ...rest] = ids;
+  if (first === undefined) throw new RangeError("a conversation asks about at least one claim");
+  const id = (rest.length === 0 ? z.literal(first) : z.enum([first, ...rest])).describe(CLAIM_ID);
+  const verdicts = <T extends z.ZodType>(verdict: T) =>
+    z.array(verdict).length(ids.length).describe("One verdict per claim, each claim id exactly once");
+  return kind === "score"
+    ? z.object({ verdicts: verdicts(ScoreVerdictSchema.extend({ id })) })
+    : z.object({ verdicts: verdicts(CheckVerdictSchema.extend({ id })) });
 }
 
 /** Name of the structured output, sent to providers that label schemas (OpenAI `json_schema.name`). */
@@ -164,11 +184,14 @@ const TEMPLATES = {
   double_check: DOUBLE_CHECK_MESSAGE,
   names: ANSWER_NAMES,
   layout: "claims-persona-trajectory-message-evidence-data/v1",
-  schemas: {
-    score: z.toJSONSchema(ScoreAnswerSchema),
-    check: z.toJSONSchema(CheckAnswerSchema),
-    count: z.toJSONSchema(CountAnswerSchema),
-  },
+  // What a provider receives for one claim and for two, so a change to how ids and lengths are narrowed
+  // changes the version too.
+  schemas: Object.fromEntries(
+    (["score", "check", "count"] as const).map((kind) => [
+      kind,
+      [["a"], ["a", "b"]].map((ids) => z.toJSONSchema(requestedAnswerSchema(kind, ids))),
+    ]),
+  ),
 };
 
 /** Hash of every prompt template and answer schema; any change of wording changes it. */

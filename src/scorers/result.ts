@@ -1,5 +1,12 @@
 // The evaluation result document `dramaturg.eval-result/v1` and its table and Markdown renderings.
-import { escapeMarkdown, markdownTable, round, type TokenUsage } from "../core/index.ts";
+import {
+  type ErrorReason,
+  escapeMarkdown,
+  formatErrorReasons,
+  markdownTable,
+  round,
+  type TokenUsage,
+} from "../core/index.ts";
 import type { AgentResult, DimensionResult, EnvironmentResult } from "./aggregate.ts";
 
 export const EVAL_RESULT_FORMAT = "dramaturg.eval-result/v1";
@@ -27,8 +34,11 @@ export interface EvalResult {
   runs: RunResult[];
   environments: EnvironmentResult[];
   totals: {
+    /** Verdicts that gave a score or count; errored ones are not among them. */
     verdicts: number;
     errored: number;
+    /** Why verdicts errored, most frequent reason first (`summarizeErrors`); present when any errored. */
+    error_reasons?: ErrorReason[];
     /** Judge requests made by this invocation, and model calls behind them (retries, double checks). */
     requests: number;
     calls: number;
@@ -93,6 +103,18 @@ export function weakestPropositions(result: EvalResult, limit = 5) {
   return rows.sort((a, b) => a.score - b.score).slice(0, limit);
 }
 
+/** True when verdicts were asked for and none came back: the result has no score at all. */
+export function everyVerdictErrored(result: EvalResult): boolean {
+  return result.totals.verdicts === 0 && result.totals.errored > 0;
+}
+
+/** The plain-text error block: `errors: 38 × <reason>  e.g. <example>`, one reason a line. */
+function errorLines(reasons: readonly ErrorReason[], label: string): string[] {
+  const indent = " ".repeat(label.length + 1);
+  return formatErrorReasons(reasons).map((line, i) => `${i === 0 ? `${label} ` : indent}${line}`);
+}
+
+/** The result as the terminal table: scores per agent and channel, the weakest propositions, totals. */
 export function renderTable(result: EvalResult): string {
   const out: string[] = [];
   const j = result.judge;
@@ -100,6 +122,13 @@ export function renderTable(result: EvalResult): string {
     `Persona evaluation ${result.evaluation_id.slice(0, 8)} · ${result.source} · judge ${j.provider}:${j.model} (${j.mode}${j.trials > 1 ? `, ${j.trials} trials` : ""})`,
   );
   out.push("");
+  const reasons = result.totals.error_reasons ?? [];
+  // With no score at all the tables below are empty dashes; why the judge failed is the one thing to read.
+  if (everyVerdictErrored(result)) {
+    out.push(`Every verdict errored (${result.totals.errored}); the judge gave no scores.`);
+    if (reasons.length) out.push(...errorLines(reasons, "errors:"));
+    out.push("");
+  }
   if (result.runs.length) {
     const rows = [["agent", "sample", ...AGENT_COLUMNS, "overall", "errored"]];
     for (const r of result.runs)
@@ -151,10 +180,24 @@ export function renderTable(result: EvalResult): string {
   if (t.resumed) parts.push(`resumed: ${t.resumed.reused_verdicts} verdicts reused`);
   out.push(parts.join(" · "));
   if (t.errored > 0) out.push(`warning: ${t.errored} verdicts errored and were left out of the scores`);
+  if (t.errored > 0 && !everyVerdictErrored(result) && reasons.length)
+    out.push(...errorLines(reasons, "errors:"));
   for (const w of result.warnings) out.push(`warning: ${w}`);
   return out.join("\n");
 }
 
+/** The Markdown error block: a bullet per reason, after a headline that is loud when nothing was scored. */
+function markdownErrors(result: EvalResult): string[] {
+  const reasons = result.totals.error_reasons ?? [];
+  if (result.totals.errored === 0) return [];
+  const headline = everyVerdictErrored(result)
+    ? `**Every verdict errored (${result.totals.errored}); the judge gave no scores.**`
+    : "Why verdicts errored:";
+  if (!reasons.length) return everyVerdictErrored(result) ? [headline] : [];
+  return [headline, "", ...formatErrorReasons(reasons).map((line) => `- ${escapeMarkdown(line)}`)];
+}
+
+/** The result as Markdown, for a pull-request comment or a job summary. */
 export function renderMarkdown(result: EvalResult): string {
   const out: string[] = [];
   const j = result.judge;
@@ -164,6 +207,7 @@ export function renderMarkdown(result: EvalResult): string {
     `Source \`${escapeMarkdown(result.source)}\` · judge \`${j.provider}:${escapeMarkdown(j.model)}\` · ${j.mode} mode`,
   );
   out.push("");
+  if (everyVerdictErrored(result)) out.push(...markdownErrors(result), "");
   if (result.runs.length) {
     const right = (title: string) => ({ title, right: true });
     out.push(
@@ -205,5 +249,7 @@ export function renderMarkdown(result: EvalResult): string {
     out.push("</details>");
   }
   out.push(`${result.totals.verdicts} verdicts, ${result.totals.errored} errored.`);
+  const errors = everyVerdictErrored(result) ? [] : markdownErrors(result);
+  if (errors.length) out.push("", ...errors);
   return out.join("\n");
 }

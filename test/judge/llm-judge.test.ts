@@ -88,6 +88,24 @@ describe("LlmJudge against the fake OpenAI server", () => {
     expect(sent.response_format?.json_schema?.name).toBe("claim_scores");
   });
 
+  it("the schema sent in strict mode names the claim ids as an enum and asks for one verdict per claim", async () => {
+    const { judge, server } = await setup();
+    await judge.judge(request([item("a"), item("b"), item("c")]));
+    const format = server.stats.requests[0]!.response_format!.json_schema!;
+    expect(format.strict).toBe(true);
+    const verdicts = format.schema!.properties!.verdicts!;
+    expect(verdicts).toMatchObject({ minItems: 3, maxItems: 3 });
+    expect(verdicts.items!.properties!.id).toMatchObject({ enum: ["a", "b", "c"] });
+  });
+
+  it("the schema sent for one claim fixes its id as a const", async () => {
+    const { judge, server } = await setup();
+    await judge.judge(request([item("style")]));
+    const verdicts = server.stats.requests[0]!.response_format!.json_schema!.schema!.properties!.verdicts!;
+    expect(verdicts).toMatchObject({ minItems: 1, maxItems: 1 });
+    expect(verdicts.items!.properties!.id).toMatchObject({ const: "style" });
+  });
+
   it("double-check makes two calls and the revised value replaces the first", async () => {
     const { judge, server } = await setup({ respond: scoreAll((call) => (call === 0 ? 8 : 3)) });
     const response = await judge.judge(request([item("a")], true));
@@ -212,6 +230,13 @@ describe("LlmJudge against the fake OpenAI server", () => {
     expect(response.verdicts.map((v) => v.ok)).toEqual([true, true, true]);
     expect(server.stats.calls).toBe(2);
     expect(claimIds(server.stats.requests[1]!).ids).toEqual(["b"]);
+    // The follow-up's schema asks about the left-out claim alone.
+    const verdicts = server.stats.requests[1]!.response_format!.json_schema!.schema!.properties!.verdicts!;
+    expect(verdicts).toMatchObject({
+      minItems: 1,
+      maxItems: 1,
+      items: { properties: { id: { const: "b" } } },
+    });
   });
 
   it("a claim still left out when no retries remain is errored", async () => {

@@ -51,4 +51,35 @@ describe("LlmJudge with MockLanguageModelV4", () => {
     expect(model.doGenerateCalls[1]!.responseFormat).toMatchObject({ type: "json", name: "claim_scores" });
     expect(judge.descriptor).toMatchObject({ provider: "mock", model: "judge-1", temperature: 0 });
   });
+
+  it("passes the model a schema whose claim ids are the ones asked and whose length is the number of claims", async () => {
+    const verdict = (id: string) => ({
+      id,
+      reasoning: "r",
+      justification: "j",
+      value: true,
+      confidence: 0.6,
+    });
+    const model = new MockLanguageModelV4({
+      doGenerate: [answer(JSON.stringify({ verdicts: [verdict("calm"), verdict("brief")] }))],
+    });
+    const judge = new LlmJudge({ model });
+    const key = (proposition_id: string) => ({ dimension: "fluency", proposition_id, trial: 1 });
+    const response = await judge.judge({
+      items: ["calm", "brief"].map((id) => ({ key: key(id), kind: "check" as const, claim: `Claim ${id}.` })),
+      context: { trajectory: { title: "Bob", text: "Bob acts: [TALK] hi" } },
+      doubleCheck: false,
+    });
+    expect(response.verdicts.map((v) => v.ok)).toEqual([true, true]);
+    const format = model.doGenerateCalls[0]!.responseFormat;
+    expect(format).toMatchObject({
+      type: "json",
+      name: "claim_checks",
+      schema: {
+        properties: {
+          verdicts: { minItems: 2, maxItems: 2, items: { properties: { id: { enum: ["calm", "brief"] } } } },
+        },
+      },
+    });
+  });
 });

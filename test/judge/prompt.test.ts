@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { JudgeItem, JudgeRequest } from "../../src/judge/index.ts";
 import {
   assignItemIds,
@@ -7,6 +8,7 @@ import {
   PROMPT_VERSION,
   planConversations,
   promptFingerprint,
+  requestedAnswerSchema,
   ScoreAnswerSchema,
   systemPrompt,
   userMessage,
@@ -192,5 +194,51 @@ describe("answer schemas", () => {
   it("a count that differs from the number of ideas does not validate", () => {
     expect(CountAnswerSchema.safeParse({ reasoning: "r", ideas: ["x", "y"], count: 2 }).success).toBe(true);
     expect(CountAnswerSchema.safeParse({ reasoning: "r", ideas: ["x", "y"], count: 3 }).success).toBe(false);
+  });
+});
+
+/** The `verdicts` array of the JSON Schema a provider receives for these claim ids. */
+function sentVerdicts(kind: JudgeItem["kind"], ids: string[]) {
+  type Sent = {
+    properties: { verdicts: Record<string, unknown> & { items: { properties: Record<string, object> } } };
+  };
+  return (z.toJSONSchema(requestedAnswerSchema(kind, ids)) as unknown as Sent).properties.verdicts;
+}
+
+describe("the schema sent for a conversation", () => {
+  const verdict = (id: string) => ({ id, reasoning: "r", justification: "j", value: 7, confidence: 0.5 });
+
+  it("names only the claim ids asked, as an enum, and asks for exactly one verdict each", () => {
+    const verdicts = sentVerdicts("score", ["a", "b~2", "c"]);
+    expect(verdicts).toMatchObject({ type: "array", minItems: 3, maxItems: 3 });
+    expect(verdicts.items.properties.id).toMatchObject({ type: "string", enum: ["a", "b~2", "c"] });
+  });
+
+  it("fixes the one claim id of an individual conversation as a const", () => {
+    const verdicts = sentVerdicts("check", ["style"]);
+    expect(verdicts).toMatchObject({ minItems: 1, maxItems: 1 });
+    expect(verdicts.items.properties.id).toMatchObject({ type: "string", const: "style" });
+    expect(verdicts.items.properties.value).toMatchObject({ type: "boolean" });
+  });
+
+  it("keeps the field order of the answer schema, the id first", () => {
+    expect(Object.keys(sentVerdicts("score", ["a", "b"]).items.properties)).toEqual([
+      "id",
+      "reasoning",
+      "justification",
+      "value",
+      "confidence",
+    ]);
+  });
+
+  it("rejects an id that was not asked and an answer with a claim left out", () => {
+    const schema = requestedAnswerSchema("score", ["a", "b"]);
+    expect(schema.safeParse({ verdicts: [verdict("a"), verdict("b")] }).success).toBe(true);
+    expect(schema.safeParse({ verdicts: [verdict("a"), verdict("ge")] }).success).toBe(false);
+    expect(schema.safeParse({ verdicts: [verdict("a")] }).success).toBe(false);
+  });
+
+  it("for an idea count is the count schema itself, which has no claim ids", () => {
+    expect(requestedAnswerSchema("count", ["ideas"])).toBe(CountAnswerSchema);
   });
 });
