@@ -1,15 +1,14 @@
-// Builds the judge a command asked for: replayed fixtures, or a live model through the AI SDK, and puts
-// the verdict cache in front of a live one unless the settings turn it off.
+// Builds the judge a command asked for, from its settings, through the library's `createJudge`, and
+// puts the verdict cache in front of a live one unless the settings turn it off.
 
-import { InputError } from "../core/index.ts";
+import { InputError, JUDGE_SPEC_FORMS, parseJudgeSpec } from "../core/index.ts";
 import {
   CachingJudge,
   createJudgeModel,
-  FixtureJudge,
+  createJudge as createLibraryJudge,
+  isLiveJudge,
   type Judge,
   type JudgeDescriptor,
-  LlmJudge,
-  loadFixtures,
   PROMPT_VERSION,
   type VerdictCacheBackend,
 } from "../judge/index.ts";
@@ -27,34 +26,29 @@ export function requireJudgeSpec(settings: Pick<Settings, "judge">): string {
   const spec = settings.judge.model;
   if (!spec)
     throw new InputError(
-      "no judge given; pass --judge openai:MODEL | anthropic:MODEL | openai-compatible:MODEL | fixtures:FILE, or set judge.model in dramaturg.yaml",
+      `no judge given; pass --judge ${JUDGE_SPEC_FORMS}, or set judge.model in dramaturg.yaml`,
       { place: "--judge" },
     );
   return spec;
 }
 
+/** The judge of these settings (their spec, base URL, key variable and call limits). */
 export function createJudge(settings: Settings, env: NodeJS.ProcessEnv = process.env): JudgeSetup {
-  const spec = requireJudgeSpec(settings);
-  if (spec.startsWith("fixtures:")) {
-    const file = spec.slice("fixtures:".length);
-    // The file is shown in reports and stored with runs.
-    return { judge: new FixtureJudge({ fixtures: loadFixtures(file), file: shownPath(file) }), live: false };
-  }
-  const { model, descriptor, redact } = createJudgeModel(spec, {
-    baseUrl: settings.judge.base_url,
-    apiKeyEnv: settings.judge.api_key_env,
-    env,
-  });
-  const judge = new LlmJudge({
-    model,
-    descriptor,
-    redact,
-    temperature: settings.judge.temperature,
-    concurrency: settings.judge.concurrency,
-    maxRetries: settings.judge.retries,
-    timeoutMs: settings.judge.timeout_ms,
-  });
-  return { judge, live: true };
+  const spec = parseJudgeSpec(requireJudgeSpec(settings));
+  const judge = createLibraryJudge(
+    // Missing-verdict messages name the file as the user sees it.
+    spec.kind === "fixtures" ? { kind: "fixtures", file: shownPath(spec.file) } : spec,
+    {
+      baseUrl: settings.judge.base_url,
+      apiKeyEnv: settings.judge.api_key_env,
+      env,
+      temperature: settings.judge.temperature,
+      concurrency: settings.judge.concurrency,
+      retries: settings.judge.retries,
+      timeoutMs: settings.judge.timeout_ms,
+    },
+  );
+  return { judge, live: isLiveJudge(judge) };
 }
 
 /**
@@ -76,8 +70,9 @@ export function withVerdictCache(
  * the verdict cache by it). Undefined for a fixture judge or none.
  */
 export function describeLiveJudge(settings: Pick<Settings, "judge">): JudgeDescriptor | undefined {
-  const spec = settings.judge.model;
-  if (!spec || spec.startsWith("fixtures:")) return undefined;
+  if (!settings.judge.model) return undefined;
+  const spec = parseJudgeSpec(settings.judge.model);
+  if (spec.kind === "fixtures") return undefined;
   // Any variable "is set" here: the model object is only described, never called.
   const anyKey = new Proxy({}, { get: () => "dry-run" }) as Record<string, string>;
   const { descriptor } = createJudgeModel(spec, {

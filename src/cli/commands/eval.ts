@@ -1,7 +1,7 @@
 // `dramaturg eval`: evaluate personas in a transcript (or stored messages) and print the scores.
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { InputError, type Transcript, verdictKeyString } from "../../core/index.ts";
+import { InputError, parseJudgeSpec, type Transcript, verdictKeyString } from "../../core/index.ts";
 import { type Judge, peekVerdictCache } from "../../judge/index.ts";
 import { type LoadedPropositions, loadPropositions } from "../../propositions/index.ts";
 import { type EvalResult, renderMarkdown, renderTable } from "../../scorers/index.ts";
@@ -141,7 +141,7 @@ export async function evaluate(
   if (options.dryRun) {
     // No judge is built: a dry run needs neither an API key nor a reachable model, and it never
     // creates a store (it reads one only if it exists: stored messages, the verdict cache).
-    const live = !requireJudgeSpec(settings).startsWith("fixtures:");
+    const live = parseJudgeSpec(requireJudgeSpec(settings)).kind === "model";
     const descriptor = describeLiveJudge(settings);
     const wantCache = descriptor !== undefined && settings.cache;
     const store =
