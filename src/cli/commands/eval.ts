@@ -34,7 +34,7 @@ export function addEvaluationOptions(command: Command): Command {
   return command
     .option(
       "--propositions <dir>",
-      "propositions folder (one subfolder per dimension); built-in sets otherwise",
+      "propositions folder (one subfolder per dimension: _default.yaml, <agent_id>.yaml); a dimension with no _default.yaml (or no subfolder) starts from the built-in set, agent files merged on top; without a folder, the built-in sets",
     )
     .option(
       "--dimensions <list>",
