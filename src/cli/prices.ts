@@ -1,6 +1,8 @@
 // Prices (USD per million tokens) for the cost line of a dry run. A small built-in table that the
 // project file's `prices` extends or overrides; unknown models show tokens without a cost.
 
+import { formatJudgeSpec, parseJudgeSpec } from "../core/index.ts";
+
 export interface Price {
   input_per_million: number;
   output_per_million: number;
@@ -18,9 +20,12 @@ export const BUILTIN_PRICES: Readonly<Record<string, Price>> = {
   "anthropic:claude-sonnet-4-5": { input_per_million: 3, output_per_million: 15 },
 };
 
+/** The price of a judge spec's model: the project's own, else the built-in one; fixtures are free. */
 export function priceFor(spec: string, extra: Readonly<Record<string, Price>>): Price | undefined {
-  if (spec.startsWith("fixtures:")) return { input_per_million: 0, output_per_million: 0 };
-  return extra[spec] ?? BUILTIN_PRICES[spec];
+  const parsed = parseJudgeSpec(spec);
+  if (parsed.kind === "fixtures") return { input_per_million: 0, output_per_million: 0 };
+  const key = formatJudgeSpec(parsed);
+  return extra[key] ?? BUILTIN_PRICES[key];
 }
 
 export function cost(usage: { input_tokens: number; output_tokens: number }, price: Price): number {

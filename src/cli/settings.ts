@@ -3,16 +3,20 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
-import { InputError, PERSONA_DIMENSIONS, type PersonaDimension, readInputFile } from "../core/index.ts";
+import {
+  findSecret,
+  formatJudgeSpec,
+  formatStoreLocation,
+  InputError,
+  PERSONA_DIMENSIONS,
+  type PersonaDimension,
+  parseJudgeSpec,
+  parseStoreLocation,
+  readInputFile,
+} from "../core/index.ts";
 import { parseLocatedYaml } from "../propositions/index.ts";
 
 export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
-
-/** A key named like a credential, with a value, in block (`api_key: …`) or flow style (`{ api_key: … }`). */
-const SECRET_KEY =
-  /(?:^|[\s{,-])["']?(api[_-]?key|apikey|key|token|secret|password|authorization)["']?\s*:\s*([^\s,}][^,}]*)/i;
-/** A value that looks like an API key or a bearer token, wherever it is written. */
-const SECRET_VALUE = /(?:^|[\s:{,["'-])((?:sk|sk-ant)-[A-Za-z0-9_-]{8,}|Bearer\s+\S+)/;
 
 const PriceSchema = z
   .object({
@@ -179,17 +183,16 @@ export function findProjectFile(cwd: string): string | undefined {
 /** Reads and validates a project file. A secret written in it is an error naming its line. */
 export function loadProjectFile(file: string): ProjectFile {
   const text = readInputFile(file, "the project file");
-  const secret = findSecret(text);
-  if (secret)
+  const secret = firstSecret(text);
+  if (secret?.kind === "credential")
     throw new InputError(
       "an API key or secret is written in the project file; expected it in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, or the variable named by judge.api_key_env)",
       { file, place: `${secret.line}:${secret.col}` },
     );
-  const password = findUrlPassword(text);
-  if (password)
+  if (secret?.kind === "url-password")
     throw new InputError(
       "a password is written in a URL in the project file; expected it in the environment (PGPASSWORD for the store) and the URL without it, e.g. postgres://user@host/db",
-      { file, place: `${password.line}:${password.col}` },
+      { file, place: `${secret.line}:${secret.col}` },
     );
   // A file of comments only (every setting at its default) is a valid, empty project file.
   if (isBlankYaml(text)) return ProjectFileSchema.parse({});
@@ -200,30 +203,18 @@ function isBlankYaml(text: string): boolean {
   return text.split("\n").every((line) => /^\s*(#.*)?$/.test(line) || /^\s*---\s*$/.test(line));
 }
 
-/** `scheme://user:password@host` anywhere outside a comment. */
-function findUrlPassword(text: string): { line: number; col: number } | undefined {
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const code = lines[i]!.replace(/(^|\s)#.*$/, "");
-    const m = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]+:[^\s/@]+@/i.exec(code);
-    if (m) return { line: i + 1, col: m.index + 1 };
-  }
-  return undefined;
-}
-
 /**
- * The first place a secret is written: a key named like a credential with a value (block or flow style,
- * `judge: { api_key: … }` too), or a value that looks like a key or bearer token wherever it is.
+ * The first place outside a comment where a secret is written, by the redactor's own patterns: a key named
+ * like a credential with a value (`api_key: …`, flow style too), a value that looks like a key or bearer
+ * token, or a password in a URL.
  */
-function findSecret(text: string): { line: number; col: number } | undefined {
+function firstSecret(
+  text: string,
+): { line: number; col: number; kind: "credential" | "url-password" } | undefined {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const code = lines[i]!.replace(/(^|\s)#.*$/, "");
-    const named = SECRET_KEY.exec(code);
-    if (named && named[2]!.replace(/["'\s]/g, "") !== "")
-      return { line: i + 1, col: code.indexOf(named[1]!, named.index) + 1 };
-    const token = SECRET_VALUE.exec(code);
-    if (token) return { line: i + 1, col: code.indexOf(token[1]!, token.index) + 1 };
+    const found = findSecret(lines[i]!.replace(/(^|\s)#.*$/, ""));
+    if (found) return { line: i + 1, col: found.index + 1, kind: found.kind };
   }
   return undefined;
 }
@@ -359,13 +350,7 @@ export function resolveSettings({
       p.sources?.map((s) => (s === "store" ? s : resolveLocal(root, s))),
     );
     set("propositions", "file", rel(p.propositions));
-    set(
-      "judge.model",
-      "file",
-      p.judge?.model?.startsWith("fixtures:")
-        ? `fixtures:${resolveLocal(root, p.judge.model.slice(9))}`
-        : p.judge?.model,
-    );
+    set("judge.model", "file", judgeSpecText(p.judge?.model, root, { file, place: "judge.model" }));
     set("judge.base_url", "file", p.judge?.base_url);
     set("judge.api_key_env", "file", p.judge?.api_key_env);
     set("judge.mode", "file", p.judge?.mode);
@@ -380,7 +365,7 @@ export function resolveSettings({
     set("thresholds.regression", "file", p.thresholds?.regression);
     set("thresholds.minimum", "file", p.thresholds?.minimum);
     set("baselines", "file", rel(p.baselines));
-    set("db", "file", p.db && !/^(postgres(ql)?|memory):\/\//.test(p.db) ? resolveLocal(root, p.db) : p.db);
+    set("db", "file", storeLocationText(p.db, root, { file, place: "db" }));
     set("cache", "file", p.cache);
     set("prices", "file", p.prices);
   }
@@ -389,18 +374,12 @@ export function resolveSettings({
   if (origins.baselines === "default") settings.baselines = resolveLocal(root, DEFAULT_SETTINGS.baselines);
 
   // Like flags, environment values are relative to the working directory.
-  const envJudge = env.DRAMATURG_JUDGE || undefined;
   set(
     "judge.model",
     "env",
-    envJudge?.startsWith("fixtures:") ? `fixtures:${resolve(cwd, envJudge.slice(9))}` : envJudge,
+    judgeSpecText(env.DRAMATURG_JUDGE || undefined, cwd, { place: "DRAMATURG_JUDGE" }),
   );
-  const envDb = env.DRAMATURG_DB || undefined;
-  set(
-    "db",
-    "env",
-    envDb === undefined || /^(postgres(ql)?|memory):\/\//.test(envDb) ? envDb : resolve(cwd, envDb),
-  );
+  set("db", "env", storeLocationText(env.DRAMATURG_DB || undefined, cwd, { place: "DRAMATURG_DB" }));
 
   const f = parseFlags(flags);
   set("sources", "flag", flags.sources?.length ? flags.sources.map((s) => resolve(cwd, s)) : undefined);
@@ -409,11 +388,7 @@ export function resolveSettings({
     "flag",
     flags.propositions === undefined ? undefined : resolve(cwd, flags.propositions),
   );
-  set(
-    "judge.model",
-    "flag",
-    flags.judge?.startsWith("fixtures:") ? `fixtures:${resolve(cwd, flags.judge.slice(9))}` : flags.judge,
-  );
+  set("judge.model", "flag", judgeSpecText(flags.judge, cwd, { place: "--judge" }));
   set("judge.base_url", "flag", flags.judgeBaseUrl);
   set("judge.api_key_env", "flag", flags.judgeApiKeyEnv);
   set("judge.mode", "flag", f.mode);
@@ -430,19 +405,36 @@ export function resolveSettings({
     set("sample", "flag", { ...settings.sample, seed: f.seed });
   set("thresholds.regression", "flag", f.threshold);
   set("baselines", "flag", flags.baselines === undefined ? undefined : resolve(cwd, flags.baselines));
-  set(
-    "db",
-    "flag",
-    flags.db === undefined
-      ? undefined
-      : /^(postgres(ql)?|memory):\/\//.test(flags.db)
-        ? flags.db
-        : resolve(cwd, flags.db),
-  );
+  set("db", "flag", storeLocationText(flags.db, cwd, { place: "--db" }));
   set("cache", "flag", flags.cache === false ? false : undefined);
   return { settings, origins, file, root };
 }
 
 function resolveLocal(root: string, path: string): string {
   return resolve(root, path);
+}
+
+/** Where a bad value came from, for its InputError: the project file and key, or the flag or variable. */
+type Source = { file?: string; place: string };
+
+/** A judge spec in its one canonical text, a fixtures path resolved against `base`. */
+function judgeSpecText(text: string | undefined, base: string, source: Source): string | undefined {
+  if (text === undefined) return undefined;
+  return formatJudgeSpec(withSource(source, () => parseJudgeSpec(text, { cwd: base })));
+}
+
+/** A store location in its one canonical text, a folder resolved against `base`. */
+function storeLocationText(text: string | undefined, base: string, source: Source): string | undefined {
+  if (text === undefined) return undefined;
+  return formatStoreLocation(withSource(source, () => parseStoreLocation(text, { cwd: base })));
+}
+
+/** Runs a parser, naming the place of the value in the InputError it throws. */
+function withSource<T>(source: Source, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!InputError.isInstance(error) || error.file || error.place) throw error;
+    throw new InputError(error.message, { ...source, cause: error });
+  }
 }

@@ -51,8 +51,33 @@ export function readInputFile(file: string, what: string): string {
   }
 }
 
+/**
+ * Why a judge call failed, for callers that decide what to do or say by it (never by message text):
+ * - `auth`: the provider rejected the credentials or denied access (HTTP 401, 403);
+ * - `model-not-found`: no such model or endpoint (HTTP 404);
+ * - `rate-limit`: too many requests (HTTP 429);
+ * - `timeout`: no answer within the time limit;
+ * - `server`: the provider failed (HTTP 5xx);
+ * - `bad-request`: the provider refused the request as sent (another HTTP 4xx);
+ * - `malformed`: an answer came, but not one that fits the schema or the claims asked;
+ * - `network`: the provider could not be reached;
+ * - `unknown`: anything else.
+ */
+export type JudgeErrorKind =
+  | "auth"
+  | "model-not-found"
+  | "rate-limit"
+  | "timeout"
+  | "server"
+  | "bad-request"
+  | "malformed"
+  | "network"
+  | "unknown";
+
 /** The judge could not give a verdict (timeout, refused, malformed after retries). */
 export class JudgeError extends DramaturgError {
+  /** Why the call failed; see {@link JudgeErrorKind}. */
+  readonly kind: JudgeErrorKind;
   /** Whether trying the same call again may succeed (429, 5xx, timeouts). */
   readonly retryable: boolean;
   /** HTTP status, when the failure came from a provider response. */
@@ -62,9 +87,16 @@ export class JudgeError extends DramaturgError {
 
   constructor(
     message: string,
-    options: { retryable: boolean; status?: number; retryAfterMs?: number; cause?: unknown },
+    options: {
+      kind: JudgeErrorKind;
+      retryable: boolean;
+      status?: number;
+      retryAfterMs?: number;
+      cause?: unknown;
+    },
   ) {
     super("JudgeError", message, { exitCode: 3, cause: options.cause });
+    this.kind = options.kind;
     this.retryable = options.retryable;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;

@@ -1,14 +1,8 @@
 // The judge a library call was given — a spec string, an AI SDK model, or a Judge — made ready to run:
 // built, and put behind the store's verdict cache when it is a live model.
 import type { LanguageModel } from "ai";
-import {
-  CachingJudge,
-  createJudgeModel,
-  FixtureJudge,
-  type Judge,
-  LlmJudge,
-  loadFixtures,
-} from "../judge/index.ts";
+import { parseJudgeSpec, shownPath } from "../core/index.ts";
+import { CachingJudge, createJudge, isLiveJudge, type Judge, LlmJudge } from "../judge/index.ts";
 import type { Store } from "../store/index.ts";
 
 /** `"openai:gpt-4o-mini"`, `"anthropic:…"`, `"openai-compatible:…"` (with `baseUrl`), `"fixtures:FILE"`; an AI SDK model; or a Judge. */
@@ -58,32 +52,34 @@ export function prepareJudge(
   }: { store?: Store; cache?: boolean; mode?: "individual" | "batch" } = {},
 ): ReadyJudge {
   let judge: Judge;
-  let live: boolean;
   let owned = true;
   let spec: string | undefined;
   if (typeof option === "string") {
     spec = option;
-    if (option.startsWith("fixtures:")) {
-      const file = option.slice("fixtures:".length);
-      judge = new FixtureJudge({ fixtures: loadFixtures(file), file });
-      live = false;
-    } else {
-      const { model, descriptor, redact } = createJudgeModel(option, {
-        baseUrl: settings.baseUrl,
-        apiKeyEnv: settings.apiKeyEnv,
-        env: settings.env,
-      });
-      judge = llmJudge(model, settings, { descriptor, redact });
-      live = true;
-    }
+    const parsed = parseJudgeSpec(option);
+    // A fixture file is named in missing-verdict messages as the user sees it.
+    judge = createJudge(parsed.kind === "fixtures" ? { ...parsed, file: shownPath(parsed.file) } : parsed, {
+      baseUrl: settings.baseUrl,
+      apiKeyEnv: settings.apiKeyEnv,
+      env: settings.env,
+      temperature: settings.temperature,
+      concurrency: settings.concurrency,
+      retries: settings.retries,
+      timeoutMs: settings.timeoutMs,
+    });
   } else if (isJudge(option)) {
     judge = option;
     owned = false;
-    live = option.descriptor.provider !== "fixtures";
   } else {
-    judge = llmJudge(option, settings);
-    live = true;
+    judge = new LlmJudge({
+      model: option,
+      temperature: settings.temperature,
+      concurrency: settings.concurrency,
+      maxRetries: settings.retries,
+      timeoutMs: settings.timeoutMs,
+    });
   }
+  const live = isLiveJudge(judge);
   const inner = judge;
   const caching =
     live && cache && store ? new CachingJudge({ judge, backend: store.verdictCache, mode }) : undefined;
@@ -96,19 +92,4 @@ export function prepareJudge(
       if (owned) await inner.close?.();
     },
   };
-}
-
-function llmJudge(
-  model: LanguageModel,
-  settings: JudgeSettings,
-  extra: Partial<ConstructorParameters<typeof LlmJudge>[0]> = {},
-): LlmJudge {
-  return new LlmJudge({
-    model,
-    temperature: settings.temperature,
-    concurrency: settings.concurrency,
-    maxRetries: settings.retries,
-    timeoutMs: settings.timeoutMs,
-    ...extra,
-  });
 }

@@ -16,7 +16,7 @@ const Score = z.number().min(0).max(9);
 const JudgeSchema = z
   .object({
     provider: z.string().min(1),
-    model: z.string().min(1).describe("For fixtures: the file, relative to the baselines folder"),
+    model: z.string().min(1).describe("For fixtures: the judge that recorded them, or hand-written"),
     temperature: z.number().min(0).max(2).optional(),
     mode: z.enum(["individual", "batch"]),
     prompt_version: z.string().min(1),

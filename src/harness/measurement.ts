@@ -8,7 +8,7 @@ export type AgentDimension = (typeof AGENT_DIMENSIONS)[number];
 /** Who judged: two measurements with different judges are not comparable. */
 export interface MeasuredJudge {
   provider: string;
-  /** For the fixture judge: the fixtures file relative to the baselines folder, so baselines are portable. */
+  /** For the fixture judge: the judge that recorded the fixtures, or `hand-written` (never the file path). */
   model: string;
   temperature?: number;
   mode: "individual" | "batch";

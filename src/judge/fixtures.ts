@@ -112,18 +112,34 @@ export class FixtureIndex {
   }
 }
 
-/** Replays fixture verdicts. No model is called; a missing verdict is an error naming its key. */
+/** The fixture judge's model when its file names no recording judge: a person wrote the verdicts. */
+export const HAND_WRITTEN = "hand-written";
+
+/**
+ * Who gave a fixtures file's verdicts: the judge that recorded them (`openai:gpt-4o-mini`, from the
+ * file's `judge` block), or {@link HAND_WRITTEN}. Never the file's path: moving or renaming a cassette
+ * does not change its verdicts, so it must not make every baseline made with it stale.
+ */
+export function fixturesJudgeModel(fixtures: JudgeFixtures): string {
+  const judge = fixtures.judge;
+  if (!judge?.model) return HAND_WRITTEN;
+  return judge.provider ? `${judge.provider}:${judge.model}` : judge.model;
+}
+
+/**
+ * Replays fixture verdicts. No model is called; a missing verdict is an error naming its key and the
+ * file. Its descriptor is provider `fixtures` and model {@link fixturesJudgeModel}.
+ */
 export class FixtureJudge implements Judge {
   readonly descriptor: JudgeDescriptor;
   private readonly index: FixtureIndex;
 
+  /** `file` is only named in error messages. */
   constructor({ fixtures, file }: { fixtures: JudgeFixtures; file: string }) {
     this.index = new FixtureIndex(fixtures.verdicts);
     this.descriptor = {
       provider: "fixtures",
-      model: fixtures.judge?.model
-        ? `${file} (recorded from ${fixtures.judge.provider ?? "?"}:${fixtures.judge.model})`
-        : file,
+      model: fixturesJudgeModel(fixtures),
       prompt_version: "fixtures",
     };
     this.file = file;

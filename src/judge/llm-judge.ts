@@ -13,7 +13,7 @@ import {
 } from "ai";
 import type { z } from "zod";
 import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
-import { addUsage, JudgeError, ZERO_USAGE } from "../core/index.ts";
+import { addUsage, JudgeError, type JudgeErrorKind, redactSecrets, ZERO_USAGE } from "../core/index.ts";
 import type {
   CheckAnswer,
   CountAnswer,
@@ -232,7 +232,9 @@ export class LlmJudge implements Judge {
     // Conversations group items by kind; the response lists verdicts in request order again.
     const ids = assignItemIds(request.items);
     const verdicts = request.items.map(
-      (item, i) => byId.get(ids[i]!) ?? errored(item.key, new JudgeError("no verdict", { retryable: false })),
+      (item, i) =>
+        byId.get(ids[i]!) ??
+        errored(item.key, new JudgeError("no verdict", { kind: "unknown", retryable: false })),
     );
     return { verdicts, usage: tally.usage, calls: tally.calls };
   }
@@ -277,6 +279,7 @@ export class LlmJudge implements Judge {
       if (missing.length === 0) return results;
       if (budget.remaining <= 0) {
         const error = new JudgeError("the judge's answer left out this claim, and no retries remained", {
+          kind: "malformed",
           retryable: true,
         });
         for (const { id, item } of missing) results.set(id, errored(item.key, error));
@@ -375,7 +378,10 @@ export class LlmJudge implements Judge {
       if (NoObjectGeneratedError.isInstance(error) && error.usage) this.count(tally, 0, toUsage(error.usage));
       signal?.throwIfAborted();
       if (timeout.aborted)
-        throw new JudgeError(`the judge did not answer within ${this.timeoutMs} ms`, { retryable: true });
+        throw new JudgeError(`the judge did not answer within ${this.timeoutMs} ms`, {
+          kind: "timeout",
+          retryable: true,
+        });
       throw error;
     } finally {
       release();
@@ -393,11 +399,15 @@ export class LlmJudge implements Judge {
   private classify(error: unknown): Failure {
     if (JudgeError.isInstance(error)) return { error, backoff: true };
     if (error instanceof UnusableAnswer)
-      return { error: new JudgeError(this.redact(error.message), { retryable: true }), backoff: false };
+      return {
+        error: new JudgeError(this.redact(error.message), { kind: "malformed", retryable: true }),
+        backoff: false,
+      };
     if (NoObjectGeneratedError.isInstance(error) || NoOutputGeneratedError.isInstance(error)) {
       const detail = error.cause instanceof Error ? `: ${truncate(error.cause.message, 300)}` : "";
       return {
         error: new JudgeError(this.redact(`the judge's answer was malformed or out of range${detail}`), {
+          kind: "malformed",
           retryable: true,
         }),
         backoff: false,
@@ -418,6 +428,7 @@ export class LlmJudge implements Judge {
         error: new JudgeError(
           this.redact(`${what}${status ? ` (HTTP ${status})` : ""}: ${truncate(error.message, 500)}`),
           {
+            kind: kindOfStatus(status),
             retryable,
             status,
             retryAfterMs: retryable ? retryAfterMs(error.responseHeaders) : undefined,
@@ -429,11 +440,23 @@ export class LlmJudge implements Judge {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return {
       error: new JudgeError(this.redact(`the judge call failed: ${truncate(message, 500)}`), {
+        kind: "unknown",
         retryable: false,
       }),
       backoff: false,
     };
   }
+}
+
+/** The kind of a provider's HTTP failure; no status means the provider was never reached. */
+function kindOfStatus(status: number | undefined): JudgeErrorKind {
+  if (status === undefined) return "network";
+  if (status === 401 || status === 403) return "auth";
+  if (status === 404) return "model-not-found";
+  if (status === 408) return "timeout";
+  if (status === 429) return "rate-limit";
+  if (status >= 500) return "server";
+  return "bad-request";
 }
 
 /** Verdicts from a validated answer, by prompt id. Unknown or repeated ids make the whole answer unusable. */
@@ -543,20 +566,6 @@ export function retryAfterMs(
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
-  [/\b(sk|pk|rk|sess)-[A-Za-z0-9_-]{6,}/g, "[redacted]"],
-  [/(bearer\s+)[^\s"',;]+/gi, "$1[redacted]"],
-  [/(api[\s_-]?key(?:\s+provided)?["']?\s*[:=]?\s*["']?)[^\s"',;]+/gi, "$1[redacted]"],
-  [/(x-api-key["']?\s*[:=]\s*["']?)[^\s"',;]+/gi, "$1[redacted]"],
-];
-
-/** Removes strings that look like credentials from error text. */
-export function redactSecrets(text: string): string {
-  let out = text;
-  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
-  return out;
 }
 
 function truncate(text: string, max: number): string {

@@ -4,10 +4,13 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
-import { InputError } from "../core/index.ts";
-
-export const JUDGE_PROVIDERS = ["openai", "anthropic", "openai-compatible"] as const;
-export type JudgeProvider = (typeof JUDGE_PROVIDERS)[number];
+import {
+  InputError,
+  type JudgeProvider,
+  type JudgeSpec,
+  parseJudgeSpec,
+  redactSecrets,
+} from "../core/index.ts";
 
 /** Sent as the key to local servers that want none (Ollama, vLLM, llama.cpp); the clients insist on one. */
 export const PLACEHOLDER_API_KEY = "not-needed";
@@ -18,10 +21,6 @@ const DEFAULT_KEY_VARIABLES: Readonly<Record<JudgeProvider, string | undefined>>
   // A key meant for OpenAI is never sent to some other server unless the user names it with apiKeyEnv.
   "openai-compatible": undefined,
 };
-
-const ACCEPTED_FORMS =
-  "expected openai:MODEL, anthropic:MODEL, or openai-compatible:MODEL with a base URL " +
-  "(e.g. openai:gpt-5-mini, anthropic:claude-sonnet-4-5, openai-compatible:llama3.1 with --judge-base-url http://127.0.0.1:11434/v1)";
 
 export interface JudgeModelOptions {
   /**
@@ -39,26 +38,30 @@ export interface JudgeModel {
   model: LanguageModel;
   /** Provider, model id and base URL (stripped of credentials and query), for the run record. */
   descriptor: { provider: JudgeProvider; model: string; base_url?: string };
-  /** Removes this model's API key from text, for error messages. */
+  /** Removes this model's API key (and anything else that looks like a secret) from text, for error messages. */
   redact: (text: string) => string;
 }
 
-/** Parses a judge spec and builds the model. Bad specs and missing keys throw an {@link InputError}. */
+/**
+ * Builds the model of a judge spec (text is parsed with {@link parseJudgeSpec}). Bad specs, a fixtures
+ * spec and missing keys throw an {@link InputError}.
+ */
 export function createJudgeModel(
-  spec: string,
+  spec: string | JudgeSpec,
   { baseUrl, apiKeyEnv, env = process.env }: JudgeModelOptions = {},
 ): JudgeModel {
-  const match = /^([a-z-]+):(\S+)$/.exec(spec.trim());
-  if (!match) throw new InputError(`invalid judge "${spec}": ${ACCEPTED_FORMS}`);
-  const provider = match[1] as JudgeProvider;
-  const modelId = match[2]!;
-  if (!JUDGE_PROVIDERS.includes(provider))
-    throw new InputError(`unknown judge provider "${match[1]}" in "${spec}": ${ACCEPTED_FORMS}`);
+  const parsed = typeof spec === "string" ? parseJudgeSpec(spec) : spec;
+  if (parsed.kind === "fixtures")
+    throw new InputError(
+      `judge "fixtures:${parsed.file}" replays a file and has no model; expected openai:MODEL, anthropic:MODEL or openai-compatible:MODEL`,
+    );
+  const { provider, model: modelId } = parsed;
+  const name = `${provider}:${modelId}`;
 
   const url = baseUrl === undefined ? undefined : parseBaseUrl(baseUrl);
   if (provider === "openai-compatible" && !url)
     throw new InputError(
-      `judge "${spec}" needs a base URL (the server's address, e.g. http://127.0.0.1:8000/v1)`,
+      `judge "${name}" needs a base URL (the server's address, e.g. http://127.0.0.1:8000/v1)`,
     );
 
   const apiKey = resolveApiKey(provider, url, apiKeyEnv, env);
@@ -83,8 +86,7 @@ export function createJudgeModel(
   return {
     model,
     descriptor: { provider, model: modelId, ...(url ? { base_url: publicUrl(url) } : {}) },
-    redact: (text) =>
-      apiKey.length >= 4 && apiKey !== PLACEHOLDER_API_KEY ? text.split(apiKey).join("[redacted]") : text,
+    redact: (text) => redactSecrets(text, { secrets: apiKey === PLACEHOLDER_API_KEY ? [] : [apiKey] }),
   };
 }
 

@@ -9,7 +9,7 @@ export type VerdictKind = "score" | "count" | "check";
 export interface JudgeDescriptor {
   /** `openai`, `anthropic`, `openai-compatible`, `fixtures`, `mock`… */
   provider: string;
-  /** Model id, or the fixture file for replay judges. */
+  /** Model id; for replay judges the judge that recorded the fixtures, or `hand-written`. */
   model: string;
   temperature?: number;
   /** Base URL of an OpenAI-compatible server (never carries credentials). */

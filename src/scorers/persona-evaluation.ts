@@ -8,6 +8,7 @@ import {
   type PersonaDimension,
   type PropositionSet,
   shownPath,
+  summarizeErrors,
   TRANSCRIPT_FORMAT,
   type Transcript,
 } from "../core/index.ts";
@@ -292,6 +293,8 @@ async function finishPersonaEvaluation(
       token_usage: usage,
       ...(totals.cache ? { cache: totals.cache } : {}),
       ...(totals.resumed ? { resumed: totals.resumed } : {}),
+      // Why verdicts errored, grouped, with an example each (reused ones included: they are part of the result).
+      ...(scores.errored > 0 ? { error_reasons: summarizeErrors(verdicts.map((v) => v.verdict)) } : {}),
     },
     propositions: propositionSources(propositions),
     warnings: propositions.warnings,

@@ -1,4 +1,6 @@
 // Public surface of store/: open a store (PGlite or PostgreSQL) and its repositories.
+// The location parser and URL redaction live in core/; they are re-exported here for callers of openStore.
+export { parseStoreLocation, redactUrl, type StoreLocation } from "../core/index.ts";
 export type { AgentRepository, AgentRow } from "./agents.ts";
 export { personaHash } from "./agents.ts";
 export type { Db, Queryable, QueryResult } from "./db.ts";
@@ -11,7 +13,6 @@ export type {
   NewEvaluation,
 } from "./evaluations.ts";
 export type { LifecycleStatus } from "./lifecycle.ts";
-export { redactUrl } from "./location.ts";
 export type { MessageQuery, MessageRepository, MessageRow } from "./messages.ts";
 export { MIGRATIONS, type Migration } from "./migrations.ts";
 export { type AppliedMigration, type MigrationStatus, migrate, migrationStatus } from "./migrator.ts";

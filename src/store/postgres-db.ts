@@ -1,9 +1,8 @@
 // The server adapter: a pg connection pool. Every message it raises is scrubbed of the URL's
 // password, because connection errors end up in logs and terminal output.
 import pg from "pg";
-import { DramaturgError, StoreError } from "../core/index.ts";
+import { DramaturgError, redactSecrets, redactUrl, StoreError } from "../core/index.ts";
 import type { Db, Queryable, QueryResult } from "./db.ts";
-import { redactUrl, scrubPassword } from "./location.ts";
 
 export interface PostgresOptions {
   /** Most connections the pool opens. */
@@ -104,9 +103,9 @@ function storeError(what: string, error: unknown, url: string): StoreError {
       ? original.errors.map((e: unknown) => String((e as Error)?.message ?? e)).join("; ")
       : "") ||
     original.name;
-  const message = scrubPassword(text, url);
+  const message = redactSecrets(text, { urls: [url] });
   const cause = Object.assign(new Error(message), typeof code === "string" ? { code } : {});
-  cause.stack = scrubPassword(original.stack ?? "", url);
+  cause.stack = redactSecrets(original.stack ?? "", { urls: [url] });
   return new StoreError(`${what}: ${message}${typeof code === "string" ? ` (${code})` : ""}`, { cause });
 }
 

@@ -1,10 +1,10 @@
 // Opens a store at a location (PostgreSQL URL, `memory://`, or a PGlite data folder), migrates it,
 // and hands out the repositories, all over the one Db contract.
 import { existsSync } from "node:fs";
+import { parseStoreLocation, type StoreLocation } from "../core/index.ts";
 import { type AgentRepository, agentRepository } from "./agents.ts";
 import type { Db } from "./db.ts";
 import { type EvaluationRepository, evaluationRepository } from "./evaluations.ts";
-import { parseLocation } from "./location.ts";
 import { type MessageRepository, messageRepository } from "./messages.ts";
 import { type MigrationStatus, migrate, migrationStatus } from "./migrator.ts";
 import { openPgliteDb } from "./pglite-db.ts";
@@ -39,15 +39,15 @@ export interface Store {
 }
 
 /**
- * Opens (and by default migrates) a store:
+ * Opens (and by default migrates) a store at a location, as text ({@link parseStoreLocation}) or parsed:
  * `postgres://…` / `postgresql://…` a server; `memory://` an in-memory PGlite; anything else a PGlite
  * data folder, created if missing. Failures are StoreErrors (exit code 3) that never show a password.
  */
 export async function openStore(
-  location: string,
+  location: string | StoreLocation,
   { migrate: shouldMigrate = true }: OpenStoreOptions = {},
 ): Promise<Store> {
-  const where = parseLocation(location);
+  const where = typeof location === "string" ? parseStoreLocation(location) : location;
   const db =
     where.kind === "postgres"
       ? await openPostgresDb(where.url)
@@ -86,8 +86,8 @@ export function storeOver(db: Db, location: string): Store {
  * Whether there is already a store to read at a location: a PGlite folder that exists, or a server
  * (assumed to exist). `memory://` holds nothing before it is opened.
  */
-export function storeExists(location: string): boolean {
-  const where = parseLocation(location);
+export function storeExists(location: string | StoreLocation): boolean {
+  const where = typeof location === "string" ? parseStoreLocation(location) : location;
   if (where.kind === "postgres") return true;
   if (where.kind === "memory") return false;
   return existsSync(where.path);

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import { findAll, parseXml } from "../harness/xml.ts";
 import { copyDemo, editJson, isDovAdherence, lowerDovAdherence } from "./demo-copy.ts";
 import { cli, ROOT } from "./run-cli.ts";
@@ -143,8 +143,47 @@ describe("dramaturg schema baseline", () => {
 });
 
 describe("the committed demo baselines", () => {
-  it("name the fixture judge relative to the baselines folder, so they apply on any checkout", () => {
+  it("name the fixture judge by who gave the verdicts, not by the file's path", () => {
     const text = readFileSync(`${ROOT}examples/ensemble/baselines/dov.json`, "utf8");
-    expect(JSON.parse(text).judge.model).toBe("../judge-fixtures.json");
+    expect(JSON.parse(text).judge).toMatchObject({ provider: "fixtures", model: "hand-written" });
+  });
+});
+
+describe("a fixtures file moved or renamed", () => {
+  const made: string[] = [];
+  afterEach(() => {
+    // copyDemo() makes <tmp>/dramaturg-demo-XXXX/ensemble; the parent is the temp folder.
+    for (const dir of made.splice(0)) rmSync(dirname(dir), { recursive: true, force: true });
+  });
+
+  it("is the same judge, so ci still compares against a baseline made with the old name", async () => {
+    const dir = copyDemo();
+    made.push(dir);
+    rmSync(join(dir, "baselines"), { recursive: true });
+    const config = join(dir, "dramaturg.yaml");
+    const made1 = await cli([
+      "baseline",
+      "--config",
+      config,
+      "--db",
+      "memory:",
+      "--judge",
+      `fixtures:${join(dir, "judge-fixtures.json")}`,
+    ]);
+    expect(made1.code).toBe(0);
+    const moved = join(dir, "cassettes", "renamed.json");
+    mkdirSync(dirname(moved));
+    copyFileSync(join(dir, "judge-fixtures.json"), moved);
+    const same = await ci(dir, "--judge", `fixtures:${moved}`);
+    expect(same.stdout).not.toMatch(/judge changed/);
+    expect(same.stdout).toMatch(/passed: 15 compared, 0 regressions/);
+    expect(same.code).toBe(0);
+    // It really compares: a drop in the moved file is a regression, not a stale baseline.
+    editJson(moved, (f) => {
+      for (const v of f.verdicts) if (isDovAdherence(v)) lowerDovAdherence(v, 2);
+    });
+    const lower = await ci(dir, "--judge", `fixtures:${moved}`);
+    expect(lower.stdout).toMatch(/Dov Marchetti\s+adherence\s+7\.54\s+5\.54\s+−2\.00\s+REGRESSION/);
+    expect(lower.code).toBe(1);
   });
 });

@@ -177,3 +177,27 @@ describe("stored messages", () => {
     expect(second.runs[0].dimensions).toEqual(first.runs[0].dimensions);
   });
 });
+
+describe("when every verdict errors", () => {
+  it("says why: each distinct reason with its count and an example, on stderr and in the JSON result", async () => {
+    // Every answer names claim ids nobody asked about (a provider that ignores the schema's enum).
+    const wrong = await startFakeOpenAIServer({
+      respond: () => ({ verdicts: [{ id: "id ge", score: 5, reasoning: "r" }] }),
+    });
+    try {
+      const args = live("--db", "memory://", "--format", "json", "--retries", "0", "--dimensions", "fluency");
+      args[args.indexOf("--judge-base-url") + 1] = wrong.url;
+      const r = await cli(args);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/every verdict errored/);
+      const result = JSON.parse(r.stdout);
+      expect(result.totals.verdicts).toBe(0);
+      const reasons = result.totals.error_reasons;
+      expect(reasons.reduce((n: number, x: { count: number }) => n + x.count, 0)).toBe(result.totals.errored);
+      expect(reasons[0].example).toContain("id ge");
+      expect(r.stderr).toContain(`${reasons[0].count} × ${reasons[0].reason}`);
+    } finally {
+      await wrong.close();
+    }
+  });
+});

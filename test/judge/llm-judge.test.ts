@@ -298,7 +298,7 @@ describe("LlmJudge against the fake OpenAI server", () => {
     const error = await judge.judge(request([item("a"), item("b", "count")])).catch((e: unknown) => e);
     expect(JudgeError.isInstance(error)).toBe(true);
     expect(isFatalJudgeError(error)).toBe(true);
-    expect(error).toMatchObject({ retryable: false, status: 401, exitCode: 3 });
+    expect(error).toMatchObject({ kind: "auth", retryable: false, status: 401, exitCode: 3 });
     expect((error as Error).message).not.toContain("sk-wrongwrongwrong");
     expect(JSON.stringify(judge.descriptor)).not.toContain("sk-wrong");
   });

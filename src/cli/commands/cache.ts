@@ -1,7 +1,6 @@
 // `dramaturg cache stats|clear`: what the verdict cache holds and saved, and emptying it (all, or one model).
 import { type Command, Option } from "commander";
-import { InputError } from "../../core/index.ts";
-import { JUDGE_PROVIDERS } from "../../judge/index.ts";
+import { InputError, JUDGE_PROVIDERS } from "../../core/index.ts";
 import { emptyVerdictCacheStats, openStore, redactUrl, storeExists } from "../../store/index.ts";
 import { examples, setExitCode } from "../program.ts";
 import { resolveSettings } from "../settings.ts";

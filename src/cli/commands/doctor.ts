@@ -2,9 +2,22 @@
 // fix. It writes nothing: the store is opened without migrating, and only if it already exists.
 import type { Command } from "commander";
 import { z } from "zod";
-import { DramaturgError, InputError, isPersonaDimension } from "../../core/index.ts";
-import { createJudgeModel, isFatalJudgeError, LlmJudge, loadFixtures } from "../../judge/index.ts";
-import { openStore, redactUrl, storeExists } from "../../store/index.ts";
+import {
+  DramaturgError,
+  InputError,
+  isPersonaDimension,
+  JUDGE_SPEC_FORMS,
+  JudgeError,
+  type JudgeErrorKind,
+  type JudgeSpec,
+  parseJudgeSpec,
+  parseStoreLocation,
+  redactSecrets,
+  STORE_LOCATION_FORMS,
+  type StoreLocation,
+} from "../../core/index.ts";
+import { createJudgeModel, LlmJudge, loadFixtures } from "../../judge/index.ts";
+import { openStore, storeExists } from "../../store/index.ts";
 import { examples, setExitCode } from "../program.ts";
 import { findProjectFile, loadProjectFile, resolveSettings, type Settings } from "../settings.ts";
 
@@ -32,11 +45,8 @@ export function registerDoctorCommand(program: Command): void {
     .command("doctor")
     .description("check the project file, the store and the judge, and say what to fix")
     .option("--config <file>", "project file to check instead of searching for dramaturg.yaml")
-    .option("--db <location>", "store to check: a PGlite folder, memory://, or postgres://…")
-    .option(
-      "--judge <spec>",
-      "judge to check: openai:MODEL | anthropic:MODEL | openai-compatible:MODEL | fixtures:FILE",
-    )
+    .option("--db <location>", `store to check: ${STORE_LOCATION_FORMS}`)
+    .option("--judge <spec>", `judge to check: ${JUDGE_SPEC_FORMS}`)
     .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server")
     .addHelpText(
       "after",
@@ -57,7 +67,7 @@ export async function doctorCommand(
   const project = checkProjectFile(flags);
   checks.push(project.check);
   if (project.settings) {
-    checks.push(await checkStore(project.settings.db));
+    checks.push(await checkStore(parseStoreLocation(project.settings.db)));
     checks.push(await checkJudge(project.settings, env));
   } else {
     checks.push({
@@ -130,15 +140,15 @@ function checkProjectFile(flags: DoctorFlags): { check: Check; settings?: Settin
   }
 }
 
-async function checkStore(location: string): Promise<Check> {
+async function checkStore(location: StoreLocation): Promise<Check> {
   const name = "store";
-  if (location.startsWith("memory:"))
+  if (location.kind === "memory")
     return { name, status: "ok", detail: "memory:// — an in-memory store: nothing is kept after a command" };
   if (!storeExists(location))
     return {
       name,
       status: "ok",
-      detail: `${location} does not exist yet; the first \`dramaturg eval\` creates it`,
+      detail: `${location.display} does not exist yet; the first \`dramaturg eval\` creates it`,
     };
   const started = performance.now();
   try {
@@ -179,10 +189,11 @@ async function checkStore(location: string): Promise<Check> {
       status: "fail",
       detail: DramaturgError.isInstance(error)
         ? error.message
-        : `cannot open ${redactUrl(location)}: ${redactUrl(String(error))}`,
-      fix: location.startsWith("postgres")
-        ? "check that the server is running and reachable, the user and database exist, and PGPASSWORD is set"
-        : "check that the folder is readable and writable and no other process holds it",
+        : `cannot open ${location.display}: ${redactSecrets(String(error), { urls: location.kind === "postgres" ? [location.url] : [] })}`,
+      fix:
+        location.kind === "postgres"
+          ? "check that the server is running and reachable, the user and database exist, and PGPASSWORD is set"
+          : "check that the folder is readable and writable and no other process holds it",
       exitCode: 3,
     };
   }
@@ -192,8 +203,7 @@ const DoctorAnswerSchema = z.object({ ready: z.boolean().describe("true when you
 
 async function checkJudge(settings: Settings, env: NodeJS.ProcessEnv): Promise<Check> {
   const name = "judge";
-  const spec = settings.judge.model;
-  if (!spec)
+  if (!settings.judge.model)
     return {
       name,
       status: "fail",
@@ -201,8 +211,9 @@ async function checkJudge(settings: Settings, env: NodeJS.ProcessEnv): Promise<C
       fix: "set judge.model in dramaturg.yaml (e.g. openai:gpt-4o-mini) or pass --judge",
       exitCode: 2,
     };
-  if (spec.startsWith("fixtures:")) {
-    const file = spec.slice("fixtures:".length);
+  const spec = parseJudgeSpec(settings.judge.model);
+  if (spec.kind === "fixtures") {
+    const file = spec.file;
     try {
       const fixtures = loadFixtures(file);
       const dims = [...new Set(fixtures.verdicts.map((v) => v.dimension))];
@@ -261,27 +272,37 @@ async function checkJudge(settings: Settings, env: NodeJS.ProcessEnv): Promise<C
     };
   } catch (error) {
     const message = DramaturgError.isInstance(error) ? error.message : model.redact(String(error));
-    const status = isFatalJudgeError(error) ? error.status : undefined;
     return {
       name,
       status: "fail",
       detail: `${who}: ${message}`,
-      fix:
-        status === 401 || status === 403
-          ? keyFix(spec, settings, "the key was rejected: ")
-          : status === 404
-            ? "check the model name and the base URL (it usually ends in /v1)"
-            : /malformed|schema/i.test(message)
-              ? "this model does not follow JSON schemas reliably; choose one with structured output"
-              : "check that the server is running and reachable, then run `dramaturg doctor` again",
+      fix: judgeFix(JudgeError.isInstance(error) ? error.kind : "unknown", spec, settings),
       exitCode: 3,
     };
   }
 }
 
+/** What to do about a failed judge call, by why it failed. */
+function judgeFix(kind: JudgeErrorKind, spec: JudgeSpec, settings: Settings): string {
+  switch (kind) {
+    case "auth":
+      return keyFix(spec, settings, "the key was rejected: ");
+    case "model-not-found":
+      return "check the model name and the base URL (it usually ends in /v1)";
+    case "malformed":
+      return "this model does not follow JSON schemas reliably; choose one with structured output";
+    case "bad-request":
+      return "the server refused the request: check that this model supports structured output (JSON schema) and the base URL";
+    case "rate-limit":
+      return "the provider is rate-limiting this key: wait, or lower judge.concurrency, then run `dramaturg doctor` again";
+    default:
+      return "check that the server is running and reachable, then run `dramaturg doctor` again";
+  }
+}
+
 /** "export OPENAI_API_KEY=…" for the variable this judge reads its key from. */
-function keyFix(spec: string, settings: Settings, prefix = ""): string {
-  const provider = spec.split(":")[0];
+function keyFix(spec: JudgeSpec, settings: Settings, prefix = ""): string {
+  const provider = spec.kind === "model" ? spec.provider : undefined;
   const variable =
     settings.judge.api_key_env ??
     (provider === "openai" ? "OPENAI_API_KEY" : provider === "anthropic" ? "ANTHROPIC_API_KEY" : undefined);

@@ -1,7 +1,13 @@
 // `dramaturg eval`: flags and the project file in, one library evaluation, the scores out.
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { InputError, type Transcript, verdictKeyString } from "../../core/index.ts";
+import {
+  formatErrorReasons,
+  InputError,
+  parseJudgeSpec,
+  type Transcript,
+  verdictKeyString,
+} from "../../core/index.ts";
 import type { ProgressListener } from "../../engine/index.ts";
 import { peekVerdictCache } from "../../judge/index.ts";
 import type { LoadedPropositions } from "../../propositions/index.ts";
@@ -42,7 +48,7 @@ export function addEvaluationOptions(command: Command): Command {
   return command
     .option(
       "--propositions <dir>",
-      "propositions folder (one subfolder per dimension); built-in sets otherwise",
+      "propositions folder (one subfolder per dimension: _default.yaml, <agent_id>.yaml); a dimension with no _default.yaml (or no subfolder) starts from the built-in set, agent files merged on top; without a folder, the built-in sets",
     )
     .option(
       "--dimensions <list>",
@@ -190,7 +196,7 @@ export async function evaluate(
   if (options.dryRun) {
     // No judge is built: a dry run needs neither an API key nor a reachable model, and it never
     // creates a store (it reads one only if it exists: stored messages, the verdict cache).
-    const live = !judgeSpec.startsWith("fixtures:");
+    const live = parseJudgeSpec(judgeSpec).kind === "model";
     const descriptor = describeLiveJudge(settings);
     const wantCache = descriptor !== undefined && settings.cache;
     const store =
@@ -323,7 +329,10 @@ export function emit(result: EvalResult, format: string, out?: string): void {
 /** 3 when nothing could be judged; 1 when a minimum threshold failed; else 0. */
 export function exitCodeFor(result: EvalResult, settings: Settings): number {
   if (result.totals.verdicts === 0 && result.totals.errored > 0) {
-    process.stderr.write("dramaturg: every verdict errored; the evaluation could not complete\n");
+    const reasons = formatErrorReasons(result.totals.error_reasons ?? []);
+    process.stderr.write(
+      `dramaturg: every verdict errored; the evaluation could not complete\n${reasons.map((l) => `  ${l}\n`).join("")}`,
+    );
     return 3;
   }
   let failed = false;

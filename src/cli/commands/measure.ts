@@ -18,16 +18,6 @@ export function portablePath(path: string, baseDir: string): string {
   return relative(baseDir, resolve(path)).split(sep).join("/");
 }
 
-/**
- * The fixture judge's "model" is its file's absolute path (plus what it was recorded from); in a
- * baseline it is kept relative to the baselines folder, so a checkout elsewhere has the same judge.
- */
-function portableJudgeModel(provider: string, model: string, baseDir: string): string {
-  if (provider !== "fixtures") return model;
-  const m = /^(.*?)( \(recorded from .*\))?$/.exec(model)!;
-  return `${portablePath(m[1]!, baseDir)}${m[2] ?? ""}`;
-}
-
 /** The harness's view of a measurement; paths are made relative to `baseDir` (the baselines folder). */
 export function toMeasurement(measured: EvaluationOutcome, baseDir: string): Measurement {
   const { result, transcript, propositions, runs } = measured;
@@ -44,7 +34,7 @@ export function toMeasurement(measured: EvaluationOutcome, baseDir: string): Mea
             .join(","),
     judge: {
       provider: result.judge.provider,
-      model: portableJudgeModel(result.judge.provider, result.judge.model, baseDir),
+      model: result.judge.model,
       ...(result.judge.temperature !== undefined ? { temperature: result.judge.temperature } : {}),
       mode: result.judge.mode as "individual" | "batch",
       prompt_version: result.judge.prompt_version,

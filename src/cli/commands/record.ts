@@ -1,7 +1,7 @@
 // `dramaturg record`: judge once with a live model writing every verdict as fixtures, replay the file
 // with the fixture judge, check both give identical scores, and print the commands CI should run.
 import { resolve } from "node:path";
-import { InputError, shownPath } from "../../core/index.ts";
+import { formatJudgeSpec, InputError, parseJudgeSpec, shownPath } from "../../core/index.ts";
 import { replayDifferences } from "../../harness/index.ts";
 import { type EvalFlags, setupEvaluation } from "./eval.ts";
 import { measure, toMeasurement } from "./measure.ts";
@@ -32,7 +32,7 @@ function scopeFlags(flags: EvalFlags): string[] {
 
 export async function recordCommand(sources: string[], flags: RecordFlags): Promise<number> {
   const setup = setupEvaluation(sources, flags);
-  if (setup.settings.judge.model.startsWith("fixtures:")) {
+  if (setup.settings.judge.model && parseJudgeSpec(setup.settings.judge.model).kind === "fixtures") {
     throw new InputError(
       "record needs a live judge (openai:MODEL, anthropic:MODEL or openai-compatible:MODEL); the fixtures are what it writes",
       { place: "--judge" },
@@ -51,7 +51,10 @@ export async function recordCommand(sources: string[], flags: RecordFlags): Prom
       `warning: ${live.result.totals.errored} verdicts errored live; they are not in the fixtures and will error in the replay too\n`,
     );
 
-  const replaySettings = { ...setup.settings, judge: { ...setup.settings.judge, model: `fixtures:${out}` } };
+  const replaySettings = {
+    ...setup.settings,
+    judge: { ...setup.settings.judge, model: formatJudgeSpec({ kind: "fixtures", file: out }) },
+  };
   const replay = await measure({ ...setup, settings: replaySettings });
   const differences = replayDifferences(
     toMeasurement(live, process.cwd()),
@@ -68,7 +71,7 @@ export async function recordCommand(sources: string[], flags: RecordFlags): Prom
     ...sources.map((s) => shownPath(resolve(s))),
     ...scopeFlags(flags),
     "--judge",
-    `fixtures:${shownPath(out)}`,
+    formatJudgeSpec({ kind: "fixtures", file: shownPath(out) }),
   ]
     .join(" ")
     .trim();

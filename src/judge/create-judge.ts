@@ -1,0 +1,50 @@
+// The judge a spec names, for library callers and the CLI alike: a fixture replay for `fixtures:FILE`,
+// otherwise an LLM judge on the provider's model.
+import { type JudgeSpec, parseJudgeSpec } from "../core/index.ts";
+import { FixtureJudge, loadFixtures } from "./fixtures.ts";
+import { LlmJudge } from "./llm-judge.ts";
+import { createJudgeModel, type JudgeModelOptions } from "./provider.ts";
+import type { Judge } from "./types.ts";
+
+export interface CreateJudgeOptions extends JudgeModelOptions {
+  /** Sampling temperature of a live judge. Default: the provider's. */
+  temperature?: number;
+  /** Most model calls in flight at once. Default 8. */
+  concurrency?: number;
+  /** Retries per conversation after the first call. Default 4. */
+  retries?: number;
+  /** Time limit of one model call in ms. Default 60000. */
+  timeoutMs?: number;
+}
+
+/**
+ * The judge of a spec (`openai:gpt-5-mini`, `fixtures:judge.yaml`, or a parsed {@link JudgeSpec}).
+ * A fixtures file is read and validated now; a live model needs its API key in `env` now, too.
+ * Bad specs, unreadable fixtures and missing keys throw an InputError.
+ */
+export function createJudge(
+  spec: string | JudgeSpec,
+  { temperature, concurrency, retries, timeoutMs, ...model }: CreateJudgeOptions = {},
+): Judge {
+  const parsed = typeof spec === "string" ? parseJudgeSpec(spec) : spec;
+  if (parsed.kind === "fixtures")
+    return new FixtureJudge({ fixtures: loadFixtures(parsed.file), file: parsed.file });
+  const built = createJudgeModel(parsed, model);
+  return new LlmJudge({
+    model: built.model,
+    descriptor: built.descriptor,
+    redact: built.redact,
+    temperature,
+    concurrency,
+    maxRetries: retries,
+    timeoutMs,
+  });
+}
+
+/**
+ * Whether a judge calls a model (costs calls and tokens, and is worth caching) rather than replaying
+ * fixtures. Wrappers that keep the inner judge's descriptor (the verdict cache) answer for it.
+ */
+export function isLiveJudge(judge: Judge): boolean {
+  return judge.descriptor.provider !== "fixtures";
+}
