@@ -6,12 +6,15 @@
 
 export type {
   Agent,
+  ErrorReason,
+  JudgeSpec,
   Message,
   Persona,
   PersonaDimension,
   Proposition,
   PropositionFile,
   PropositionSet,
+  StoreLocation,
   TokenUsage,
   Transcript,
   Verdict,
@@ -26,6 +29,8 @@ export {
   MissingVerdictError,
   PERSONA_DIMENSIONS,
   PropositionFileSchema,
+  parseJudgeSpec,
+  parseStoreLocation,
   parseTranscript,
   parseTranscriptValue,
   StoreError,
@@ -39,23 +44,33 @@ export type {
   ProgressEvent,
   ProgressListener,
 } from "./engine/index.ts";
-export type { Baseline, CheckRule, CiReport, Measurement } from "./harness/index.ts";
+export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./harness/index.ts";
 // ── Baselines and the regression check ──────────────────────────────────────────────────────────
 export {
   baselineOf,
   checkAgainstBaselines,
   ciExitCode,
+  measurementOf,
   readBaselineFolder,
   renderCiJunit,
   renderCiMarkdown,
   serializeBaseline,
 } from "./harness/index.ts";
-export type { Judge, JudgeDescriptor, JudgeItem, JudgeRequest, JudgeResponse } from "./judge/index.ts";
+export type {
+  CreateJudgeOptions,
+  Judge,
+  JudgeDescriptor,
+  JudgeItem,
+  JudgeRequest,
+  JudgeResponse,
+} from "./judge/index.ts";
 // ── Judges ──────────────────────────────────────────────────────────────────────────────────────
 export {
   CachingJudge,
+  createJudge,
   FIXTURES_FORMAT,
   FixtureJudge,
+  isLiveJudge,
   JudgeFixturesSchema,
   LlmJudge,
   loadFixtures,

@@ -1,5 +1,6 @@
 // What one evaluation measured, in the shape the harness compares: agent and channel scores with the
-// hashes that say whether two measurements are comparable. The CLI builds it from a run and the store.
+// hashes that say whether two measurements are comparable, built from an evaluation and its stored runs.
+import { relative, resolve, sep } from "node:path";
 import { type AGENT_DIMENSIONS, contentHash, type Transcript } from "../core/index.ts";
 import { personaHash } from "../store/index.ts";
 
@@ -86,4 +87,89 @@ export function channelPersonasHash(transcript: Transcript, channel: string): st
       channelAgents(transcript, channel).map((id) => [id, personaHash(byId.get(id)!.persona)]),
     ),
   );
+}
+
+/** A path as seen from `baseDir`, with forward slashes, so baselines made on one machine read on another. */
+export function portablePath(path: string, baseDir: string): string {
+  return relative(baseDir, resolve(path)).split(sep).join("/");
+}
+
+/**
+ * What {@link measurementOf} reads: an evaluation's result document (`dramaturg.eval-result/v1`), the
+ * transcript it judged, its propositions and its stored runs — as `evaluatePersonas` and the store give them.
+ */
+export interface MeasurementInput {
+  result: {
+    evaluation_id: string;
+    source: string;
+    judge: {
+      provider: string;
+      model: string;
+      temperature?: number;
+      mode: string;
+      prompt_version: string;
+      trials: number;
+    };
+    runs: ReadonlyArray<Omit<MeasuredAgent, "propositions_hash" | "persona_hash">>;
+    environments: ReadonlyArray<{ channel: string; dimensions: MeasuredChannel["dimensions"] }>;
+  };
+  transcript: Transcript;
+  propositions: { sets: { environment: ReadonlyMap<string, { hash: string }> } };
+  /** The stored runs, for the hashes they were stored with. */
+  runs: ReadonlyArray<{ id: string; propositions_hash: string | null; persona_hash: string | null }>;
+}
+
+/** The harness's view of an evaluation; paths are made relative to `baseDir` (the baselines folder). */
+export function measurementOf(measured: MeasurementInput, baseDir: string): Measurement {
+  const { result, transcript, propositions, runs } = measured;
+  const rowOf = new Map(runs.map((r) => [r.id, r]));
+  return {
+    evaluation_id: result.evaluation_id,
+    created_at: new Date().toISOString(),
+    source:
+      result.source === "store"
+        ? "store"
+        : result.source
+            .split(",")
+            .map((f) => portablePath(f, baseDir))
+            .join(","),
+    judge: {
+      provider: result.judge.provider,
+      model: result.judge.model,
+      ...(result.judge.temperature !== undefined ? { temperature: result.judge.temperature } : {}),
+      mode: result.judge.mode as "individual" | "batch",
+      prompt_version: result.judge.prompt_version,
+    },
+    trials: result.judge.trials,
+    agents: result.runs.map(
+      (r): MeasuredAgent => ({
+        agent_id: r.agent_id,
+        name: r.name,
+        sample_size: r.sample_size,
+        overall_score: r.overall_score,
+        errored: r.errored,
+        dimensions: r.dimensions,
+        run_id: r.run_id,
+        propositions_hash: rowOf.get(r.run_id)?.propositions_hash ?? "",
+        persona_hash: rowOf.get(r.run_id)?.persona_hash ?? "",
+      }),
+    ),
+    channels: result.environments.map((e) => {
+      const conv = propositions.sets.environment.get("convergence")?.hash;
+      const ideas = propositions.sets.environment.get("ideas_quantity")?.hash;
+      return {
+        channel: e.channel,
+        agents: channelAgents(transcript, e.channel),
+        personas_hash: channelPersonasHash(transcript, e.channel),
+        propositions_hashes: {
+          ...(conv ? { convergence: conv } : {}),
+          ...(ideas ? { ideas_quantity: ideas } : {}),
+        },
+        dimensions: {
+          ...(e.dimensions.convergence ? { convergence: e.dimensions.convergence } : {}),
+          ...(e.dimensions.ideas_quantity ? { ideas_quantity: e.dimensions.ideas_quantity } : {}),
+        },
+      };
+    }),
+  };
 }

@@ -7,12 +7,13 @@ import {
   baselineOf,
   ENVIRONMENT_BASELINE_FILE,
   environmentBaselineOf,
+  measurementOf,
   readEnvironmentBaseline,
   serializeBaseline,
 } from "../../harness/index.ts";
 import type { EvalFlags } from "./eval.ts";
 import { evaluate, setupEvaluation } from "./eval.ts";
-import { measure, toMeasurement } from "./measure.ts";
+import { measure } from "./measure.ts";
 
 export interface BaselineFlags extends EvalFlags {
   out?: string;
@@ -33,7 +34,7 @@ export async function baselineCommand(sources: string[], flags: BaselineFlags): 
     process.stderr.write("dramaturg: every verdict errored; no baseline written\n");
     return 3;
   }
-  const m = toMeasurement(measured, dir);
+  const m = measurementOf(measured, dir);
   mkdirSync(dir, { recursive: true });
   for (const agent of m.agents) {
     const file = join(dir, `${agent.agent_id}.json`);

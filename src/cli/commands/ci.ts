@@ -6,6 +6,7 @@ import {
   type BaselineFolder,
   checkAgainstBaselines,
   ciExitCode,
+  measurementOf,
   readBaselineFolder,
   renderCiJunit,
   renderCiMarkdown,
@@ -14,7 +15,7 @@ import {
 import { tableOrJson } from "../flags.ts";
 import type { EvalFlags } from "./eval.ts";
 import { evaluate, setupEvaluation } from "./eval.ts";
-import { measure, toMeasurement } from "./measure.ts";
+import { measure } from "./measure.ts";
 
 export interface CiFlags extends EvalFlags {
   markdown?: string;
@@ -69,7 +70,7 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
     process.stderr.write("dramaturg: every verdict errored; the check could not complete\n");
     return 3;
   }
-  const m = toMeasurement(measured, settings.baselines);
+  const m = measurementOf(measured, settings.baselines);
   const report = checkAgainstBaselines(m, folder, {
     threshold: settings.thresholds.regression,
     trials: settings.trials,

@@ -2,9 +2,9 @@
 // with the fixture judge, check both give identical scores, and print the commands CI should run.
 import { resolve } from "node:path";
 import { formatJudgeSpec, InputError, parseJudgeSpec, shownPath } from "../../core/index.ts";
-import { replayDifferences } from "../../harness/index.ts";
+import { measurementOf, replayDifferences } from "../../harness/index.ts";
 import { type EvalFlags, setupEvaluation } from "./eval.ts";
-import { measure, toMeasurement } from "./measure.ts";
+import { measure } from "./measure.ts";
 
 export interface RecordFlags extends EvalFlags {
   out: string;
@@ -57,8 +57,8 @@ export async function recordCommand(sources: string[], flags: RecordFlags): Prom
   };
   const replay = await measure({ ...setup, settings: replaySettings });
   const differences = replayDifferences(
-    toMeasurement(live, process.cwd()),
-    toMeasurement(replay, process.cwd()),
+    measurementOf(live, process.cwd()),
+    measurementOf(replay, process.cwd()),
   );
   if (differences.length) {
     process.stdout.write(`the replay differs from the live run in ${differences.length} scores:\n`);
