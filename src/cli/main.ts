@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // The `dramaturg` command: parses arguments, runs a command, maps errors to exit codes.
 import { runCli } from "./program.ts";
 
