@@ -1,8 +1,8 @@
 // The LLM judge on the AI SDK: structured answers, a concurrency limit shared by every call of one judge,
 // retries with backoff (Retry-After honoured), per-call timeouts, double-check turns and token accounting.
 
+import type * as AiSdk from "ai";
 import type { LanguageModel, LanguageModelUsage, ModelMessage } from "ai";
-import { APICallError, generateText, NoObjectGeneratedError, NoOutputGeneratedError, Output } from "ai";
 import type { z } from "zod";
 import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
 import { addUsage, JudgeError, ZERO_USAGE } from "../core/index.ts";
@@ -32,6 +32,13 @@ import type {
   JudgeResponse,
   VerdictKind,
 } from "./types.ts";
+
+/** The AI SDK, loaded by the first model call: importing dramaturg, or building a judge, does not load it. */
+let aiSdk: typeof AiSdk | undefined;
+async function loadAiSdk(): Promise<typeof AiSdk> {
+  aiSdk ??= await import("ai");
+  return aiSdk;
+}
 
 /**
  * HTTP statuses that mean the judge cannot work at all (bad credentials, no access, no such model or
@@ -349,11 +356,12 @@ export class LlmJudge implements Judge {
     const abortSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
     this.count(tally, 1, ZERO_USAGE);
     try {
-      const result = await generateText({
+      const ai = await loadAiSdk();
+      const result = await ai.generateText({
         model: this.model,
         instructions: system,
         messages,
-        output: outputSpec(schema, name),
+        output: outputSpec(ai, schema, name),
         temperature: this.temperature,
         maxRetries: 0,
         abortSignal,
@@ -361,7 +369,8 @@ export class LlmJudge implements Judge {
       this.count(tally, 0, toUsage(result.usage));
       return result.output as T;
     } catch (error) {
-      if (NoObjectGeneratedError.isInstance(error) && error.usage) this.count(tally, 0, toUsage(error.usage));
+      if (aiSdk?.NoObjectGeneratedError.isInstance(error) && error.usage)
+        this.count(tally, 0, toUsage(error.usage));
       signal?.throwIfAborted();
       if (timeout.aborted)
         throw new JudgeError(`the judge did not answer within ${this.timeoutMs} ms`, { retryable: true });
@@ -383,7 +392,9 @@ export class LlmJudge implements Judge {
     if (JudgeError.isInstance(error)) return { error, backoff: true };
     if (error instanceof UnusableAnswer)
       return { error: new JudgeError(this.redact(error.message), { retryable: true }), backoff: false };
-    if (NoObjectGeneratedError.isInstance(error) || NoOutputGeneratedError.isInstance(error)) {
+    // Until the AI SDK is loaded, nothing can have thrown one of its errors.
+    const ai = aiSdk;
+    if (ai && (ai.NoObjectGeneratedError.isInstance(error) || ai.NoOutputGeneratedError.isInstance(error))) {
       const detail = error.cause instanceof Error ? `: ${truncate(error.cause.message, 300)}` : "";
       return {
         error: new JudgeError(this.redact(`the judge's answer was malformed or out of range${detail}`), {
@@ -392,7 +403,7 @@ export class LlmJudge implements Judge {
         backoff: false,
       };
     }
-    if (APICallError.isInstance(error)) {
+    if (ai?.APICallError.isInstance(error)) {
       const status = error.statusCode;
       const fatal = status !== undefined && FATAL_STATUSES.has(status);
       const retryable = !fatal && error.isRetryable;
@@ -466,11 +477,11 @@ function readAnswer(
 // output spec is stateless, so one per schema and name is built and reused.
 const outputSpecs = new WeakMap<object, Map<string, unknown>>();
 
-function outputSpec<T>(schema: z.ZodType<T>, name: string) {
+function outputSpec<T>(ai: typeof AiSdk, schema: z.ZodType<T>, name: string) {
   let byName = outputSpecs.get(schema);
   if (!byName) outputSpecs.set(schema, (byName = new Map()));
-  let spec = byName.get(name) as ReturnType<typeof Output.object<T>> | undefined;
-  if (!spec) byName.set(name, (spec = Output.object({ schema, name })));
+  let spec = byName.get(name) as ReturnType<typeof AiSdk.Output.object<T>> | undefined;
+  if (!spec) byName.set(name, (spec = ai.Output.object({ schema, name })));
   return spec;
 }
 
