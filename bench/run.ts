@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, store-writes). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, store-writes, startup). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { spawn } from "node:child_process";
@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { benchWarmCache } from "./cache.bench.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
 import { benchResume, type ResumeFigures } from "./resume.bench.ts";
+import { benchStartup } from "./startup.bench.ts";
 import { benchStoreWrites } from "./store.bench.ts";
 import { benchText } from "./text.bench.ts";
 
@@ -42,6 +43,10 @@ const MIN_STORE_ROWS_PER_SECOND = 5 * MIN_VERDICTS_PER_SECOND;
 /** Issue 11: a warm-cache rerun, end to end (plan, cache keys and lookup, run with its score writes). */
 const MIN_CACHED_VERDICTS_PER_SECOND = 10_000;
 const RESUME_LATENCY_MS = 20;
+/** Issue 17: start-up of the compiled package, median wall time of a fresh process. */
+const MAX_HELP_MS = 300;
+const MAX_VERSION_MS = 200;
+const MAX_IMPORT_MS = 300;
 
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -297,6 +302,37 @@ const benchmarks: Benchmark[] = [
           },
         ],
         details: { rows: 20_000, rows_per_second: Math.round(rowsPerSecond) },
+      };
+    },
+  },
+  {
+    name: "startup",
+    about: "dramaturg --help, --version and importing the main entry, from dist/ (built first), median of 10",
+    async run() {
+      const f = await benchStartup();
+      const ms = (n: number) => `${fmt(n)} ms`;
+      return {
+        checks: [
+          {
+            metric: "dramaturg --help",
+            value: ms(f.help_ms),
+            target: `< ${MAX_HELP_MS} ms`,
+            pass: f.help_ms < MAX_HELP_MS,
+          },
+          {
+            metric: "dramaturg --version",
+            value: ms(f.version_ms),
+            target: `< ${MAX_VERSION_MS} ms`,
+            pass: f.version_ms < MAX_VERSION_MS,
+          },
+          {
+            metric: 'import("dramaturg") from plain Node',
+            value: ms(f.import_ms),
+            target: `< ${MAX_IMPORT_MS} ms`,
+            pass: f.import_ms < MAX_IMPORT_MS,
+          },
+        ],
+        details: { ...f },
       };
     },
   },

@@ -1,22 +1,87 @@
-// Builds the commander program. Commands stay thin: they parse, call the library, print.
-import { Command, CommanderError, Option } from "commander";
-import { z } from "zod";
-import { DramaturgError, InputError, PropositionFileSchema, TranscriptSchema } from "../core/index.ts";
-import { JudgeFixturesSchema } from "../judge/index.ts";
-import { addEvaluationOptions, evalCommand } from "./commands/eval.ts";
-import { HARNESS_SCHEMAS, registerHarnessCommands } from "./commands/harness.ts";
-import { importCommand } from "./commands/import.ts";
-import { registerProjectCommands } from "./commands/project-commands.ts";
-import { runsCommand } from "./commands/runs.ts";
-import { ProjectFileSchema } from "./settings.ts";
+// Builds the commander program. Commands stay thin: they parse, call the library, print. Command modules
+// load lazily: `--help` and `--version` import commander alone, and a command imports its modules when it runs.
+import { Command, CommanderError, Help, Option } from "commander";
 
-const SCHEMAS: Record<string, () => unknown> = {
-  transcript: () => z.toJSONSchema(TranscriptSchema, { io: "input" }),
-  propositions: () => z.toJSONSchema(PropositionFileSchema, { io: "input" }),
-  "judge-fixtures": () => z.toJSONSchema(JudgeFixturesSchema, { io: "input" }),
-  config: () => z.toJSONSchema(ProjectFileSchema, { io: "input" }),
-  ...HARNESS_SCHEMAS,
-};
+/**
+ * The command list of the top-level help, so that `dramaturg --help` needs no command module. A test keeps
+ * it equal to what the full program prints: a new command adds its line here too.
+ */
+export const COMMAND_SUMMARY: readonly { name: string; term: string; description: string }[] = [
+  {
+    name: "eval",
+    term: "eval [options] [transcripts...]",
+    description: "evaluate personas in transcripts (or stored messages) and print the scores",
+  },
+  {
+    name: "import",
+    term: "import [options] <transcripts...>",
+    description: "store a transcript's agents and messages for later evaluations (--from-store)",
+  },
+  { name: "runs", term: "runs [options]", description: "list stored evaluation runs, newest first" },
+  {
+    name: "show",
+    term: "show [options] [id]",
+    description: "print a stored evaluation's result again (no judge calls, no input files needed)",
+  },
+  { name: "schema", term: "schema <format>", description: "print the JSON Schema of a Dramaturg format" },
+  {
+    name: "baseline",
+    term: "baseline [options] [transcripts...]",
+    description:
+      "evaluate and write golden baselines: one <agent_id>.json per agent and _environments.json per channel",
+  },
+  {
+    name: "ci",
+    term: "ci [options] [transcripts...]",
+    description:
+      "evaluate the agents that have baselines and fail (exit 1) when a dimension fell more than the threshold",
+  },
+  {
+    name: "record",
+    term: "record [options] [transcripts...]",
+    description:
+      "record once live, replay in CI: judge with a live model, save every verdict as fixtures, and check the replay gives identical scores",
+  },
+  {
+    name: "history",
+    term: "history [options]",
+    description: "an agent's scores over its stored runs: sparkline and table, or JSON",
+  },
+  {
+    name: "init",
+    term: "init [options] [dir]",
+    description: "create a Dramaturg project: dramaturg.yaml, propositions, an example, a CI workflow",
+  },
+  { name: "config", term: "config", description: "show the settings commands use" },
+  {
+    name: "doctor",
+    term: "doctor [options]",
+    description: "check the project file, the store and the judge, and say what to fix",
+  },
+  {
+    name: "cache",
+    term: "cache",
+    description: "inspect or empty the verdict cache (live judge answers kept in the store)",
+  },
+];
+
+/** The formats `dramaturg schema` prints, each built on demand (zod and the schemas load with the command). */
+async function formatSchemas(): Promise<Record<string, () => unknown>> {
+  const [{ z }, core, judge, settings, harness] = await Promise.all([
+    import("zod"),
+    import("../core/index.ts"),
+    import("../judge/index.ts"),
+    import("./settings.ts"),
+    import("./commands/harness.ts"),
+  ]);
+  return {
+    transcript: () => z.toJSONSchema(core.TranscriptSchema, { io: "input" }),
+    propositions: () => z.toJSONSchema(core.PropositionFileSchema, { io: "input" }),
+    "judge-fixtures": () => z.toJSONSchema(judge.JudgeFixturesSchema, { io: "input" }),
+    config: () => z.toJSONSchema(settings.ProjectFileSchema, { io: "input" }),
+    ...harness.HARNESS_SCHEMAS,
+  };
+}
 
 /** Help text with real examples, appended to a command's --help. */
 export function examples(...lines: string[]): string {
@@ -31,8 +96,9 @@ export function setExitCode(code: number): void {
   commandExit = code;
 }
 
-export function buildProgram(): Command {
-  const program = new Command("dramaturg")
+/** The program with its name, version, top-level help and error handling, and no commands yet. */
+function baseProgram(): Command {
+  return new Command("dramaturg")
     .description("Measure and correct how LLM agents behave: does each character stay in character?")
     .version("0.1.0")
     .showSuggestionAfterError(true)
@@ -43,6 +109,34 @@ export function buildProgram(): Command {
       "after",
       "\nExit codes: 0 ok · 1 regression or failed threshold · 2 bad input or usage · 3 could not complete\n",
     );
+}
+
+/** What `dramaturg --help` and `--version` run: every command listed, none of their modules imported. */
+export function summaryProgram(): Command {
+  const program = baseProgram();
+  for (const { name, description } of COMMAND_SUMMARY) program.command(name).description(description);
+  const help = new Help();
+  program.configureHelp({
+    subcommandTerm: (command) =>
+      COMMAND_SUMMARY.find((c) => c.name === command.name())?.term ?? help.subcommandTerm(command),
+  });
+  return program;
+}
+
+/** The full program: imports the command modules (not yet the AI SDK or a database; commands load those). */
+export async function buildProgram(): Promise<Command> {
+  const [
+    { addEvaluationOptions, evalCommand },
+    { registerHarnessCommands },
+    { registerProjectCommands },
+    schemas,
+  ] = await Promise.all([
+    import("./commands/eval.ts"),
+    import("./commands/harness.ts"),
+    import("./commands/project-commands.ts"),
+    formatSchemas(),
+  ]);
+  const program = baseProgram();
 
   addEvaluationOptions(
     program
@@ -96,6 +190,7 @@ export function buildProgram(): Command {
       ),
     )
     .action(async (files: string[], flags) => {
+      const { importCommand } = await import("./commands/import.ts");
       commandExit = await importCommand(files, flags);
     });
 
@@ -109,6 +204,7 @@ export function buildProgram(): Command {
     .option("--config <file>", "project file to use")
     .addHelpText("after", examples("dramaturg runs", "dramaturg runs --agent ines --format json"))
     .action(async (flags) => {
+      const { runsCommand } = await import("./commands/runs.ts");
       commandExit = await runsCommand(flags);
     });
 
@@ -133,17 +229,19 @@ export function buildProgram(): Command {
   program
     .command("schema")
     .description("print the JSON Schema of a Dramaturg format")
-    .argument("<format>", `one of: ${Object.keys(SCHEMAS).join(", ")}`)
+    .argument("<format>", `one of: ${Object.keys(schemas).join(", ")}`)
     .addHelpText(
       "after",
       examples("dramaturg schema transcript > transcript.schema.json", "dramaturg schema config"),
     )
-    .action((format: string) => {
-      const schema = SCHEMAS[format];
-      if (!schema)
+    .action(async (format: string) => {
+      const schema = schemas[format];
+      if (!schema) {
+        const { InputError } = await import("../core/index.ts");
         throw new InputError(
-          `unknown format "${format}"; expected one of ${Object.keys(SCHEMAS).join(", ")}`,
+          `unknown format "${format}"; expected one of ${Object.keys(schemas).join(", ")}`,
         );
+      }
       process.stdout.write(`${JSON.stringify(schema(), null, 2)}\n`);
     });
 
@@ -158,9 +256,10 @@ export function buildProgram(): Command {
 
 /** Runs the CLI and returns the exit code (0 ok, 1 regression, 2 bad input, 3 could not complete). */
 export async function runCli(argv: string[]): Promise<number> {
-  const program = buildProgram();
   commandExit = 0;
   try {
+    const summary = argv.length === 1 && ["-h", "--help", "-V", "--version"].includes(argv[0]!);
+    const program = summary ? summaryProgram() : await buildProgram();
     await program.parseAsync(argv, { from: "user" });
     return commandExit;
   } catch (error) {
@@ -168,6 +267,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (["commander.helpDisplayed", "commander.version", "commander.help"].includes(error.code)) return 0;
       return 2;
     }
+    const { DramaturgError } = await import("../core/index.ts");
     if (DramaturgError.isInstance(error)) {
       process.stderr.write(`dramaturg: ${error.message}\n`);
       return error.exitCode;

@@ -1,4 +1,5 @@
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
 import { z } from "zod";
 import type { Verdict, VerdictKey, VerdictOk } from "../core/index.ts";
 import {
@@ -56,7 +57,8 @@ export function loadFixtures(file: string): JudgeFixtures {
   const text = readInputFile(file, "judge fixtures");
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    // yaml is required here, not imported at the top: importing dramaturg does not load it.
+    raw = (createRequire(import.meta.url)("yaml") as typeof Yaml).parse(text);
   } catch (error) {
     throw new InputError(`not valid JSON or YAML: ${(error as Error).message}`, { file });
   }

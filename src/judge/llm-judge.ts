@@ -1,16 +1,8 @@
 // The LLM judge on the AI SDK: structured answers, a concurrency limit shared by every call of one judge,
 // retries with backoff (Retry-After honoured), per-call timeouts, double-check turns and token accounting.
 
+import type * as AiSdk from "ai";
 import type { LanguageModel, LanguageModelUsage, ModelMessage } from "ai";
-import {
-  APICallError,
-  generateText,
-  jsonSchema,
-  NoObjectGeneratedError,
-  NoOutputGeneratedError,
-  Output,
-  zodSchema,
-} from "ai";
 import type { z } from "zod";
 import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
 import { addUsage, JudgeError, type JudgeErrorKind, redactSecrets, ZERO_USAGE } from "../core/index.ts";
@@ -41,6 +33,13 @@ import type {
   JudgeResponse,
   VerdictKind,
 } from "./types.ts";
+
+/** The AI SDK, loaded by the first model call: importing dramaturg, or building a judge, does not load it. */
+let aiSdk: typeof AiSdk | undefined;
+async function loadAiSdk(): Promise<typeof AiSdk> {
+  aiSdk ??= await import("ai");
+  return aiSdk;
+}
 
 /**
  * HTTP statuses that mean the judge cannot work at all (bad credentials, no access, no such model or
@@ -247,7 +246,7 @@ export class LlmJudge implements Judge {
     const tally: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
     const budget: RetryBudget = { remaining: this.maxRetries, taken: 0 };
     const output = await this.withRetries(
-      () => this.call(system, messages, outputSpec(schema, name), signal, tally),
+      () => this.call(system, messages, (ai) => outputSpec(ai, schema, name), signal, tally),
       budget,
       signal,
     );
@@ -302,10 +301,8 @@ export class LlmJudge implements Judge {
     budget: RetryBudget,
   ): Promise<Map<string, Verdict>> {
     const { kind, system, messages, items } = conversation;
-    const output = answerOutput(
-      kind,
-      items.map((i) => i.id),
-    );
+    const ids = items.map((i) => i.id);
+    const output = (ai: typeof AiSdk) => answerOutput(ai, kind, ids);
     const ask = (turn: ModelMessage[]) =>
       this.withRetries(
         async () => {
@@ -353,7 +350,8 @@ export class LlmJudge implements Judge {
   private async call<T>(
     system: string,
     messages: ModelMessage[],
-    output: AnswerOutput<T>,
+    /** The output spec, built once the AI SDK is loaded (it is loaded with the first call). */
+    output: (ai: typeof AiSdk) => AnswerOutput<T>,
     signal: AbortSignal | undefined,
     tally: Tally,
   ): Promise<T> {
@@ -363,11 +361,12 @@ export class LlmJudge implements Judge {
     const abortSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
     this.count(tally, 1, ZERO_USAGE);
     try {
-      const result = await generateText({
+      const ai = await loadAiSdk();
+      const result = await ai.generateText({
         model: this.model,
         instructions: system,
         messages,
-        output,
+        output: output(ai),
         temperature: this.temperature,
         maxRetries: 0,
         abortSignal,
@@ -375,7 +374,8 @@ export class LlmJudge implements Judge {
       this.count(tally, 0, toUsage(result.usage));
       return result.output as T;
     } catch (error) {
-      if (NoObjectGeneratedError.isInstance(error) && error.usage) this.count(tally, 0, toUsage(error.usage));
+      if (aiSdk?.NoObjectGeneratedError.isInstance(error) && error.usage)
+        this.count(tally, 0, toUsage(error.usage));
       signal?.throwIfAborted();
       if (timeout.aborted)
         throw new JudgeError(`the judge did not answer within ${this.timeoutMs} ms`, {
@@ -403,7 +403,9 @@ export class LlmJudge implements Judge {
         error: new JudgeError(this.redact(error.message), { kind: "malformed", retryable: true }),
         backoff: false,
       };
-    if (NoObjectGeneratedError.isInstance(error) || NoOutputGeneratedError.isInstance(error)) {
+    // Until the AI SDK is loaded, nothing can have thrown one of its errors.
+    const ai = aiSdk;
+    if (ai && (ai.NoObjectGeneratedError.isInstance(error) || ai.NoOutputGeneratedError.isInstance(error))) {
       const detail = error.cause instanceof Error ? `: ${truncate(error.cause.message, 300)}` : "";
       return {
         error: new JudgeError(this.redact(`the judge's answer was malformed or out of range${detail}`), {
@@ -413,7 +415,7 @@ export class LlmJudge implements Judge {
         backoff: false,
       };
     }
-    if (APICallError.isInstance(error)) {
+    if (ai?.APICallError.isInstance(error)) {
       const status = error.statusCode;
       const fatal = status !== undefined && FATAL_STATUSES.has(status);
       const retryable = !fatal && error.isRetryable;
@@ -496,17 +498,17 @@ function readAnswer(
   return verdicts;
 }
 
-type AnswerOutput<T> = ReturnType<typeof Output.object<T>>;
+type AnswerOutput<T> = ReturnType<typeof AiSdk.Output.object<T>>;
 
 // Converting a zod schema to JSON Schema costs more than the rest of a call's local work, and the
 // output spec is stateless, so one per schema and name is built and reused.
 const outputSpecs = new WeakMap<object, Map<string, unknown>>();
 
-function outputSpec<T>(schema: z.ZodType<T>, name: string): AnswerOutput<T> {
+function outputSpec<T>(ai: typeof AiSdk, schema: z.ZodType<T>, name: string): AnswerOutput<T> {
   let byName = outputSpecs.get(schema);
   if (!byName) outputSpecs.set(schema, (byName = new Map()));
   let spec = byName.get(name) as AnswerOutput<T> | undefined;
-  if (!spec) byName.set(name, (spec = Output.object({ schema, name })));
+  if (!spec) byName.set(name, (spec = ai.Output.object({ schema, name })));
   return spec;
 }
 
@@ -521,19 +523,23 @@ const MAX_ANSWER_OUTPUTS = 1024;
  * where the schema is not enforced a partial answer keeps its verdicts (the left-out claims are asked again)
  * and an unknown id gets an error that names it and a retry, as before the schema was narrowed.
  */
-function answerOutput(kind: VerdictKind, ids: readonly string[]): AnswerOutput<JudgeAnswer> {
+function answerOutput(
+  ai: typeof AiSdk,
+  kind: VerdictKind,
+  ids: readonly string[],
+): AnswerOutput<JudgeAnswer> {
   const key = `${kind}\n${ids.join("\n")}`;
   let spec = answerOutputs.get(key);
   if (spec) return spec;
-  const sent = zodSchema(requestedAnswerSchema(kind, ids));
+  const sent = ai.zodSchema(requestedAnswerSchema(kind, ids));
   const checked = answerSchema(kind);
-  const schema = jsonSchema<JudgeAnswer>(() => sent.jsonSchema, {
+  const schema = ai.jsonSchema<JudgeAnswer>(() => sent.jsonSchema, {
     validate: async (value) => {
       const parsed = await checked.safeParseAsync(value);
       return parsed.success ? { success: true, value: parsed.data } : { success: false, error: parsed.error };
     },
   });
-  spec = Output.object({ schema, name: ANSWER_NAMES[kind] });
+  spec = ai.Output.object({ schema, name: ANSWER_NAMES[kind] });
   if (answerOutputs.size >= MAX_ANSWER_OUTPUTS) answerOutputs.clear();
   answerOutputs.set(key, spec);
   return spec;

@@ -1,8 +1,6 @@
 // Turns a judge spec such as `openai:gpt-5-mini` or `openai-compatible:llama3.1` (plus a base URL) into an
 // AI SDK model. API keys come from the environment only, and never reach the descriptor.
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { LanguageModel } from "ai";
 import {
   InputError,
@@ -11,6 +9,7 @@ import {
   parseJudgeSpec,
   redactSecrets,
 } from "../core/index.ts";
+import { deferredLanguageModel } from "./deferred-model.ts";
 
 /** Sent as the key to local servers that want none (Ollama, vLLM, llama.cpp); the clients insist on one. */
 export const PLACEHOLDER_API_KEY = "not-needed";
@@ -66,23 +65,34 @@ export function createJudgeModel(
 
   const apiKey = resolveApiKey(provider, url, apiKeyEnv, env);
   const baseURL = url?.href.replace(/\/$/, "");
-  let model: LanguageModel;
-  switch (provider) {
-    case "openai":
-      model = baseURL ? createOpenAI({ baseURL, apiKey }).chat(modelId) : createOpenAI({ apiKey })(modelId);
-      break;
-    case "anthropic":
-      model = createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) })(modelId);
-      break;
-    case "openai-compatible":
-      model = createOpenAICompatible({
-        name: "openai-compatible",
-        baseURL: baseURL!,
-        apiKey,
-        supportsStructuredOutputs: true,
-      }).chatModel(modelId);
-      break;
-  }
+  // The provider package loads with the first call (see deferred-model.ts).
+  const model: LanguageModel = deferredLanguageModel(
+    provider,
+    modelId,
+    async (): Promise<LanguageModelV4> => {
+      switch (provider) {
+        case "openai": {
+          const { createOpenAI } = await import("@ai-sdk/openai");
+          return baseURL
+            ? createOpenAI({ baseURL, apiKey }).chat(modelId)
+            : createOpenAI({ apiKey })(modelId);
+        }
+        case "anthropic": {
+          const { createAnthropic } = await import("@ai-sdk/anthropic");
+          return createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) })(modelId);
+        }
+        case "openai-compatible": {
+          const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+          return createOpenAICompatible({
+            name: "openai-compatible",
+            baseURL: baseURL!,
+            apiKey,
+            supportsStructuredOutputs: true,
+          }).chatModel(modelId);
+        }
+      }
+    },
+  );
   return {
     model,
     descriptor: { provider, model: modelId, ...(url ? { base_url: publicUrl(url) } : {}) },

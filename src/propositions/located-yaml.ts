@@ -1,8 +1,17 @@
 // Parses a YAML document and validates it with a zod schema, reporting any problem as
 // `file:line:col: what: expected …` — the line a user has to open, not a JSON path.
-import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument, visit } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
+import type { Document } from "yaml";
 import type { z } from "zod";
 import { InputError } from "../core/index.ts";
+
+/** yaml (a CommonJS package) is required by the first parse, so importing dramaturg does not load it. */
+let yamlModule: typeof Yaml | undefined;
+function yaml(): typeof Yaml {
+  yamlModule ??= createRequire(import.meta.url)("yaml") as typeof Yaml;
+  return yamlModule;
+}
 
 /** A path into the parsed document: object keys and array indexes, as zod reports them. */
 export type DocumentPath = readonly PropertyKey[];
@@ -23,8 +32,8 @@ export function parseLocatedYaml<S extends z.ZodType>(
   file: string,
   schema: S,
 ): LocatedYaml<z.output<S>> {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const lineCounter = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, { lineCounter, prettyErrors: false });
   const placeAt = (offset: number): string => {
     const { line, col } = lineCounter.linePos(offset);
     return `${line}:${col}`;
@@ -183,24 +192,24 @@ function offsetOf(doc: Document, path: readonly PropertyKey[], key: boolean): nu
     if (key && depth === path.length && depth > 0) {
       const parent = nodeAt(doc, prefix.slice(0, -1));
       const name = prefix[prefix.length - 1];
-      if (isMap(parent)) {
-        const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === String(name));
-        if (pair && isNode(pair.key) && pair.key.range) return pair.key.range[0];
+      if (yaml().isMap(parent)) {
+        const pair = parent.items.find((p) => yaml().isScalar(p.key) && String(p.key.value) === String(name));
+        if (pair && yaml().isNode(pair.key) && pair.key.range) return pair.key.range[0];
       }
       continue;
     }
     const node = nodeAt(doc, prefix);
-    if (isNode(node) && node.range) return node.range[0];
+    if (yaml().isNode(node) && node.range) return node.range[0];
   }
   return 0;
 }
 
 function firstAliasOffset(doc: Document): number {
   let offset = 0;
-  visit(doc, {
+  yaml().visit(doc, {
     Alias(_, node) {
       offset = node.range?.[0] ?? 0;
-      return visit.BREAK;
+      return yaml().visit.BREAK;
     },
   });
   return offset;

@@ -1,6 +1,6 @@
 // The server adapter: a pg connection pool. Every message it raises is scrubbed of the URL's
 // password, because connection errors end up in logs and terminal output.
-import pg from "pg";
+import type pg from "pg";
 import { DramaturgError, redactSecrets, redactUrl, StoreError } from "../core/index.ts";
 import type { Db, Queryable, QueryResult } from "./db.ts";
 
@@ -16,9 +16,11 @@ export async function openPostgresDb(
   url: string,
   { maxConnections = 10, connectTimeoutMs = 10_000 }: PostgresOptions = {},
 ): Promise<Db> {
+  // Loaded here, not at the top: importing dramaturg, or using PGlite, does not load pg.
+  const { default: Pg } = await import("pg");
   let pool: pg.Pool;
   try {
-    pool = new pg.Pool({
+    pool = new Pg.Pool({
       connectionString: url,
       max: maxConnections,
       connectionTimeoutMillis: connectTimeoutMs,

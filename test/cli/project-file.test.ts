@@ -173,7 +173,7 @@ describe("help that teaches", () => {
 
   it("every command's help shows at least two real examples", async () => {
     const { buildProgram } = await import("../../src/cli/program.ts");
-    const program = buildProgram();
+    const program = await buildProgram();
     const leaves = program.commands.flatMap((c) => (c.commands.length ? c.commands : [c]));
     expect(leaves.length).toBeGreaterThan(8);
     for (const command of leaves) {

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The package as a user gets it: packs dramaturg, installs the tarball in a fresh folder and there runs the CLI,
+# the demo on the installed example, `dramaturg init` + eval, a plain .mjs consumer, a strict TypeScript consumer
+# and a Vitest consumer. Uses the `node` on PATH (.ci/run calls it once per Node). Consumers are in .ci/consumer/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+# Steps written against APIs that are still landing; set to 1 (or export the variable) once they exist.
+LIBRARY_CONSUMER=${LIBRARY_CONSUMER:-0} # consumer.mjs: evaluatePersonas({ transcript, propositions, judge })
+VITEST_CONSUMER=${VITEST_CONSUMER:-0}   # stays-in-character.test.ts: the dramaturg/vitest matcher toStayInCharacter
+
+WORK=$(mktemp -d /tmp/dramaturg-package.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+step() { echo "package-check ($(node --version)): $*"; }
+
+step "npm pack"
+TARBALL="$WORK/$(npm pack --silent --pack-destination "$WORK" | tail -1)"
+SHIPPED=$(tar tzf "$TARBALL")
+if grep -E '^package/(src|test|bench|scripts|\.ci|\.github)/|\.test\.|\.ts$' <<<"$SHIPPED" | grep -v '\.d\.ts$'; then
+  echo "package-check: the tarball ships the files above (tests, sources, benchmarks or CI)" >&2
+  exit 1
+fi
+echo "  $(wc -l <<<"$SHIPPED") files, $(du -k "$TARBALL" | cut -f1) kB"
+
+# The consumers' tools at the versions this repository is tested with.
+version() { node -p "require('$ROOT/node_modules/$1/package.json').version"; }
+APP="$WORK/app"
+mkdir -p "$APP"
+cp .ci/consumer/* "$APP/"
+cd "$APP"
+npm init -y >/dev/null
+step "npm install the tarball"
+npm install --no-audit --no-fund --loglevel=error "$TARBALL" \
+  "typescript@$(version typescript)" "vitest@$(version vitest)" "@types/node@$(version @types/node)"
+
+EXAMPLE=node_modules/dramaturg/examples/ensemble
+step "dramaturg --help / --version"
+npx --no-install dramaturg --help >/dev/null
+npx --no-install dramaturg --version
+step "demo on the installed example"
+npx --no-install dramaturg eval "$EXAMPLE/transcript.json" --propositions "$EXAMPLE/propositions" \
+  --judge "fixtures:$EXAMPLE/judge-fixtures.json" --db memory:// | tail -3
+step "dramaturg init, then eval in the new project (scaffold and built-in propositions from dist/)"
+npx --no-install dramaturg init project >/dev/null
+(cd project && npx --no-install dramaturg eval --db memory:// | tail -2)
+step "strict TypeScript consumer (tsc --noEmit, module nodenext)"
+npx --no-install tsc -p tsconfig.json
+
+if [ "$LIBRARY_CONSUMER" = 1 ]; then
+  step "plain Node consumer (consumer.mjs)"
+  node consumer.mjs
+else
+  step "plain Node consumer skipped (LIBRARY_CONSUMER=1 runs it)"
+fi
+if [ "$VITEST_CONSUMER" = 1 ]; then
+  step "Vitest consumer (dramaturg/vitest)"
+  npx --no-install vitest run --root "$APP" stays-in-character.test.ts
+else
+  step "Vitest consumer skipped (VITEST_CONSUMER=1 runs it)"
+fi
+step "ok"
