@@ -1,9 +1,9 @@
 // A strict TypeScript user of the installed package: the types of the main entry and of dramaturg/testing
 // resolve under module nodenext, and values type-check against them. Checked with tsc --noEmit, never run.
 // skipLibCheck as most projects set it: the AI SDK's own declarations want the DOM lib (attw checks ours).
-import type { EvalResult, Judge, JudgeRequest, JudgeResponse, Transcript } from "dramaturg";
-import { TRANSCRIPT_FORMAT, TranscriptSchema } from "dramaturg";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "dramaturg/testing";
+import type { EvalResult, EvaluatePersonasOptions, Judge, JudgeRequest, JudgeResponse, Transcript } from "dramaturg";
+import { evaluatePersonas, InputError, TRANSCRIPT_FORMAT, TranscriptSchema } from "dramaturg";
+import { type FakeOpenAIServer, scriptedJudge, startFakeOpenAIServer } from "dramaturg/testing";
 
 const transcript: Transcript = TranscriptSchema.parse({
   format: TRANSCRIPT_FORMAT,
@@ -25,5 +25,20 @@ export async function withFakeServer(): Promise<string> {
     return `${server.url} ${transcript.agents.length}`;
   } finally {
     await server.close();
+  }
+}
+
+export async function scripted(store: EvaluatePersonasOptions["store"]): Promise<EvalResult | string> {
+  try {
+    return await evaluatePersonas({
+      transcript,
+      judge: scriptedJudge(() => ({ score: 8, reasoning: "in character" })),
+      dimensions: ["adherence"],
+      mode: "batch",
+      store,
+    });
+  } catch (error) {
+    if (InputError.isInstance(error)) return error.message;
+    throw error;
   }
 }

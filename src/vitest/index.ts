@@ -48,7 +48,12 @@ function fmt(score: number | null | undefined): string {
 }
 
 /** The lines explaining one dimension that fell: its score and each proposition below the minimum. */
-function explain(dimension: string, result: DimensionResult | undefined, min: number): string[] {
+function explain(
+  dimension: string,
+  result: DimensionResult | undefined,
+  min: number,
+  name: string,
+): string[] {
   if (!result) return [`  ${dimension}: not evaluated (no propositions or no messages)`];
   const lines = [
     `  ${dimension} ${fmt(result.score)} < ${min}${result.errored ? ` (${result.errored} verdicts errored)` : ""}`,
@@ -57,8 +62,10 @@ function explain(dimension: string, result: DimensionResult | undefined, min: nu
     .filter((p) => p.score !== null && p.score < min)
     .sort((a, b) => (a.score ?? 0) - (b.score ?? 0));
   for (const p of fell) {
-    lines.push(`    ${p.id} ${fmt(p.score)}${p.inverted ? " (inverted)" : ""}: ${p.claim}`);
-    for (const reason of p.reasoning.slice(0, 2)) lines.push(`      judge: ${reason}`);
+    const claim = p.claim.replaceAll("{{agent_name}}", name);
+    lines.push(`    ${p.id} ${fmt(p.score)}${p.inverted ? " (inverted)" : ""}: ${claim}`);
+    // The judge's distinct reasons, a few: one per judged message would drown the message.
+    for (const reason of [...new Set(p.reasoning)].slice(0, 2)) lines.push(`      judge: ${reason}`);
     if (p.recommendations_for_improvement) lines.push(`      fix: ${p.recommendations_for_improvement}`);
   }
   return lines;
@@ -92,7 +99,7 @@ async function check(
         ? `expected ${run.name} (${options.agent}) not to ${what} (min ${min}), but: ${scores}`
         : [
             `expected ${run.name} (${options.agent}) to ${what} (min ${min}), but:`,
-            ...failed.flatMap((d) => explain(d, run.dimensions[d as "adherence"], min)),
+            ...failed.flatMap((d) => explain(d, run.dimensions[d as "adherence"], min, run.name)),
           ].join("\n"),
   };
 }
