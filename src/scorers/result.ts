@@ -5,6 +5,7 @@ import {
   formatErrorReasons,
   markdownTable,
   round,
+  shownPath,
   type TokenUsage,
 } from "../core/index.ts";
 import type { AgentResult, DimensionResult, EnvironmentResult } from "./aggregate.ts";
@@ -114,6 +115,23 @@ function errorLines(reasons: readonly ErrorReason[], label: string): string[] {
   return formatErrorReasons(reasons).map((line, i) => `${i === 0 ? `${label} ` : indent}${line}`);
 }
 
+/**
+ * The proposition sets applied, per dimension: every file merged for some agent or channel (or
+ * `builtin:<dimension>`), in first-seen order. Empty for results stored before this was recorded.
+ */
+export function propositionSetsApplied(result: EvalResult): { dimension: string; sources: string[] }[] {
+  const applied = result.propositions;
+  if (!applied) return [];
+  return result.dimensions.flatMap((dimension) => {
+    const sources = new Set<string>();
+    for (const sets of Object.values(applied.agents)) for (const s of sets[dimension] ?? []) sources.add(s);
+    for (const s of applied.environment[dimension] ?? []) sources.add(s);
+    return sources.size
+      ? [{ dimension, sources: [...sources].map((s) => (s.startsWith("builtin:") ? s : shownPath(s))) }]
+      : [];
+  });
+}
+
 /** The result as the terminal table: scores per agent and channel, the weakest propositions, totals. */
 export function renderTable(result: EvalResult): string {
   const out: string[] = [];
@@ -183,6 +201,12 @@ export function renderTable(result: EvalResult): string {
   if (t.errored > 0 && !everyVerdictErrored(result) && reasons.length)
     out.push(...errorLines(reasons, "errors:"));
   for (const w of result.warnings) out.push(`warning: ${w}`);
+  const applied = propositionSetsApplied(result);
+  if (applied.length) {
+    out.push("", "Propositions applied:");
+    const width = Math.max(...applied.map((a) => a.dimension.length));
+    for (const a of applied) out.push(`  ${a.dimension.padEnd(width)}  ${a.sources.join(", ")}`);
+  }
   return out.join("\n");
 }
 
@@ -251,5 +275,17 @@ export function renderMarkdown(result: EvalResult): string {
   out.push(`${result.totals.verdicts} verdicts, ${result.totals.errored} errored.`);
   const errors = everyVerdictErrored(result) ? [] : markdownErrors(result);
   if (errors.length) out.push("", ...errors);
+  const applied = propositionSetsApplied(result);
+  if (applied.length)
+    out.push(
+      "",
+      "<details><summary>Propositions applied</summary>",
+      "",
+      ...applied.map(
+        (a) => `- ${a.dimension}: ${a.sources.map((s) => `\`${escapeMarkdown(s)}\``).join(", ")}`,
+      ),
+      "",
+      "</details>",
+    );
   return out.join("\n");
 }

@@ -114,3 +114,27 @@ describe("error reasons in the result", () => {
     expect(md.match(/Every verdict errored/g)).toHaveLength(1);
   });
 });
+
+describe("the proposition sets applied", () => {
+  it("are named per dimension in the table and the Markdown, built-in sets included", () => {
+    const r = result(4, 0);
+    r.dimensions = ["adherence", "convergence"];
+    r.propositions = {
+      agents: {
+        marta: { adherence: ["builtin:adherence", "props/adherence/marta.yaml"] },
+        olek: { adherence: ["builtin:adherence"] },
+      },
+      environment: { convergence: ["props/convergence/_default.yaml"] },
+    };
+    const table = renderTable(r);
+    expect(table).toMatch(
+      /Propositions applied:\n {2}adherence {4}builtin:adherence, props\/adherence\/marta\.yaml\n/,
+    );
+    expect(table).toMatch(/ {2}convergence {2}props\/convergence\/_default\.yaml$/);
+    expect(renderMarkdown(r)).toContain("- adherence: `builtin:adherence`, `props/adherence/marta.yaml`");
+  });
+
+  it("are left out of results stored before they were recorded", () => {
+    expect(renderTable(result(4, 0))).not.toContain("Propositions applied");
+  });
+});
