@@ -2,15 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli, ROOT, spawnCli } from "./run-cli.ts";
-
-const demo = [
-  `${ROOT}examples/ensemble/transcript.json`,
-  "--propositions",
-  `${ROOT}examples/ensemble/propositions`,
-  "--judge",
-  `fixtures:${ROOT}examples/ensemble/judge-fixtures.json`,
-];
+import { cli, DEMO as demo, ROOT, spawnCli } from "./run-cli.ts";
 
 function tmp(): string {
   return mkdtempSync(join(tmpdir(), "dramaturg-cli-"));

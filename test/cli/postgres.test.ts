@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, ROOT } from "./run-cli.ts";
+import { cli, DEMO } from "./run-cli.ts";
 
 const url = process.env.DRAMATURG_TEST_POSTGRES_URL;
 const schema = `dramaturg_cli_${randomBytes(6).toString("hex")}`;
@@ -32,18 +32,7 @@ describe.skipIf(!url)("dramaturg on PostgreSQL", () => {
   });
 
   it("evaluates the demo, stores its runs and lists them, as on PGlite", async () => {
-    const args = [
-      "eval",
-      `${ROOT}examples/ensemble/transcript.json`,
-      "--propositions",
-      `${ROOT}examples/ensemble/propositions`,
-      "--judge",
-      `fixtures:${ROOT}examples/ensemble/judge-fixtures.json`,
-      "--db",
-      db,
-      "--format",
-      "json",
-    ];
+    const args = ["eval", ...DEMO, "--db", db, "--format", "json"];
     const r = await cli(args);
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout);

@@ -7,6 +7,15 @@ import { runCli } from "../../src/cli/program.ts";
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const BIN = `${ROOT}bin/dramaturg.js`;
 
+/** The bundled example's transcript, propositions and hand-written fixture judge, as eval arguments. */
+export const DEMO = [
+  `${ROOT}examples/ensemble/transcript.json`,
+  "--propositions",
+  `${ROOT}examples/ensemble/propositions`,
+  "--judge",
+  `fixtures:${ROOT}examples/ensemble/judge-fixtures.json`,
+];
+
 export interface CliResult {
   code: number;
   stdout: string;

@@ -3,26 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveSettings } from "../../src/cli/settings.ts";
-import { cli, ROOT } from "./run-cli.ts";
+import { cli, DEMO } from "./run-cli.ts";
 
 const cwd = mkdtempSync(join(tmpdir(), "dramaturg-db-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe("--db as the one store-location parser reads it", () => {
   it("--db memory: evaluates in memory and leaves no folder on disk", async () => {
-    const r = await cli(
-      [
-        "eval",
-        `${ROOT}examples/ensemble/transcript.json`,
-        "--propositions",
-        `${ROOT}examples/ensemble/propositions`,
-        "--judge",
-        `fixtures:${ROOT}examples/ensemble/judge-fixtures.json`,
-        "--db",
-        "memory:",
-      ],
-      { cwd },
-    );
+    const r = await cli(["eval", ...DEMO, "--db", "memory:"], { cwd });
     expect(r.code).toBe(0);
     expect(existsSync(join(cwd, "memory:"))).toBe(false);
     expect(readdirSync(cwd)).toEqual([]);

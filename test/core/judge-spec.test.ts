@@ -1,16 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatJudgeSpec, InputError, parseJudgeSpec } from "../../src/core/index.ts";
-
-function inputError(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (error) {
-    if (InputError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected an InputError");
-}
+import { formatJudgeSpec, parseJudgeSpec } from "../../src/core/index.ts";
+import { inputError } from "../input-error.ts";
 
 describe("parseJudgeSpec", () => {
   it("provider:model is a live model, the model id kept whole (colons too)", () => {

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { InputError } from "../../src/core/index.ts";
 import {
   createJudgeModel,
   isFatalJudgeError,
@@ -9,22 +8,13 @@ import {
 } from "../../src/judge/index.ts";
 import type { FakeOpenAIServer } from "../../src/testing/index.ts";
 import { startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { inputError } from "../input-error.ts";
 
 let server: FakeOpenAIServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-const inputError = (fn: () => unknown): InputError => {
-  try {
-    fn();
-  } catch (error) {
-    if (InputError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected an InputError");
-};
 
 const request = {
   items: [
