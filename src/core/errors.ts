@@ -133,3 +133,29 @@ export class StoreError extends DramaturgError {
     return DramaturgError.isInstance(error) && error.name === "StoreError";
   }
 }
+
+/**
+ * The user stopped an evaluation (Ctrl-C, SIGTERM). What was judged is stored; the evaluation is
+ * marked interrupted and a resume completes it. Exit code 130, as for a shell's SIGINT.
+ */
+export class InterruptedError extends DramaturgError {
+  readonly evaluationId: string;
+  /** Verdicts stored (judged now or before) and planned in all. */
+  readonly done: number;
+  readonly total: number;
+
+  constructor({ evaluationId, done, total }: { evaluationId: string; done: number; total: number }) {
+    super(
+      "InterruptedError",
+      `interrupted after ${done} of ${total} verdicts; \`dramaturg eval --resume ${evaluationId.slice(0, 8)}\` completes it`,
+      { exitCode: 130 },
+    );
+    this.evaluationId = evaluationId;
+    this.done = done;
+    this.total = total;
+  }
+
+  static override isInstance(error: unknown): error is InterruptedError {
+    return DramaturgError.isInstance(error) && error.name === "InterruptedError";
+  }
+}

@@ -16,7 +16,10 @@ export interface ExecuteOptions<M> {
   onVerdicts?: (verdicts: PlannedVerdict<M>[], source: { calls: number }) => void | Promise<void>;
   /** Called after each finished call with done/total call counts. */
   onProgress?: (done: number, total: number) => void;
+  /** Aborts the calls in flight (and, like `stop`, stops taking new ones): the run throws the abort reason. */
   signal?: AbortSignal;
+  /** Stops taking new calls; the calls in flight finish and the run returns what was judged. */
+  stop?: AbortSignal;
 }
 
 export interface ExecuteResult<M> {
@@ -32,7 +35,7 @@ export async function executePlan<M>(
   plan: JudgePlan<M>,
   options: ExecuteOptions<M>,
 ): Promise<ExecuteResult<M>> {
-  const { judge, skip, onVerdicts, onProgress, signal } = options;
+  const { judge, skip, onVerdicts, onProgress, signal, stop } = options;
   const verdicts: PlannedVerdict<M>[] = [];
   const trivial: PlannedVerdict<M>[] = plan.trivial
     .filter((t) => !skip?.has(verdictKeyString(t.item.key)))
@@ -57,7 +60,7 @@ export async function executePlan<M>(
   let done = 0;
   let failure: unknown;
   const worker = async () => {
-    while (failure === undefined && next < calls.length) {
+    while (failure === undefined && next < calls.length && !stop?.aborted) {
       signal?.throwIfAborted();
       const call = calls[next++]!;
       try {

@@ -4,6 +4,7 @@
 import { writeFileSync } from "node:fs";
 import {
   DramaturgError,
+  InterruptedError,
   type TokenUsage,
   type Verdict,
   verdictKeyString,
@@ -60,6 +61,8 @@ export interface EvaluationOfKind<M, R> {
   finish(context: FinishContext<M>): Promise<{ result: R; errored: number }>;
   /** Marks the kind's rows failed. */
   fail(store: Store, message: string): Promise<void>;
+  /** Marks the kind's rows interrupted (their verdicts stay; a resume continues them). */
+  interrupt(store: Store): Promise<void>;
 }
 
 /** The verdict cache in front of the judge, whose counters the result reports. */
@@ -81,7 +84,14 @@ export interface RunEvaluationOptions<M, R> {
   onProgress?: ProgressListener;
   /** Write every verdict in the judge-fixtures format here (a cassette to replay in CI). */
   record?: string;
+  /**
+   * Interrupts the evaluation (Ctrl-C): no new judge calls; those in flight get `graceMs` to answer and
+   * are then aborted; what was judged is committed, the evaluation is marked interrupted, and the run
+   * throws an {@link InterruptedError} saying how to resume it.
+   */
   signal?: AbortSignal;
+  /** How long calls in flight may finish after an interrupt. Default 3000 ms. */
+  graceMs?: number;
 }
 
 export interface EvaluationRunResult<M, R> {
@@ -101,6 +111,7 @@ export async function runEvaluation<M, R>({
   onProgress,
   record,
   signal,
+  graceMs = 3000,
 }: RunEvaluationOptions<M, R>): Promise<EvaluationRunResult<M, R>> {
   const { plan } = evaluation;
   let evaluationId: string;
@@ -138,30 +149,58 @@ export async function runEvaluation<M, R>({
   const prefetched = cache?.prefetch?.(pending.map((c) => c.request));
   // Awaited after the run: until then a failed lookup only means judge() looks its requests up itself.
   prefetched?.catch(() => undefined);
-  let executed: Awaited<ReturnType<typeof executePlan<M>>>;
+  const planned = plan.trivial.length + plan.calls.reduce((n, c) => n + c.request.items.length, 0);
+  let stored = reused.length;
+  // An interrupt stops new calls at once; calls in flight are aborted only once the grace is over.
+  const inFlight = new AbortController();
+  let grace: NodeJS.Timeout | undefined;
+  const onInterrupt = () => {
+    onProgress?.({ type: "interrupting", in_flight_grace_ms: graceMs });
+    grace = setTimeout(() => inFlight.abort(signal?.reason), graceMs);
+  };
+  if (signal?.aborted) onInterrupt();
+  else signal?.addEventListener("abort", onInterrupt, { once: true });
+  let executed: Awaited<ReturnType<typeof executePlan<M>>> | undefined;
+  let failure: unknown;
   try {
     executed = await executePlan(plan, {
       judge,
       concurrency,
       skip,
       pending,
-      signal,
+      stop: signal,
+      signal: inFlight.signal,
       // Answers that cost a model call are committed before the worker moves on: a kill then loses at
       // most the calls in flight. Cached and trivial answers need no such wait.
-      onVerdicts: (vs, { calls }) =>
-        writer.write(
+      onVerdicts: async (vs, { calls }) => {
+        await writer.write(
           vs.map((v) => evaluation.scoreRow(v, evaluationId)),
           { durable: calls > 0 },
-        ),
+        );
+        stored += vs.length;
+      },
       onProgress: (done, total) => onProgress?.({ type: "judged", done, total }),
     });
     await writer.close();
     await prefetched;
   } catch (error) {
+    failure = error;
     await writer.close().catch(() => {});
-    await failEvaluation(store, evaluation, evaluationId, error);
+  } finally {
+    clearTimeout(grace);
+    signal?.removeEventListener("abort", onInterrupt);
+  }
+  // Interrupted before everything was judged: what was judged is committed; the rest awaits a resume.
+  if (signal?.aborted && stored < planned) {
+    await evaluation.interrupt(store).catch(() => {});
+    await store.evaluations.interrupt(evaluationId).catch(() => {});
+    onProgress?.({ type: "finished", evaluation_id: evaluationId, status: "interrupted" });
+    throw new InterruptedError({ evaluationId, done: stored, total: planned });
+  }
+  if (failure !== undefined || !executed) {
+    await failEvaluation(store, evaluation, evaluationId, failure);
     onProgress?.({ type: "finished", evaluation_id: evaluationId, status: "failed" });
-    throw error;
+    throw failure;
   }
 
   const counters = cache?.counters;

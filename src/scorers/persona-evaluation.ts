@@ -216,6 +216,9 @@ export function personaEvaluation(input: PersonaEvaluationInput): EvaluationOfKi
     async fail(store, message) {
       for (const id of runIds.values()) await store.runs.fail(id, message).catch(() => {});
     },
+    async interrupt(store) {
+      for (const id of runIds.values()) await store.runs.interrupt(id).catch(() => {});
+    },
   };
 }
 

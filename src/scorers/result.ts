@@ -132,8 +132,41 @@ export function propositionSetsApplied(result: EvalResult): { dimension: string;
   });
 }
 
+/** What the renderings add around the result: the thresholds it is held to, and where it is kept. */
+export interface RenderOptions {
+  /** Per-dimension minimum scores (`thresholds.minimum`), named in the legend. */
+  minimum?: Readonly<Partial<Record<string, number>>>;
+  /** Where the evaluation is stored (a location safe to print); `kept: false` for `memory://`. */
+  stored?: { location: string; kept: boolean };
+}
+
+/** One line on what the numbers mean: the scale, its direction, and the minimums in force. */
+export function legendLine(result: EvalResult, { minimum = {} }: RenderOptions = {}): string {
+  const parts = ["Scores are 0–9, higher is better"];
+  if (result.dimensions.includes("convergence"))
+    parts.push("voice divergence: higher = more distinct voices");
+  if (result.dimensions.includes("ideas_quantity"))
+    parts.push("ideas: a count of distinct ideas, not a score");
+  const minimums = Object.entries(minimum).filter(([, v]) => v !== undefined);
+  parts.push(
+    minimums.length
+      ? `minimum ${minimums.map(([d, v]) => `${d} ${v}`).join(", ")} (thresholds.minimum)`
+      : "no minimum set (thresholds.minimum in dramaturg.yaml)",
+  );
+  return `${parts.join("; ")}.`;
+}
+
+/** Where the evaluation went and how to see it again; undefined when the caller did not say. */
+export function storedLine(result: EvalResult, { stored }: RenderOptions = {}): string | undefined {
+  if (!stored) return undefined;
+  const id = result.evaluation_id.slice(0, 8);
+  return stored.kept
+    ? `Stored as evaluation ${id} in ${stored.location}; \`dramaturg show ${id}\` prints it again.`
+    : `Not kept: ${stored.location} holds nothing once this command ends (use a folder or postgres:// to keep runs).`;
+}
+
 /** The result as the terminal table: scores per agent and channel, the weakest propositions, totals. */
-export function renderTable(result: EvalResult): string {
+export function renderTable(result: EvalResult, options: RenderOptions = {}): string {
   const out: string[] = [];
   const j = result.judge;
   out.push(
@@ -175,6 +208,7 @@ export function renderTable(result: EvalResult): string {
     out.push(pad(rows));
     out.push("");
   }
+  if (!everyVerdictErrored(result)) out.push(legendLine(result, options), "");
   const weak = weakestPropositions(result);
   if (weak.length) {
     out.push("Weakest propositions:");
@@ -207,6 +241,8 @@ export function renderTable(result: EvalResult): string {
     const width = Math.max(...applied.map((a) => a.dimension.length));
     for (const a of applied) out.push(`  ${a.dimension.padEnd(width)}  ${a.sources.join(", ")}`);
   }
+  const where = storedLine(result, options);
+  if (where) out.push("", where);
   return out.join("\n");
 }
 
@@ -222,7 +258,7 @@ function markdownErrors(result: EvalResult): string[] {
 }
 
 /** The result as Markdown, for a pull-request comment or a job summary. */
-export function renderMarkdown(result: EvalResult): string {
+export function renderMarkdown(result: EvalResult, options: RenderOptions = {}): string {
   const out: string[] = [];
   const j = result.judge;
   out.push(`### Persona evaluation \`${result.evaluation_id.slice(0, 8)}\``);
@@ -261,6 +297,7 @@ export function renderMarkdown(result: EvalResult): string {
       "",
     );
   }
+  if (!everyVerdictErrored(result)) out.push(`_${escapeMarkdown(legendLine(result, options))}_`, "");
   const weak = weakestPropositions(result);
   if (weak.length) {
     out.push("<details><summary>Weakest propositions</summary>");
@@ -287,5 +324,7 @@ export function renderMarkdown(result: EvalResult): string {
       "",
       "</details>",
     );
+  const where = storedLine(result, options);
+  if (where) out.push("", escapeMarkdown(where));
   return out.join("\n");
 }

@@ -3,7 +3,7 @@
 import type { TokenUsage } from "../core/index.ts";
 import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
 import type { Queryable } from "./db.ts";
-import { type LifecycleStatus, START, transition } from "./lifecycle.ts";
+import { INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
 
 export type EvaluationKind = "persona" | "session" | "conversation";
 
@@ -57,6 +57,8 @@ export interface EvaluationRepository {
   start(id: string): Promise<EvaluationRow>;
   /** running → completed. */
   complete(id: string, outcome?: EvaluationOutcome): Promise<EvaluationRow>;
+  /** pending | running → interrupted (stopped by the user; its scores kept for a resume). */
+  interrupt(id: string): Promise<EvaluationRow>;
   /** pending | running → failed, keeping the error and whatever usage was spent. */
   fail(id: string, error: string, outcome?: EvaluationOutcome): Promise<EvaluationRow>;
   get(id: string): Promise<EvaluationRow | undefined>;
@@ -126,6 +128,7 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
       return toRow(result.rows[0]!);
     },
     start: (id) => move(id, START),
+    interrupt: (id) => move(id, INTERRUPT),
     complete: (id, outcome) =>
       move(id, {
         from: ["running"],

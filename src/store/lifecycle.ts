@@ -1,9 +1,9 @@
-// The pending → running → completed | failed life of evaluations and runs, shared by both tables.
+// The pending → running → completed | failed | interrupted life of evaluations and runs, shared by both tables.
 import { StoreError } from "../core/index.ts";
 import { isUuid } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 
-export type LifecycleStatus = "pending" | "running" | "completed" | "failed";
+export type LifecycleStatus = "pending" | "running" | "completed" | "failed" | "interrupted";
 
 /**
  * Moves a row to a new status when it is in one of `from`, setting `set` (SQL assignments with
@@ -48,9 +48,16 @@ export async function transition<T>(
   );
 }
 
-/** Starting: a pending row, or a running or failed one again (resume). Clears the previous ending. */
+/** Starting: a pending row, or a running, failed or interrupted one again (resume). Clears the previous ending. */
 export const START = {
-  from: ["pending", "running", "failed"],
+  from: ["pending", "running", "failed", "interrupted"],
   to: "running",
   set: ["started_at = now()", "completed_at = NULL", "error = NULL"],
+} as const satisfies { from: readonly LifecycleStatus[]; to: LifecycleStatus; set: readonly string[] };
+
+/** Interrupting: a running row stops where it is (its scores kept), to be resumed. */
+export const INTERRUPT = {
+  from: ["pending", "running"],
+  to: "interrupted",
+  set: ["completed_at = now()"],
 } as const satisfies { from: readonly LifecycleStatus[]; to: LifecycleStatus; set: readonly string[] };

@@ -256,13 +256,22 @@ ALTER TABLE verdict_cache DROP COLUMN hits, DROP COLUMN last_hit_at;
   },
   {
     version: 3,
-    name: "evaluation_input_and_result",
+    name: "evaluation_input_result_and_interrupted",
     sql: /* sql */ `
 -- An evaluation keeps what it evaluated (the transcript and the resolved propositions) and, once
 -- completed, its result document: a resume and \`dramaturg show\` then need none of the original files.
 -- JSON text, not jsonb: jsonb reorders object keys, and key order reaches the judge's prompts (a
 -- persona's fields) and the printed result.
 ALTER TABLE evaluations ADD COLUMN input text, ADD COLUMN result text;
+
+-- Interrupted (Ctrl-C, SIGTERM): what was judged is committed and the rest can be resumed; unlike
+-- failed, nothing went wrong.
+ALTER TABLE evaluations DROP CONSTRAINT evaluations_status_check,
+  ADD CONSTRAINT evaluations_status_check
+  CHECK (status IN ('pending', 'running', 'completed', 'failed', 'interrupted'));
+ALTER TABLE evaluation_runs DROP CONSTRAINT evaluation_runs_status_check,
+  ADD CONSTRAINT evaluation_runs_status_check
+  CHECK (status IN ('pending', 'running', 'completed', 'failed', 'interrupted'));
 `,
   },
 ];

@@ -3,7 +3,7 @@ import { StoreError, type TokenUsage } from "../core/index.ts";
 import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 import type { CacheStats } from "./evaluations.ts";
-import { type LifecycleStatus, START, transition } from "./lifecycle.ts";
+import { INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
 
 /** Who judged and how: two runs whose judges differ are not comparable. */
 export interface RunJudge {
@@ -103,6 +103,8 @@ export interface RunRepository {
   complete(id: string, outcome: RunOutcome): Promise<RunRow>;
   /** pending | running → failed. */
   fail(id: string, error: string, outcome?: Partial<RunOutcome>): Promise<RunRow>;
+  /** pending | running → interrupted (stopped by the user; resumable). */
+  interrupt(id: string): Promise<RunRow>;
   get(id: string): Promise<RunRow | undefined>;
   /** Newest first. */
   list(options?: {
@@ -187,6 +189,7 @@ export function runRepository(db: Queryable): RunRepository {
           jsonParam(o.cache),
         ],
       }),
+    interrupt: (id) => move(id, INTERRUPT),
     fail: (id, error, o = {}) =>
       move(id, {
         from: ["pending", "running"],

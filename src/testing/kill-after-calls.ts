@@ -1,5 +1,5 @@
-// Runs a command (a `dramaturg eval`, say) and SIGKILLs it once the fake server has received a given
-// number of requests: the interruption that resume tests and the resume benchmark recover from.
+// Runs a command (a `dramaturg eval`, say) and signals it (SIGKILL unless told otherwise) once the fake
+// server has received a given number of requests: the interruptions that resume tests recover from.
 import { spawn } from "node:child_process";
 import type { FakeOpenAIServer } from "./fake-openai-server.ts";
 
@@ -11,22 +11,26 @@ export interface KillAfterCallsOptions {
   cwd?: string;
   /** How often the count is checked, in milliseconds. Default 2. */
   pollMs?: number;
+  /** The signal to send. Default SIGKILL (a crash); SIGINT is a Ctrl-C the command may handle. */
+  signal?: NodeJS.Signals;
 }
 
 export interface KilledRun {
-  /** Whether the command was killed; false when it ended first. */
+  /** Whether the signal was sent (and, for SIGKILL, ended the command); false when the command ended first. */
   killed: boolean;
   /** Requests the server had received since the start when the kill was sent. */
   callsAtKill: number;
   code: number | null;
   signal: NodeJS.Signals | null;
   stderr: string;
+  /** Milliseconds from the signal to the command's exit (0 when none was sent). */
+  exitMs: number;
 }
 
-/** Runs `command` (program then arguments, no shell) and SIGKILLs it after `calls` server requests. */
+/** Runs `command` (program then arguments, no shell) and signals it after `calls` server requests. */
 export function killAfterCalls(
   command: readonly string[],
-  { server, calls, cwd, pollMs = 2 }: KillAfterCallsOptions,
+  { server, calls, cwd, pollMs = 2, signal: send = "SIGKILL" }: KillAfterCallsOptions,
 ): Promise<KilledRun> {
   const [program, ...args] = command;
   if (program === undefined) return Promise.reject(new Error("killAfterCalls needs a command"));
@@ -34,6 +38,7 @@ export function killAfterCalls(
     const child = spawn(program, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
     const start = server.stats.calls;
     let callsAtKill = 0;
+    let sentAt = 0;
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -42,7 +47,8 @@ export function killAfterCalls(
       if (server.stats.calls - start < calls) return;
       clearInterval(timer);
       callsAtKill = server.stats.calls - start;
-      child.kill("SIGKILL");
+      sentAt = Date.now();
+      child.kill(send);
     }, pollMs);
     child.on("error", (error) => {
       clearInterval(timer);
@@ -50,7 +56,8 @@ export function killAfterCalls(
     });
     child.on("exit", (code, signal) => {
       clearInterval(timer);
-      resolve({ killed: signal === "SIGKILL", callsAtKill, code, signal, stderr });
+      const killed = send === "SIGKILL" ? signal === "SIGKILL" : sentAt > 0;
+      resolve({ killed, callsAtKill, code, signal, stderr, exitMs: sentAt ? Date.now() - sentAt : 0 });
     });
   });
 }

@@ -138,3 +138,26 @@ describe("the proposition sets applied", () => {
     expect(renderTable(result(4, 0))).not.toContain("Propositions applied");
   });
 });
+
+describe("what the numbers mean and where they went", () => {
+  it("the table and the Markdown carry the scale, its direction and the minimums in force", () => {
+    const r = result(4, 0);
+    const options = { minimum: { adherence: 7 } };
+    expect(renderTable(r, options)).toContain(
+      "Scores are 0–9, higher is better; minimum adherence 7 (thresholds.minimum).",
+    );
+    expect(renderMarkdown(r, options)).toContain("_Scores are 0–9, higher is better; minimum adherence 7");
+    expect(renderTable(r)).toContain("no minimum set (thresholds.minimum in dramaturg.yaml)");
+  });
+
+  it("say where the evaluation is stored and how to print it again, or that memory keeps nothing", () => {
+    const r = result(4, 0);
+    expect(renderTable(r, { stored: { location: ".dramaturg", kept: true } })).toMatch(
+      /Stored as evaluation 01234567 in \.dramaturg; `dramaturg show 01234567` prints it again\.$/,
+    );
+    expect(renderTable(r, { stored: { location: "memory://", kept: false } })).toMatch(
+      /Not kept: memory:\/\//,
+    );
+    expect(renderTable(r)).not.toMatch(/Stored as|Not kept/);
+  });
+});

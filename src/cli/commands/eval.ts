@@ -5,6 +5,8 @@ import {
   formatErrorReasons,
   InputError,
   parseJudgeSpec,
+  parseStoreLocation,
+  shownPath,
   type Transcript,
   verdictKeyString,
 } from "../../core/index.ts";
@@ -17,6 +19,7 @@ import {
   type PreparedPersonaEvaluation,
   planFor,
   preparePersonaEvaluation,
+  type RenderOptions,
   renderMarkdown,
   renderTable,
   resumePersonaEvaluation,
@@ -24,9 +27,10 @@ import {
 } from "../../scorers/index.ts";
 import { openStore, type RunRow, type Store, storeExists } from "../../store/index.ts";
 import { printDryRun } from "../dry-run.ts";
+import { withInterrupts } from "../interrupts.ts";
 import { describeLiveJudge, requireJudgeSpec } from "../judge-setup.ts";
 import { createProgress } from "../progress.ts";
-import { type FlagSettings, resolveSettings, type Settings } from "../settings.ts";
+import { DEFAULT_SETTINGS, type FlagSettings, resolveSettings, type Settings } from "../settings.ts";
 
 export interface EvalFlags extends FlagSettings {
   format?: string;
@@ -45,6 +49,8 @@ export interface EvalFlags extends FlagSettings {
 
 /** Options shared by eval, baseline and ci. */
 export function addEvaluationOptions(command: Command): Command {
+  // Defaults are shown, not set: a value commander filled in would look like a flag and override the project file.
+  const d = DEFAULT_SETTINGS;
   return command
     .option(
       "--propositions <dir>",
@@ -52,7 +58,7 @@ export function addEvaluationOptions(command: Command): Command {
     )
     .option(
       "--dimensions <list>",
-      "comma-separated: adherence,consistency,fluency,convergence,ideas_quantity",
+      "comma-separated: adherence,consistency,fluency,convergence,ideas_quantity (default: all five)",
     )
     .option("--agents <list>", "comma-separated agent ids (default: every agent with messages)")
     .option("--agent <id>", "a single agent (same as --agents <id>)")
@@ -62,21 +68,30 @@ export function addEvaluationOptions(command: Command): Command {
       "--judge-api-key-env <var>",
       "environment variable holding the judge's API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)",
     )
-    .option("--mode <mode>", "individual (one proposition per call) or batch (up to 10 per call)")
-    .option("--concurrency <n>", "judge calls in flight at once")
-    .option("--timeout <ms>", "per-call timeout in milliseconds")
-    .option("--temperature <t>", "judge sampling temperature")
-    .option("--retries <n>", "retries per judge call (429, 5xx, malformed answers)")
-    .option("--trials <n>", "judge everything N times (N real judgements) and report the spread")
-    .option("--sample <n>", "judge at most N messages per agent, picked with --seed")
-    .option("--seed <n>", "seed of --sample")
+    .option(
+      "--mode <mode>",
+      `individual (one proposition per call) or batch (up to 10 per call) (default: ${d.judge.mode})`,
+    )
+    .option("--concurrency <n>", `judge calls in flight at once (default: ${d.judge.concurrency})`)
+    .option("--timeout <ms>", `per-call timeout in milliseconds (default: ${d.judge.timeout_ms})`)
+    .option("--temperature <t>", `judge sampling temperature (default: ${d.judge.temperature})`)
+    .option(
+      "--retries <n>",
+      `retries per judge call (429, 5xx, malformed answers) (default: ${d.judge.retries})`,
+    )
+    .option(
+      "--trials <n>",
+      `judge everything N times (N real judgements) and report the spread (default: ${d.trials})`,
+    )
+    .option("--sample <n>", "judge at most N messages per agent, picked with --seed (default: every message)")
+    .option("--seed <n>", "seed of --sample (default: 0)")
     .option("--window-start <iso>", "only messages at or after this time")
     .option("--window-end <iso>", "only messages at or before this time")
     .option("--from-store", "evaluate the messages stored by `dramaturg import` instead of a file")
-    .option("--db <location>", "store: a PGlite folder (default .dramaturg), memory://, or postgres://…")
+    .option("--db <location>", `store: a PGlite folder, memory://, or postgres://… (default: ${d.db})`)
     .option("--config <file>", "project file to use instead of searching for dramaturg.yaml")
     .option("--dry-run", "print the judge calls, tokens and cost this needs; judge nothing, write nothing")
-    .option("--no-cache", "neither read nor write the verdict cache (live judges)")
+    .option("--no-cache", "neither read nor write the verdict cache (live judges; default: cached)")
     .option("--no-progress", "no progress bar on stderr");
 }
 
@@ -240,16 +255,19 @@ export async function evaluate(
   const store = await openStore(settings.db);
   try {
     const prepared = early ?? (await prepare(store));
-    const result = await runPreparedPersonaEvaluation(prepared, {
-      judge: judgeSpec,
-      judgeSettings: judgeSettingsOf(settings),
-      store,
-      cache: settings.cache,
-      concurrency: settings.judge.concurrency,
-      onProgress: progressBar("judging", setup.progress),
-      record: options.record,
-      baseline: options.baseline,
-    });
+    const result = await withInterrupts((signal) =>
+      runPreparedPersonaEvaluation(prepared, {
+        judge: judgeSpec,
+        judgeSettings: judgeSettingsOf(settings),
+        store,
+        cache: settings.cache,
+        concurrency: settings.judge.concurrency,
+        onProgress: progressBar("judging", setup.progress),
+        record: options.record,
+        baseline: options.baseline,
+        signal,
+      }),
+    );
     const runs: RunRow[] = [];
     for (const r of result.runs) {
       const row = await store.runs.get(r.run_id);
@@ -277,17 +295,20 @@ async function resumeCommand(id: string | undefined, flags: EvalFlags) {
     projectFile: flags.config,
   });
   if (!storeExists(settings.db)) throw new InputError("no store here to resume from", { place: settings.db });
-  const result = await resumePersonaEvaluation({
-    store: settings.db,
-    id,
-    // The judge it started with, unless the user names another (e.g. the same model behind a new URL).
-    judge: flags.judge !== undefined ? settings.judge.model : undefined,
-    judgeSettings: judgeSettingsOf(settings),
-    concurrency: settings.judge.concurrency,
-    cache: settings.cache,
-    record: flags.record,
-    onProgress: progressBar("resuming", flags.progress !== false),
-  });
+  const result = await withInterrupts((signal) =>
+    resumePersonaEvaluation({
+      store: settings.db,
+      id,
+      // The judge it started with, unless the user names another (e.g. the same model behind a new URL).
+      judge: flags.judge !== undefined ? settings.judge.model : undefined,
+      judgeSettings: judgeSettingsOf(settings),
+      concurrency: settings.judge.concurrency,
+      cache: settings.cache,
+      record: flags.record,
+      onProgress: progressBar("resuming", flags.progress !== false),
+      signal,
+    }),
+  );
   return { result, settings };
 }
 
@@ -301,7 +322,7 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
         place: "--resume",
       });
     const outcome = await resumeCommand(flags.resume === true ? undefined : flags.resume, flags);
-    emit(outcome.result, format, flags.out);
+    emit(outcome.result, format, { out: flags.out, settings: outcome.settings });
     return exitCodeFor(outcome.result, outcome.settings);
   }
   const outcome = await evaluate(setupEvaluation(sources, flags), {
@@ -309,21 +330,39 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
     dryRun: flags.dryRun ? { format } : undefined,
   });
   if (!outcome) return 0;
-  emit(outcome.result, format, flags.out);
+  emit(outcome.result, format, { out: flags.out, settings: outcome.settings });
   return exitCodeFor(outcome.result, outcome.settings);
 }
 
-export function emit(result: EvalResult, format: string, out?: string): void {
+/** Writes the result in `format` to `out` or stdout; the table and Markdown say what the numbers mean and where they are kept. */
+export function emit(
+  result: EvalResult,
+  format: string,
+  { out, settings }: { out?: string; settings?: Pick<Settings, "db" | "thresholds"> } = {},
+): void {
+  const options: RenderOptions = settings
+    ? {
+        minimum: settings.thresholds.minimum,
+        stored: storedAt(settings.db),
+      }
+    : {};
   const text =
     format === "json"
       ? `${JSON.stringify(result, null, 2)}\n`
       : format === "markdown"
-        ? `${renderMarkdown(result)}\n`
-        : `${renderTable(result)}\n`;
+        ? `${renderMarkdown(result, options)}\n`
+        : `${renderTable(result, options)}\n`;
   if (out) {
     writeFileSync(out, text);
     process.stderr.write(`wrote ${out}\n`);
   } else process.stdout.write(text);
+}
+
+/** A store location as the "stored as" line shows it: a folder relative to here, a URL without its password. */
+function storedAt(db: string): { location: string; kept: boolean } {
+  const location = parseStoreLocation(db);
+  if (location.kind === "memory") return { location: "memory://", kept: false };
+  return { location: location.kind === "folder" ? shownPath(location.path) : location.display, kept: true };
 }
 
 /** 3 when nothing could be judged; 1 when a minimum threshold failed; else 0. */

@@ -14,6 +14,6 @@ export async function showCommand(
     throw new InputError("expected table, json or markdown", { place: "--format" });
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   if (!storeExists(settings.db)) throw new InputError("no store here to show from", { place: settings.db });
-  emit(await loadEvalResult({ store: settings.db, id }), format, flags.out);
+  emit(await loadEvalResult({ store: settings.db, id }), format, { out: flags.out, settings });
   return 0;
 }

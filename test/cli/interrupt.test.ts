@@ -1,0 +1,98 @@
+// Ctrl-C during `dramaturg eval` against a slow judge: the calls in flight finish, what was judged is
+// kept, the run is marked interrupted with a resume hint and exit 130, and --resume completes it with
+// the scores of an uninterrupted run.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type FakeOpenAIServer,
+  killAfterCalls,
+  startFakeOpenAIServer,
+  syntheticTranscript,
+} from "../../src/testing/index.ts";
+import { BIN, ROOT, spawnCli } from "./run-cli.ts";
+
+let slow: FakeOpenAIServer;
+let fast: FakeOpenAIServer;
+let dir: string;
+let transcript: string;
+
+beforeAll(async () => {
+  slow = await startFakeOpenAIServer({ latencyMs: 400 });
+  fast = await startFakeOpenAIServer();
+  dir = mkdtempSync(join(tmpdir(), "dramaturg-interrupt-"));
+  transcript = join(dir, "transcript.json");
+  writeFileSync(transcript, JSON.stringify(syntheticTranscript({ messages: 12, agents: 2, channels: 1 })));
+});
+
+afterAll(async () => {
+  await slow.close();
+  await fast.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const evalArgs = (server: FakeOpenAIServer, db: string) => [
+  "eval",
+  transcript,
+  "--judge",
+  "openai-compatible:fake-model",
+  "--judge-base-url",
+  server.url,
+  "--db",
+  db,
+  "--dimensions",
+  "adherence",
+  "--concurrency",
+  "2",
+  "--no-progress",
+];
+
+const overall = (json: string) =>
+  Object.fromEntries(
+    JSON.parse(json).runs.map((r: { agent_id: string; overall_score: number }) => [
+      r.agent_id,
+      r.overall_score,
+    ]),
+  );
+
+describe("Ctrl-C during an evaluation", () => {
+  it("keeps what was judged, says how to resume, exits 130; --resume completes it", async () => {
+    const reference = await spawnCli([...evalArgs(fast, join(dir, "whole")), "--format", "json"]);
+    expect(reference.code, reference.stderr).toBe(0);
+
+    const db = join(dir, "interrupted");
+    const run = await killAfterCalls([process.execPath, BIN, ...evalArgs(slow, db)], {
+      server: slow,
+      calls: 4,
+      cwd: ROOT,
+      signal: "SIGINT",
+    });
+    expect(run.killed, run.stderr).toBe(true);
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toMatch(/finishing the judge calls in flight/);
+    expect(run.stderr).toMatch(
+      /interrupted after (\d+) of (\d+) verdicts; `dramaturg eval --resume [0-9a-f]{8}` completes it/,
+    );
+    const [, done, total] = /interrupted after (\d+) of (\d+)/.exec(run.stderr)!;
+    expect(Number(done)).toBeGreaterThan(0);
+    expect(Number(done)).toBeLessThan(Number(total));
+    // The calls in flight (two, 400 ms each) finish within the grace; nothing waits for the rest.
+    expect(run.exitMs).toBeLessThan(3_000);
+
+    const runs = await spawnCli(["runs", "--db", db, "--format", "json"]);
+    expect(JSON.parse(runs.stdout).runs.map((r: { status: string }) => r.status)).toEqual([
+      "interrupted",
+      "interrupted",
+    ]);
+    const shown = await spawnCli(["show", "--db", db]);
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toMatch(/is interrupted; .*--resume/);
+
+    const resumed = await spawnCli(["eval", "--resume", "--db", db, "--no-progress", "--format", "json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const result = JSON.parse(resumed.stdout);
+    expect(result.totals.resumed.reused_verdicts).toBe(Number(done));
+    expect(overall(resumed.stdout)).toEqual(overall(reference.stdout));
+  }, 60_000);
+});
