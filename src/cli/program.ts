@@ -107,7 +107,7 @@ function baseProgram(): Command {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .addHelpText(
       "after",
-      "\nExit codes: 0 ok · 1 regression or failed threshold · 2 bad input or usage · 3 could not complete\n",
+      "\nExit codes: 0 ok · 1 regression or failed threshold · 2 bad input or usage · 3 could not complete · 130 interrupted (resumable)\n",
     );
 }
 
