@@ -24,5 +24,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // A temp folder for the run, checked empty at the end; a notice when the PostgreSQL tests are skipped.
+    globalSetup: ["test/setup/temp-folder.ts", "test/setup/postgres-notice.ts"],
   },
 });

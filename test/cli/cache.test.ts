@@ -1,15 +1,14 @@
 // `dramaturg cache stats|clear` over a store holding cached verdicts of two models.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.ts";
+import { tempDir } from "../temp-dir.ts";
 import { cli } from "./run-cli.ts";
 
 let db: string;
 
 beforeEach(async () => {
-  db = join(mkdtempSync(join(tmpdir(), "dramaturg-cache-")), "store");
+  db = join(tempDir("dramaturg-cache-"), "store");
   const store = await openStore(db);
   const entry = (key: string, provider: string, model: string) => ({
     key,
@@ -62,7 +61,7 @@ describe("dramaturg cache", () => {
   });
 
   it("stats on a folder with no store reports an empty cache and creates nothing", async () => {
-    const missing = join(mkdtempSync(join(tmpdir(), "dramaturg-cache-")), "none");
+    const missing = join(tempDir("dramaturg-cache-"), "none");
     const r = await cli(["cache", "stats", "--db", missing]);
     expect(r.stdout).toMatch(/entries 0/);
     const { existsSync } = await import("node:fs");

@@ -1,12 +1,13 @@
 // A throwaway copy of the ensemble demo (transcript, propositions, fixtures, baselines, project file)
 // that a test may edit; relative paths inside it keep working, so its baselines still apply.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../temp-dir.ts";
 import { ROOT } from "./run-cli.ts";
 
-export function copyDemo(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "dramaturg-demo-")), "ensemble");
+/** Copies the demo into `parent` (by default a folder removed when the current test ends). */
+export function copyDemo(parent = tempDir("dramaturg-demo-")): string {
+  const dir = join(parent, "ensemble");
   cpSync(`${ROOT}examples/ensemble`, dir, {
     recursive: true,
     filter: (src) => !src.includes(".dramaturg"),

@@ -1,10 +1,10 @@
 // `dramaturg doctor` against the fake OpenAI server: a checklist with what to fix, and the exit code that
 // says what kind of problem it is (2 bad project file or missing key, 3 judge or store unreachable).
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { tempDir } from "../temp-dir.ts";
 import { cli, ROOT } from "./run-cli.ts";
 
 let server: FakeOpenAIServer | undefined;
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 function project(yaml: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "dramaturg-doctor-"));
+  const dir = tempDir("dramaturg-doctor-");
   writeFileSync(join(dir, "dramaturg.yaml"), yaml);
   return dir;
 }

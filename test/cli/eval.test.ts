@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../temp-dir.ts";
 import { cli, DEMO as demo, ROOT, spawnCli } from "./run-cli.ts";
 
 function tmp(): string {
-  return mkdtempSync(join(tmpdir(), "dramaturg-cli-"));
+  return tempDir("dramaturg-cli-");
 }
 
 describe("dramaturg eval", () => {

@@ -1,16 +1,16 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { useTempDir } from "../temp-dir.ts";
 import { copyDemo, editJson } from "./demo-copy.ts";
 import { cli } from "./run-cli.ts";
 
+const folder = useTempDir("dramaturg-history-");
 let db: string;
 
 // Two runs of Inés in one store: a baseline, then a check after her persona was edited.
 beforeAll(async () => {
-  const dir = copyDemo();
-  db = join(mkdtempSync(join(tmpdir(), "dramaturg-history-")), "store");
+  const dir = copyDemo(folder());
+  db = join(folder(), "store");
   const scope = [
     "--config",
     join(dir, "dramaturg.yaml"),

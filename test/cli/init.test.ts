@@ -1,14 +1,14 @@
 // `dramaturg init`: a project that evaluates offline at once, and never overwrites a file without --force.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { PERSONA_DIMENSIONS } from "../../src/core/index.ts";
+import { tempDir } from "../temp-dir.ts";
 import { cli } from "./run-cli.ts";
 
 function emptyFolder(): string {
-  return mkdtempSync(join(tmpdir(), "dramaturg-init-"));
+  return tempDir("dramaturg-init-");
 }
 
 describe("dramaturg init", () => {

@@ -1,19 +1,18 @@
 // The CLI against a live judge: the fake OpenAI-compatible server through the real AI SDK provider.
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { useTempDir } from "../temp-dir.ts";
 import { cli, ROOT } from "./run-cli.ts";
 
+const dir = useTempDir("dramaturg-live-");
 let server: FakeOpenAIServer;
-let dir: string;
 const transcript = `${ROOT}examples/ensemble/transcript.json`;
 const propositions = `${ROOT}examples/ensemble/propositions`;
 
 beforeAll(async () => {
   server = await startFakeOpenAIServer({ latencyMs: 1, requireApiKey: "sk-test-live-0123456789" });
-  dir = mkdtempSync(join(tmpdir(), "dramaturg-live-"));
   process.env.FAKE_JUDGE_KEY = "sk-test-live-0123456789";
 });
 
@@ -42,7 +41,7 @@ const live = (...extra: string[]) => [
 
 describe("a live judge through the CLI", () => {
   it("a dry run's calls and tokens are within 10% of the real run's, and it writes nothing", async () => {
-    const db = join(dir, "dry");
+    const db = join(dir(), "dry");
     const dry = await cli([...live("--mode", "batch", "--db", db, "--dry-run", "--format", "json")]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(existsSync(db)).toBe(false);
@@ -62,7 +61,7 @@ describe("a live judge through the CLI", () => {
   });
 
   it("--record writes fixtures that replay to identical scores", async () => {
-    const fixtures = join(dir, "recorded.json");
+    const fixtures = join(dir(), "recorded.json");
     const recorded = await cli([...live("--db", "memory://", "--record", fixtures, "--format", "json")]);
     expect(recorded.code, recorded.stderr).toBe(0);
     const file = JSON.parse(readFileSync(fixtures, "utf8"));
@@ -94,7 +93,7 @@ describe("a live judge through the CLI", () => {
 
 describe("the verdict cache through the CLI", () => {
   it("a second identical eval makes no judge call and prints the same scores; --no-cache calls again", async () => {
-    const db = join(dir, "cached");
+    const db = join(dir(), "cached");
     const first = await cli([...live("--db", db, "--format", "json")]);
     expect(first.code, first.stderr).toBe(0);
     const firstJson = JSON.parse(first.stdout);
@@ -128,7 +127,7 @@ describe("the verdict cache through the CLI", () => {
   });
 
   it("--trials 2 makes two real judgements per verdict, never a cached copy", async () => {
-    const db = join(dir, "trials");
+    const db = join(dir(), "trials");
     const before = server.stats.calls;
     const r = await cli([
       ...live("--db", db, "--trials", "2", "--dimensions", "fluency", "--format", "json"),
@@ -142,7 +141,7 @@ describe("the verdict cache through the CLI", () => {
 
 describe("stored messages", () => {
   it("import then eval --from-store with an agent, a window and a seeded sample", async () => {
-    const db = join(dir, "stored");
+    const db = join(dir(), "stored");
     const imported = await cli(["import", transcript, "--db", db]);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toMatch(/imported 55 messages/);

@@ -1,11 +1,11 @@
 // The same commands on a real PostgreSQL server (the store's second backend). CI starts one and sets
-// DRAMATURG_TEST_POSTGRES_URL; a plain checkout has none, so these tests are skipped there.
+// DRAMATURG_TEST_POSTGRES_URL; a plain checkout has none, so these tests are skipped there (see test/postgres.ts).
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresSuite, postgresUrl as url } from "../postgres.ts";
 import { cli, DEMO } from "./run-cli.ts";
 
-const url = process.env.DRAMATURG_TEST_POSTGRES_URL;
 const schema = `dramaturg_cli_${randomBytes(6).toString("hex")}`;
 let db: string;
 
@@ -19,7 +19,7 @@ async function sql(text: string): Promise<void> {
   }
 }
 
-describe.skipIf(!url)("dramaturg on PostgreSQL", () => {
+describe.skipIf(!url)(postgresSuite("dramaturg on PostgreSQL"), () => {
   beforeAll(async () => {
     await sql(`CREATE SCHEMA ${schema}`);
     const u = new URL(url!);

@@ -1,21 +1,21 @@
 // The project file: mistakes exit 2 naming the file, the line and what was expected; it is found by walking
 // up; flags override it; `config print` says where each value came from; help suggests what was meant.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveSettings } from "../../src/cli/settings.ts";
+import { tempDir } from "../temp-dir.ts";
 import { cli, ROOT } from "./run-cli.ts";
 
 function project(yaml: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "dramaturg-project-"));
+  const dir = tempDir("dramaturg-project-");
   writeFileSync(join(dir, "dramaturg.yaml"), yaml);
   return dir;
 }
 
 /** A project around the ensemble demo: transcript, propositions and fixtures copied in, paths relative. */
 function demoProject(extra = ""): string {
-  const dir = mkdtempSync(join(tmpdir(), "dramaturg-demo-"));
+  const dir = tempDir("dramaturg-demo-");
   cpSync(`${ROOT}examples/ensemble/transcript.json`, join(dir, "data/transcript.json"));
   cpSync(`${ROOT}examples/ensemble/propositions`, join(dir, "props"), { recursive: true });
   cpSync(`${ROOT}examples/ensemble/judge-fixtures.json`, join(dir, "judge/fixtures.json"));

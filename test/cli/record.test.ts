@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { tempDir } from "../temp-dir.ts";
 import { cli, ROOT } from "./run-cli.ts";
 
 let server: FakeOpenAIServer;
@@ -25,7 +25,7 @@ const scope = [
 
 describe("dramaturg record", () => {
   it("records a live judge's verdicts, replays them to identical scores and prints the CI commands", async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "dramaturg-record-")), "judge.json");
+    const out = join(tempDir("dramaturg-record-"), "judge.json");
     const r = await cli([
       "record",
       ...scope,
@@ -47,7 +47,7 @@ describe("dramaturg record", () => {
   });
 
   it("refuses a fixture judge with exit 2: there is nothing live to record", async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "dramaturg-record-")), "judge.json");
+    const out = join(tempDir("dramaturg-record-"), "judge.json");
     const r = await cli([
       "record",
       ...scope,

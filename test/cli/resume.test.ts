@@ -1,7 +1,6 @@
 // Kills `dramaturg eval` with SIGKILL half way, then `dramaturg eval --resume` finishes it: the stored
 // scores equal an uninterrupted run's, with no duplicate rows, no extra runs, and no needless calls.
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.ts";
@@ -11,17 +10,17 @@ import {
   startFakeOpenAIServer,
   syntheticTranscript,
 } from "../../src/testing/index.ts";
+import { useTempDir } from "../temp-dir.ts";
 import { BIN, ROOT, spawnCli } from "./run-cli.ts";
 
+const dir = useTempDir("dramaturg-resume-");
 let server: FakeOpenAIServer;
-let dir: string;
 let transcriptFile: string;
 const CONCURRENCY = 4;
 
 beforeAll(async () => {
   server = await startFakeOpenAIServer({ latencyMs: 25 });
-  dir = mkdtempSync(join(tmpdir(), "dramaturg-resume-"));
-  transcriptFile = join(dir, "transcript.json");
+  transcriptFile = join(dir(), "transcript.json");
   writeFileSync(
     transcriptFile,
     JSON.stringify(syntheticTranscript({ messages: 40, agents: 2, channels: 1 })),
@@ -30,7 +29,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const evalArgs = (db: string, dimensions = "adherence,consistency,fluency") => [
@@ -70,14 +68,14 @@ async function killAfter(args: string[], after: number): Promise<void> {
 describe("resume after SIGKILL", () => {
   it("finishes in place with the scores of an uninterrupted run and only the missing calls", async () => {
     // The reference: one uninterrupted run.
-    const whole = join(dir, "whole");
+    const whole = join(dir(), "whole");
     const before = server.stats.calls;
     const reference = await spawnCli([...evalArgs(whole), "--format", "json"]);
     expect(reference.code, reference.stderr).toBe(0);
     const wholeCalls = server.stats.calls - before;
 
     // The same run killed half way.
-    const killed = join(dir, "killed");
+    const killed = join(dir(), "killed");
     await killAfter(evalArgs(killed), Math.floor(wholeCalls / 2));
     const partial = await storedVerdicts(killed);
     expect(partial.evaluations[0]!.status).toBe("running");
@@ -86,7 +84,7 @@ describe("resume after SIGKILL", () => {
     expect(storedBefore).toBeLessThan(wholeCalls);
 
     // The evaluation kept its transcript: the resume needs no file, and `show` reprints the result.
-    const moved = join(dir, "moved-away.json");
+    const moved = join(dir(), "moved-away.json");
     renameSync(transcriptFile, moved);
     const beforeResume = server.stats.calls;
     let resumed: Awaited<ReturnType<typeof spawnCli>>;
@@ -135,7 +133,7 @@ describe("resume after SIGKILL", () => {
   }, 120_000);
 
   it("a completed evaluation is not resumed again", async () => {
-    const db = join(dir, "done");
+    const db = join(dir(), "done");
     const first = await spawnCli(evalArgs(db, "fluency"));
     expect(first.code, first.stderr).toBe(0);
     const again = await spawnCli(["eval", "--resume", "--db", db, "--no-progress"]);

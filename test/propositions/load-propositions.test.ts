@@ -1,24 +1,17 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InputError, PERSONA_DIMENSIONS } from "../../src/core/index.ts";
 import { loadPropositions, propositionSetFor } from "../../src/propositions/index.ts";
+import { tempDir } from "../temp-dir.ts";
 
 const fixtures = fileURLToPath(new URL("../fixtures/propositions/", import.meta.url));
 const project = join(fixtures, "project");
 const agentIds = ["marta", "ossian"];
 
-const temporary: string[] = [];
-afterEach(async () => {
-  for (const dir of temporary.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
 async function copyOfProject(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), "dramaturg-propositions-"));
-  temporary.push(root);
-  const dir = join(root, "somewhere", "else");
+  const dir = join(tempDir("dramaturg-propositions-"), "somewhere", "else");
   await cp(project, dir, { recursive: true });
   return dir;
 }

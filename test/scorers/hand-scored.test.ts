@@ -8,6 +8,7 @@ import { executePlan } from "../../src/engine/index.ts";
 import { FixtureJudge } from "../../src/judge/index.ts";
 import { loadPropositions, propositionSetFor } from "../../src/propositions/index.ts";
 import { aggregatePersonaScores, planPersonaEvaluation } from "../../src/scorers/index.ts";
+import { tempDir } from "../temp-dir.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/hand-scored/", import.meta.url));
 const transcript = parseTranscript(readFileSync(`${dir}transcript.json`, "utf8"), "transcript.json");
@@ -86,8 +87,8 @@ describe("hand-scored transcript", () => {
       (v: { proposition_id: string; message_id?: string }) =>
         !(v.proposition_id === "c1" && v.message_id === "y3"),
     );
-    const { writeFileSync, mkdtempSync } = await import("node:fs");
-    const tmp = `${mkdtempSync("/tmp/dramaturg-test-")}/fixtures.json`;
+    const { writeFileSync } = await import("node:fs");
+    const tmp = `${tempDir("dramaturg-hand-scored-")}/fixtures.json`;
     writeFileSync(tmp, JSON.stringify(fixtures));
     const { scores, run } = await evaluate("individual", tmp);
     const kai = scores.agents.find((a) => a.agent_id === "kai")!;

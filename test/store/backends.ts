@@ -1,15 +1,12 @@
 // Runs a store test suite on embedded PGlite and, when DRAMATURG_TEST_POSTGRES_URL is set, on a real
 // PostgreSQL too, each suite in a fresh schema so files and tests never see each other's rows.
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
 import { openStore, type Store } from "../../src/store/index.ts";
-
-/** e.g. postgres://postgres@127.0.0.1:55432/postgres */
-export const postgresUrl = process.env.DRAMATURG_TEST_POSTGRES_URL;
+import { postgresSuite, postgresUrl } from "../postgres.ts";
+import { useTempDir } from "../temp-dir.ts";
 
 export interface Backend {
   kind: "pglite" | "postgres";
@@ -22,10 +19,15 @@ export interface Backend {
 }
 
 export function describeStore(name: string, suite: (backend: Backend) => void): void {
-  describe(`${name} (PGlite)`, () => suite(backend("pglite", async () => "memory://", tempFolder)));
-  // Needs a PostgreSQL server, which a plain checkout does not have: set
-  // DRAMATURG_TEST_POSTGRES_URL=postgres://user@host:port/db to run the same tests against it.
-  describe.skipIf(!postgresUrl)(`${name} (PostgreSQL)`, () =>
+  describe(`${name} (PGlite)`, () => {
+    // Before the backend's hooks, so the folder goes after its stores have closed.
+    const folder = useTempDir("dramaturg-store-");
+    let folders = 0;
+    const freshFolder = async () => join(folder(), `db-${++folders}`);
+    suite(backend("pglite", async () => "memory://", freshFolder));
+  });
+  // Needs a PostgreSQL server, which a plain checkout does not have (see test/postgres.ts).
+  describe.skipIf(!postgresUrl)(postgresSuite(`${name} (PostgreSQL)`), () =>
     suite(backend("postgres", freshSchema, freshSchema)),
   );
 }
@@ -50,7 +52,6 @@ function backend(
   afterAll(async () => {
     await Promise.all(opened.map((s) => s.close()));
     await dropSchemas();
-    for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
   });
   return {
     kind,
@@ -64,13 +65,6 @@ function backend(
 }
 
 const schemas: string[] = [];
-const folders: string[] = [];
-
-async function tempFolder(): Promise<string> {
-  const folder = await mkdtemp(join(tmpdir(), "dramaturg-store-"));
-  folders.push(folder);
-  return join(folder, "db");
-}
 
 /** A URL whose connections use a new, empty schema of the test database. */
 async function freshSchemaUrl(url: string): Promise<string> {

@@ -1,22 +1,12 @@
 // openStore: which backend a location selects, data folders that persist, and errors that never
 // show a database password.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { StoreError } from "../../src/core/index.ts";
 import { MIGRATIONS, openStore, redactUrl } from "../../src/store/index.ts";
-import { postgresUrl } from "./backends.ts";
-
-const folders: string[] = [];
-async function tempFolder(): Promise<string> {
-  const folder = await mkdtemp(join(tmpdir(), "dramaturg-open-"));
-  folders.push(folder);
-  return folder;
-}
-afterEach(async () => {
-  for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
-});
+import { postgresSuite, postgresUrl } from "../postgres.ts";
+import { tempDir } from "../temp-dir.ts";
 
 /** Every text an error could reach a user or a log through. */
 function everythingShown(error: unknown): string {
@@ -55,7 +45,7 @@ describe("openStore", () => {
   });
 
   test("a data folder is created when missing and keeps its rows after close and reopen", async () => {
-    const folder = join(await tempFolder(), "nested", "db");
+    const folder = join(tempDir("dramaturg-open-"), "nested", "db");
     const first = await openStore(folder);
     await first.agents.upsert({ id: "marta", name: "Marta", persona: "A chef who loves garlic." });
     await first.close();
@@ -70,7 +60,7 @@ describe("openStore", () => {
   });
 
   test("a path that cannot be a data folder fails with a StoreError of exit code 3", async () => {
-    const file = join(await tempFolder(), "not-a-folder");
+    const file = join(tempDir("dramaturg-open-"), "not-a-folder");
     await writeFile(file, "x");
     const error = await failureOf(openStore(file));
     expect(StoreError.isInstance(error)).toBe(true);
@@ -97,7 +87,7 @@ describe("openStore", () => {
   });
 
   test.skipIf(!postgresUrl)(
-    "a rejected PostgreSQL login names the redacted URL and not the password",
+    postgresSuite("a rejected PostgreSQL login names the redacted URL and not the password"),
     async () => {
       // A database that does not exist: the server answers, and refuses, whatever the auth method.
       const u = new URL(postgresUrl!);
@@ -111,7 +101,7 @@ describe("openStore", () => {
   );
 
   test.skipIf(!postgresUrl)(
-    "an open PostgreSQL store shows its location with the password redacted",
+    postgresSuite("an open PostgreSQL store shows its location with the password redacted"),
     async () => {
       // The test server may ignore the password (trust authentication); the location must hide it anyway.
       const u = new URL(postgresUrl!);
