@@ -1,8 +1,7 @@
 // Ctrl-C during `dramaturg eval` against a slow judge: the calls in flight finish, what was judged is
 // kept, the run is marked interrupted with a resume hint and exit 130, and --resume completes it with
 // the scores of an uninterrupted run.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,8 +10,10 @@ import {
   startFakeOpenAIServer,
   syntheticTranscript,
 } from "../../src/testing/index.ts";
+import { useTempDir } from "../temp-dir.ts";
 import { BIN, ROOT, spawnCli } from "./run-cli.ts";
 
+const folder = useTempDir("dramaturg-interrupt-");
 let slow: FakeOpenAIServer;
 let fast: FakeOpenAIServer;
 let dir: string;
@@ -21,7 +22,7 @@ let transcript: string;
 beforeAll(async () => {
   slow = await startFakeOpenAIServer({ latencyMs: 400 });
   fast = await startFakeOpenAIServer();
-  dir = mkdtempSync(join(tmpdir(), "dramaturg-interrupt-"));
+  dir = folder();
   transcript = join(dir, "transcript.json");
   writeFileSync(transcript, JSON.stringify(syntheticTranscript({ messages: 12, agents: 2, channels: 1 })));
 });
@@ -29,7 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await slow.close();
   await fast.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const evalArgs = (server: FakeOpenAIServer, db: string) => [
