@@ -38,10 +38,13 @@ interface Outcome {
 }
 
 /** Runs `dramaturg eval` in a folder of its own; nothing may be written there. */
-async function evaluate(args: string[], cwd = join(dir, `case-${++made}`)): Promise<Outcome> {
+const evaluate = (args: string[], cwd?: string) => dramaturg(["eval", ...args], cwd);
+
+/** Runs `dramaturg` in a folder of its own; nothing may be written there. */
+async function dramaturg(args: string[], cwd = join(dir, `case-${++made}`)): Promise<Outcome> {
   mkdirSync(cwd, { recursive: true });
   const before = readdirSync(cwd, { recursive: true });
-  const r = await cli(["eval", ...args], { cwd });
+  const r = await cli(args, { cwd });
   expect(readdirSync(cwd, { recursive: true })).toEqual(before);
   expect(r.stdout).toBe("");
   return { code: r.code, message: r.stderr.replace(/^dramaturg: /, "").trimEnd() };
@@ -174,6 +177,11 @@ const rows: Row[] = [
     input: "--db mysql://x",
     run: () => withFlag("--db", "mysql://x"),
     says: `--db: unknown store location "mysql://x": ${STORE_FORMS}`,
+  },
+  {
+    input: "history --limit 0",
+    run: () => dramaturg(["history", "--agent", "a", "--limit", "0", "--db", "memory://"]),
+    says: '--limit must be a whole number of at least 1, got "0"',
   },
   // The project file: every value at its line and column
   {
