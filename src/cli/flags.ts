@@ -5,7 +5,7 @@ import { InputError } from "../core/index.ts";
 export function tableOrJson(format: string | undefined): "table" | "json" {
   const chosen = format ?? "table";
   if (chosen !== "table" && chosen !== "json")
-    throw new InputError("expected table or json", { place: "--format" });
+    throw new InputError(`--format must be table or json, got ${JSON.stringify(format)}`);
   return chosen;
 }
 
@@ -13,6 +13,6 @@ export function tableOrJson(format: string | undefined): "table" | "json" {
 export function limitFlag(limit: string | undefined, fallback: number): number {
   const value = limit === undefined ? fallback : Number(limit);
   if (!Number.isInteger(value) || value < 1)
-    throw new InputError("expected a positive whole number", { place: "--limit" });
+    throw new InputError(`--limit must be a whole number of at least 1, got ${JSON.stringify(limit)}`);
   return value;
 }

@@ -104,7 +104,11 @@ function baseProgram(): Command {
     .showSuggestionAfterError(true)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(s),
+      // Commander's own usage errors (a choice not allowed, an unknown option) read like ours.
+      outputError: (s, write) => write(s.replace(/^error: /, "dramaturg: ")),
+    })
     .addHelpText(
       "after",
       "\nExit codes: 0 ok · 1 regression or failed threshold · 2 bad input or usage · 3 could not complete · 130 interrupted (resumable)\n",

@@ -14,7 +14,7 @@ import {
   parseStoreLocation,
   readInputFile,
 } from "../core/index.ts";
-import { parseLocatedYaml } from "../propositions/index.ts";
+import { type LocatedYaml, parseLocatedYaml } from "../propositions/index.ts";
 
 export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
 
@@ -182,6 +182,11 @@ export function findProjectFile(cwd: string): string | undefined {
 
 /** Reads and validates a project file. A secret written in it is an error naming its line. */
 export function loadProjectFile(file: string): ProjectFile {
+  return loadLocatedProjectFile(file).data;
+}
+
+/** The project file validated, and able to say where each value was written (for errors found later). */
+function loadLocatedProjectFile(file: string): LocatedYaml<ProjectFile> {
   const text = readInputFile(file, "the project file");
   const secret = firstSecret(text);
   if (secret?.kind === "credential")
@@ -195,8 +200,8 @@ export function loadProjectFile(file: string): ProjectFile {
       { file, place: `${secret.line}:${secret.col}` },
     );
   // A file of comments only (every setting at its default) is a valid, empty project file.
-  if (isBlankYaml(text)) return ProjectFileSchema.parse({});
-  return parseLocatedYaml(text, file, ProjectFileSchema).data;
+  if (isBlankYaml(text)) return { data: ProjectFileSchema.parse({}), placeOf: () => "1:1" };
+  return parseLocatedYaml(text, file, ProjectFileSchema);
 }
 
 function isBlankYaml(text: string): boolean {
@@ -276,21 +281,39 @@ function list(value: string | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
-/** Validates flag values; a bad one is an InputError naming the flag and what was expected. */
+/** Validates flag values; a bad one is an InputError saying, in a sentence, what the flag takes and what it got. */
 function parseFlags(flags: FlagSettings) {
   const parsed = FlagSchema.safeParse({ ...flags, dimensions: list(flags.dimensions) });
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const name = String(issue.path[0]);
-    const expected =
-      name === "dimensions"
-        ? `a comma-separated list of ${PERSONA_DIMENSIONS.join(", ")}`
-        : name === "mode"
-          ? "individual or batch"
-          : issue.message;
-    throw new InputError(`expected ${expected}`, { place: FLAG_NAMES[name] ?? name });
+    const name = String(parsed.error.issues[0]!.path[0]) as keyof typeof FlagSchema.shape;
+    const given = flags[name as keyof FlagSettings];
+    throw new InputError(
+      `${FLAG_NAMES[name] ?? name} must be ${flagExpects(FlagSchema.shape[name])}, got ${JSON.stringify(given)}`,
+    );
   }
   return parsed.data;
+}
+
+/** What a flag takes, read from its schema: `a whole number from 1 to 256`, `individual or batch`. */
+function flagExpects(schema: z.ZodType): string {
+  const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+  if (inner instanceof z.ZodEnum) return orList(inner.options.map(String));
+  if (inner instanceof z.ZodArray) return `a comma-separated list of ${PERSONA_DIMENSIONS.join(", ")}`;
+  if (inner instanceof z.ZodNumber) {
+    const noun = inner.isInt ? "a whole number" : "a number";
+    const limit = (value: number | null) =>
+      value !== null && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : undefined;
+    const [min, max] = [limit(inner.minValue), limit(inner.maxValue)];
+    if (min !== undefined && max !== undefined) return `${noun} from ${min} to ${max}`;
+    if (min !== undefined) return `${noun} of at least ${min}`;
+    if (max !== undefined) return `${noun} of at most ${max}`;
+    return noun;
+  }
+  return "a valid value";
+}
+
+function orList(items: readonly string[]): string {
+  return items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }
 
 /**
@@ -342,7 +365,7 @@ export function resolveSettings({
     origins[path] = "default";
 
   if (file) {
-    const p = loadProjectFile(file);
+    const { data: p, placeOf } = loadLocatedProjectFile(file);
     const rel = (v: string | undefined) => (v === undefined ? undefined : resolveLocal(root, v));
     set(
       "sources",
@@ -350,7 +373,11 @@ export function resolveSettings({
       p.sources?.map((s) => (s === "store" ? s : resolveLocal(root, s))),
     );
     set("propositions", "file", rel(p.propositions));
-    set("judge.model", "file", judgeSpecText(p.judge?.model, root, { file, place: "judge.model" }));
+    set(
+      "judge.model",
+      "file",
+      judgeSpecText(p.judge?.model, root, { file, place: placeOf(["judge", "model"]), label: "judge.model" }),
+    );
     set("judge.base_url", "file", p.judge?.base_url);
     set("judge.api_key_env", "file", p.judge?.api_key_env);
     set("judge.mode", "file", p.judge?.mode);
@@ -365,7 +392,7 @@ export function resolveSettings({
     set("thresholds.regression", "file", p.thresholds?.regression);
     set("thresholds.minimum", "file", p.thresholds?.minimum);
     set("baselines", "file", rel(p.baselines));
-    set("db", "file", storeLocationText(p.db, root, { file, place: "db" }));
+    set("db", "file", storeLocationText(p.db, root, { file, place: placeOf(["db"]), label: "db" }));
     set("cache", "file", p.cache);
     set("prices", "file", p.prices);
   }
@@ -414,8 +441,11 @@ function resolveLocal(root: string, path: string): string {
   return resolve(root, path);
 }
 
-/** Where a bad value came from, for its InputError: the project file and key, or the flag or variable. */
-type Source = { file?: string; place: string };
+/**
+ * Where a bad value came from, for its InputError: the project file with the value's `line:col` and its
+ * key as `label`, or the flag or variable as `place`.
+ */
+type Source = { file?: string; place: string; label?: string };
 
 /** A judge spec in its one canonical text, a fixtures path resolved against `base`. */
 function judgeSpecText(text: string | undefined, base: string, source: Source): string | undefined {
@@ -435,6 +465,7 @@ function withSource<T>(source: Source, parse: () => T): T {
     return parse();
   } catch (error) {
     if (!InputError.isInstance(error) || error.file || error.place) throw error;
-    throw new InputError(error.message, { ...source, cause: error });
+    const { file, place, label } = source;
+    throw new InputError(label ? `${label}: ${error.message}` : error.message, { file, place, cause: error });
   }
 }

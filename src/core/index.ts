@@ -4,6 +4,7 @@ export * from "./error-reasons.ts";
 export * from "./errors.ts";
 export * from "./escape.ts";
 export * from "./hash.ts";
+export * from "./json-text.ts";
 export * from "./judge-spec.ts";
 export * from "./proposition.ts";
 export * from "./redact.ts";

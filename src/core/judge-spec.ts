@@ -37,8 +37,28 @@ export function parseJudgeSpec(text: string, { cwd }: ParseJudgeSpecOptions = {}
   const provider = match[1]!.toLowerCase();
   const rest = match[2]!;
   if (!(JUDGE_PROVIDERS as readonly string[]).includes(provider))
-    throw new InputError(`unknown judge provider "${match[1]}" in "${text}": ${ACCEPTED_FORMS}`);
+    throw new InputError(
+      `unknown judge provider "${match[1]}" in "${text}"${didYouMean(provider)}: ${ACCEPTED_FORMS}`,
+    );
   return { kind: "model", provider: provider as JudgeProvider, model: rest };
+}
+
+/** ` (did you mean "fixtures"?)` for a provider a typo away from a known one, else "". */
+function didYouMean(provider: string): string {
+  const near = [...JUDGE_PROVIDERS, "fixtures"].find((known) => editDistance(provider, known) <= 2);
+  return near ? ` (did you mean "${near}"?)` : "";
+}
+
+/** Levenshtein distance, for typo suggestions. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 /** The text that parses back to this spec: `provider:model` or `fixtures:FILE`. */

@@ -1,7 +1,8 @@
 // The transcript format `dramaturg.transcript/v1`: agents with personas and the messages they exchanged.
 import { z } from "zod";
 import { InputError } from "./errors.ts";
-import { firstIssue, issuePath } from "./zod-issues.ts";
+import { parseJsonText } from "./json-text.ts";
+import { firstIssue, issuePath, validateInput } from "./zod-issues.ts";
 
 export const TRANSCRIPT_FORMAT = "dramaturg.transcript/v1";
 
@@ -111,23 +112,14 @@ function looksLikeJsonl(text: string): boolean {
   }
 }
 
+const EXPECTED_DOCUMENT = `a ${TRANSCRIPT_FORMAT} document`;
+
 function parseJson(text: string, file: string): Transcript {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(
-      `not valid JSON (${(error as Error).message}); expected a ${TRANSCRIPT_FORMAT} document`,
-      {
-        file,
-      },
-    );
-  }
-  return validateTranscript(raw, file);
+  return validateTranscript(parseJsonText(text, file, EXPECTED_DOCUMENT), file);
 }
 
 function validateTranscript(raw: unknown, file: string): Transcript {
-  const result = TranscriptSchema.safeParse(raw);
+  const result = validateInput(TranscriptSchema, raw);
   if (!result.success) {
     const issue = firstIssue(result.error);
     throw new InputError(issue.message, { file, place: issuePath(issue.path) });
@@ -149,45 +141,49 @@ function parseJsonl(text: string, file: string): Transcript {
   const lines = text.split("\n");
   let header: z.infer<typeof JsonlHeaderSchema> | undefined;
   const messages: Message[] = [];
+  let headerLine = 1;
+  const messageLines: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (!line) continue;
     const place = `line ${i + 1}`;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch (error) {
-      throw new InputError(`not valid JSON (${(error as Error).message})`, { file, place });
-    }
+    const raw = parseJsonText(lines[i]!, file, header ? "a message" : "a header line (format and agents)", {
+      firstLine: i + 1,
+    });
     if (!header) {
-      const parsed = JsonlHeaderSchema.safeParse(raw);
+      const parsed = validateInput(JsonlHeaderSchema, raw);
       if (!parsed.success) {
         const issue = firstIssue(parsed.error);
-        throw new InputError(`header: ${issue.message} at ${issuePath(issue.path)}`, { file, place });
+        throw new InputError(`header ${issuePath(issue.path)}: ${issue.message}`, { file, place });
       }
       header = parsed.data;
+      headerLine = i + 1;
       continue;
     }
-    const parsed = MessageSchema.safeParse(raw);
+    const parsed = validateInput(MessageSchema, raw);
     if (!parsed.success) {
       const issue = firstIssue(parsed.error);
-      throw new InputError(`message: ${issue.message} at ${issuePath(issue.path)}`, { file, place });
+      throw new InputError(`message ${issuePath(issue.path)}: ${issue.message}`, { file, place });
     }
     messages.push(parsed.data);
+    messageLines.push(i + 1);
   }
   if (!header)
-    throw new InputError(`empty file; expected a ${TRANSCRIPT_FORMAT} header line`, {
-      file,
-      place: "line 1",
-    });
-  const whole = TranscriptSchema.safeParse({ ...header, messages });
+    throw new InputError(`the file is empty; expected a ${TRANSCRIPT_FORMAT} header line`, { file });
+  const whole = validateInput(TranscriptSchema, { ...header, messages });
   if (!whole.success) {
     const issue = firstIssue(whole.error);
-    const [first, index] = issue.path;
-    // Point at the JSONL line of a message problem (header is on the first non-empty line).
-    const place =
-      first === "messages" && typeof index === "number" ? `message ${index + 1}` : issuePath(issue.path);
-    throw new InputError(issue.message, { file, place });
+    const [first, index, ...rest] = issue.path;
+    // Point at the JSONL line the problem is on: a message's own line, else the header's.
+    if (first === "messages" && typeof index === "number")
+      throw new InputError(`message ${issuePath(rest)}: ${issue.message}`, {
+        file,
+        place: `line ${messageLines[index]}`,
+      });
+    throw new InputError(`header ${issuePath(issue.path)}: ${issue.message}`, {
+      file,
+      place: `line ${headerLine}`,
+    });
   }
   return whole.data;
 }

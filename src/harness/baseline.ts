@@ -3,7 +3,16 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { AGENT_DIMENSIONS, firstIssue, InputError, issuePath, readInputFile, round } from "../core/index.ts";
+import {
+  AGENT_DIMENSIONS,
+  firstIssue,
+  InputError,
+  issuePath,
+  parseJsonText,
+  readInputFile,
+  round,
+  validateInput,
+} from "../core/index.ts";
 import type { AgentDimension, MeasuredDimension, Measurement } from "./measurement.ts";
 
 export const BASELINE_FORMAT = "dramaturg.baseline/v1";
@@ -217,13 +226,7 @@ export function serializeBaseline(baseline: Baseline | EnvironmentBaseline): str
 }
 
 function parseWith<T>(schema: z.ZodType<T>, text: string, file: string, format: string): T {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`not valid JSON (${(error as Error).message}); expected a ${format} file`, { file });
-  }
-  const parsed = schema.safeParse(raw);
+  const parsed = validateInput(schema, parseJsonText(text, file, `a ${format} file`));
   if (!parsed.success) {
     const issue = firstIssue(parsed.error);
     throw new InputError(`${issue.message}; expected a ${format} file (see \`dramaturg schema baseline\`)`, {

@@ -7,7 +7,9 @@ import {
   InputError,
   issuePath,
   MissingVerdictError,
+  parseJsonText,
   readInputFile,
+  validateInput,
   verdictKeyString,
 } from "../core/index.ts";
 import type { Judge, JudgeDescriptor, JudgeRequest, JudgeResponse } from "./types.ts";
@@ -55,22 +57,38 @@ export type JudgeFixtures = z.infer<typeof JudgeFixturesSchema>;
 /** Reads and validates a fixtures file (JSON or YAML). */
 export function loadFixtures(file: string): JudgeFixtures {
   const text = readInputFile(file, "judge fixtures");
-  let raw: unknown;
-  try {
-    // yaml is required here, not imported at the top: importing dramaturg does not load it.
-    raw = (createRequire(import.meta.url)("yaml") as typeof Yaml).parse(text);
-  } catch (error) {
-    throw new InputError(`not valid JSON or YAML: ${(error as Error).message}`, { file });
-  }
-  const parsed = JudgeFixturesSchema.safeParse(raw);
+  const expected = `a ${FIXTURES_FORMAT} file`;
+  const parsed = validateInput(JudgeFixturesSchema, parseFixturesText(text, file, expected));
   if (!parsed.success) {
     const issue = firstIssue(parsed.error);
-    throw new InputError(`${issue.message}; expected a ${FIXTURES_FORMAT} file`, {
+    throw new InputError(`${issue.message}; expected ${expected}`, {
       file,
       place: issuePath(issue.path),
     });
   }
   return parsed.data;
+}
+
+/** JSON (what `--record` writes) through the JSON reader, anything else as YAML; either way with its line. */
+function parseFixturesText(text: string, file: string, expected: string): unknown {
+  if (/\.json$/i.test(file) || /^\s*[[{]/.test(text.replace(/^\uFEFF/, "")) || text.trim() === "")
+    return parseJsonText(text, file, expected);
+  // yaml is required here, not imported at the top: importing dramaturg does not load it.
+  const yaml = createRequire(import.meta.url)("yaml") as typeof Yaml;
+  const lineCounter = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { lineCounter, prettyErrors: false });
+  const error = doc.errors[0];
+  try {
+    if (error) throw error;
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (problem) {
+    const at = lineCounter.linePos((problem as { pos?: [number, number] }).pos?.[0] ?? 0);
+    throw new InputError(`not valid YAML: ${(problem as Error).message}; expected ${expected}`, {
+      file,
+      place: `line ${at.line}, column ${at.col}`,
+      cause: problem,
+    });
+  }
 }
 
 const OPTIONAL_KEYS = ["agent_id", "message_id", "channel", "trial"] as const;

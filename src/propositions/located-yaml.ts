@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import type { Document } from "yaml";
 import type { z } from "zod";
-import { InputError } from "../core/index.ts";
+import { boundNoun, describeValue, InputError, nounForType, validateInput } from "../core/index.ts";
 
 /** yaml (a CommonJS package) is required by the first parse, so importing dramaturg does not load it. */
 let yamlModule: typeof Yaml | undefined;
@@ -62,7 +62,7 @@ export function parseLocatedYaml<S extends z.ZodType>(
   const placeOf = (path: DocumentPath, options: { key?: boolean } = {}): string =>
     placeAt(offsetOf(doc, path, options.key ?? false));
 
-  const result = schema.safeParse(raw);
+  const result = validateInput(schema, raw);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => describeIssue(issue, doc, raw, schema));
     // Report the problem nearest the top of the file: it is the one a reader meets first.
@@ -112,9 +112,13 @@ function describeIssue(issue: z.core.$ZodIssue, doc: Document, raw: unknown, sch
       return { offset: offsetOf(doc, path, false), message: `${prefix}expected one of ${options}${got}` };
     }
     default: {
-      // Schemas give their own expectation as a noun phrase ("an id of letters, …"); zod's defaults start "Invalid".
-      const expected = issue.message.startsWith("Invalid") ? issue.message : `expected ${issue.message}`;
-      return { offset: offsetOf(doc, path, false), message: `${prefix}${expected}${got}` };
+      // A schema gives its own expectation as a noun phrase ("an id of letters, …"); the core error map
+      // words the rest whole ("expected a URL …, got …").
+      const own = !/^(expected|missing|unknown|not a valid|has an?) /.test(issue.message);
+      return {
+        offset: offsetOf(doc, path, false),
+        message: own ? `${prefix}expected ${issue.message}${got}` : `${prefix}${issue.message}`,
+      };
     }
   }
 }
@@ -127,53 +131,6 @@ function labelOf(path: readonly PropertyKey[]): string {
   let out = "";
   for (const part of path.slice(start)) out += typeof part === "number" ? `[${part}]` : String(part);
   return out;
-}
-
-function nounForType(expected: string): string {
-  switch (expected) {
-    case "string":
-      return "a string";
-    case "number":
-      return "a number";
-    case "int":
-      return "a whole number";
-    case "boolean":
-      return "true or false";
-    case "array":
-      return "a list";
-    case "object":
-      return "a mapping (key: value lines)";
-    default:
-      return `a value of type ${expected}`;
-  }
-}
-
-function boundNoun(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
-  const small = issue.code === "too_small";
-  const bound = Number(
-    small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum,
-  );
-  const inclusive = issue.inclusive ?? true;
-  switch (issue.origin) {
-    case "string":
-      if (small && bound === 1) return "a non-empty string";
-      return `a string of ${small ? "at least" : "at most"} ${bound} characters`;
-    case "array":
-      if (small && bound === 1) return "a non-empty list";
-      return `a list of ${small ? "at least" : "at most"} ${bound} items`;
-    default:
-      if (small) return inclusive ? `a number of ${bound} or more` : `a number greater than ${bound}`;
-      return inclusive ? `a number of ${bound} or less` : `a number less than ${bound}`;
-  }
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return "an empty value";
-  if (typeof value === "string")
-    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  return String(value);
 }
 
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {

@@ -116,7 +116,9 @@ describe("bad baselines exit 2 with a clear message and write nothing", () => {
     writeFileSync(join(dir, "baselines", "dov.json"), "adherence: 7.5\n");
     const r = await ci(dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/baselines\/dov\.json: not valid JSON/);
+    expect(r.stderr).toMatch(
+      /baselines\/dov\.json:line 1, column 1: not valid JSON: expected a value, found "a"/,
+    );
   });
 
   it("a baseline for an agent the transcript does not have", async () => {

@@ -11,7 +11,7 @@ export async function showCommand(
 ): Promise<number> {
   const format = flags.format ?? "table";
   if (!["table", "json", "markdown"].includes(format))
-    throw new InputError("expected table, json or markdown", { place: "--format" });
+    throw new InputError(`--format must be table, json or markdown, got ${JSON.stringify(format)}`);
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   if (!storeExists(settings.db)) throw new InputError("no store here to show from", { place: settings.db });
   emit(await loadEvalResult({ store: settings.db, id }), format, { out: flags.out, settings });
