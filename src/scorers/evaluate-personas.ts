@@ -180,17 +180,24 @@ export async function evaluatePersonas(options: EvaluatePersonasOptions): Promis
   const early = fromStore
     ? undefined
     : await preparePersonaEvaluation({ ...options, judgeSpec, judgeBaseUrl: options.judgeSettings?.baseUrl });
-  const { store, release } = await useStore(options.store);
+  // So is the judge: a fixtures file that does not parse, or a missing API key, writes nothing either.
+  const judge = prepareJudge(options.judge, options.judgeSettings);
   try {
-    const prepared =
-      early ??
-      (await preparePersonaEvaluation(
-        { ...options, judgeSpec, judgeBaseUrl: options.judgeSettings?.baseUrl },
-        store,
-      ));
-    return await runPreparedPersonaEvaluation(prepared, { ...options, store });
+    const { store, release } = await useStore(options.store);
+    try {
+      const prepared =
+        early ??
+        (await preparePersonaEvaluation(
+          { ...options, judgeSpec, judgeBaseUrl: options.judgeSettings?.baseUrl },
+          store,
+        ));
+      // The judge built here goes behind the store's verdict cache there, when it is live.
+      return await runPreparedPersonaEvaluation(prepared, { ...options, judge: judge.judge, store });
+    } finally {
+      await release();
+    }
   } finally {
-    await release();
+    await judge.close();
   }
 }
 

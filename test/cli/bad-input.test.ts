@@ -276,7 +276,9 @@ const rows: Row[] = [
   },
   {
     input: "an empty fixtures file",
-    run: () => parser(() => loadFixtures(emptyFixtures)),
+    // Through eval with the default folder store: the fixtures are read before the store is opened,
+    // so the folder checked by dramaturg() stays empty (no .dramaturg is created).
+    run: () => evaluate([TRANSCRIPT, "--propositions", PROPOSITIONS, "--judge", `fixtures:${emptyFixtures}`]),
     says: `${emptyFixtures}: the file is empty; expected a dramaturg.judge-fixtures/v1 file`,
   },
   {

@@ -10,7 +10,7 @@ import {
   type Transcript,
   verdictKeyString,
 } from "../../core/index.ts";
-import type { ProgressListener } from "../../engine/index.ts";
+import { type ProgressListener, prepareJudge } from "../../engine/index.ts";
 import { peekVerdictCache } from "../../judge/index.ts";
 import type { LoadedPropositions } from "../../propositions/index.ts";
 import {
@@ -252,12 +252,17 @@ export async function evaluate(
       await store?.close();
     }
   }
-  const store = await openStore(settings.db);
+  // The judge is built before the store is opened: an unreadable fixtures file or a missing key writes nothing.
+  const judge = prepareJudge(judgeSpec, judgeSettingsOf(settings));
+  const store = await openStore(settings.db).catch(async (error) => {
+    await judge.close();
+    throw error;
+  });
   try {
     const prepared = early ?? (await prepare(store));
     const result = await withInterrupts((signal) =>
       runPreparedPersonaEvaluation(prepared, {
-        judge: judgeSpec,
+        judge: judge.judge,
         judgeSettings: judgeSettingsOf(settings),
         store,
         cache: settings.cache,
@@ -276,6 +281,7 @@ export async function evaluate(
     return { result, settings, transcript: prepared.transcript, propositions: prepared.propositions, runs };
   } finally {
     await store.close();
+    await judge.close();
   }
 }
 
