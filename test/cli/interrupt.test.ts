@@ -1,6 +1,7 @@
 // Ctrl-C during `dramaturg eval` against a slow judge: the calls in flight finish, what was judged is
 // kept, the run is marked interrupted with a resume hint and exit 130, and --resume completes it with
 // the scores of an uninterrupted run.
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,5 +95,27 @@ describe("Ctrl-C during an evaluation", () => {
     const result = JSON.parse(resumed.stdout);
     expect(result.totals.resumed.reused_verdicts).toBe(Number(done));
     expect(overall(resumed.stdout)).toEqual(overall(reference.stdout));
+  }, 60_000);
+
+  it("a second Ctrl-C quits at once, and the run is still resumable", async () => {
+    const db = join(dir, "twice");
+    const child = spawn(process.execPath, [BIN, ...evalArgs(slow, db)], { cwd: ROOT });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const start = slow.stats.calls;
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (slow.stats.calls - start < 2) return;
+        clearInterval(poll);
+        child.kill("SIGINT");
+        setTimeout(() => child.kill("SIGINT"), 50);
+        resolve();
+      }, 2);
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/stopped at once; `dramaturg eval --resume` completes the run/);
+    const resumed = await spawnCli(["eval", "--resume", "--db", db, "--no-progress", "--format", "json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
   }, 60_000);
 });
