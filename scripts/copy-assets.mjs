@@ -1,9 +1,8 @@
 // Copies the files tsc does not emit into dist/, beside the modules that find them by import.meta.url:
 // the PGlite worker thread script, the built-in proposition sets and the `dramaturg init` scaffold; then
-// makes the pristine PGlite data directory that new stores start from (dist/store/pristine/, gzipped).
+// makes the pristine PGlite data directory that new stores start from (dist/store/pristine/).
 import { cpSync, existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { gzipSync } from "node:zlib";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -18,4 +17,4 @@ for (const asset of ASSETS) {
 // With the compiled store and its thread script in place: the same code that reads the directory makes it.
 const pristine = await import(pathToFileURL(`${ROOT}dist/store/pristine-data-dir.js`).href);
 const tar = await pristine.makePristineDataDir();
-await pristine.writeAtomically(pristine.shippedPristineFile(), gzipSync(tar, { level: 9 }));
+await pristine.writeAtomically(pristine.shippedPristineFile(), tar);

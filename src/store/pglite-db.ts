@@ -5,8 +5,7 @@
 // judge's HTTP answers, the scoring, the next cache keys. On its own thread the database writes one batch
 // of scores while the caller scores the next. Each call is one message there and one answer back;
 // parameters and rows cross by structured clone (dates, JSON values and byte arrays arrive as they left).
-import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -22,7 +21,7 @@ interface Answer {
 
 export interface PgliteDbOptions {
   /**
-   * For a new database (in memory, or a folder that holds none yet): a data directory to start from, as
+   * For a new database (in memory, or a folder that is missing or empty): a data directory to start from, as
    * an uncompressed tar, instead of running initdb (seconds and most of a GB). Called only for a new
    * database; `undefined` (or no function) runs initdb.
    */
@@ -50,11 +49,13 @@ export async function openPgliteDb(
   folder?: string,
   { dataDir, initdbArgs, settings = [] }: PgliteDbOptions = {},
 ): Promise<PgliteDb> {
+  // New: in memory, or a folder that is missing or empty. A folder holding other files than a database
+  // is left to PGlite, as before: a database is not unpacked among someone's files.
   let isNew = true;
   try {
     if (folder !== undefined) {
       await mkdir(folder, { recursive: true });
-      isNew = !existsSync(join(folder, "PG_VERSION"));
+      isNew = (await readdir(folder)).length === 0;
     }
   } catch (error) {
     throw opening(folder, error);
