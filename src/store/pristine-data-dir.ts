@@ -1,4 +1,4 @@
-// A new PGlite store (memory://, or a folder without a database yet) starts from a pristine data directory:
+// A new PGlite store (memory://, or a folder that is missing or empty) starts from a pristine data directory:
 // initdb run and every migration applied once, dumped as a tar. Running initdb on each open cost 4–5 s and
 // ≈ 0.8 GB. The package ships the tar, made at build time (dist/store/pristine/); from src/ (development
 // and tests) it is made on first use into node_modules/.cache/dramaturg/. Its name is a hash of what made
