@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, store-writes, startup). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, store-writes, startup, store-open). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { spawn } from "node:child_process";
@@ -13,6 +13,7 @@ import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./p
 import { benchResume, type ResumeFigures } from "./resume.bench.ts";
 import { benchStartup } from "./startup.bench.ts";
 import { benchStoreWrites } from "./store.bench.ts";
+import { benchStoreOpen, type StoreKind } from "./store-open.bench.ts";
 import { benchText } from "./text.bench.ts";
 
 /** One reported figure; a figure with a target passes or fails, one without is for information. */
@@ -47,6 +48,16 @@ const RESUME_LATENCY_MS = 20;
 const MAX_HELP_MS = 300;
 const MAX_VERSION_MS = 200;
 const MAX_IMPORT_MS = 300;
+/**
+ * Issue 18: opening a store, to its first query. Time: ≤ 0.5 s for memory:// and an existing folder, ≤ 1.5 s
+ * for a new folder. Memory: the peak of a whole 5,000-verdict run is to stay ≤ 250 MB (memory://) and
+ * ≤ 400 MB (a folder), so the open alone must stay under it.
+ */
+const STORE_OPEN_TARGETS: Record<StoreKind, { ms: number; mb: number }> = {
+  memory: { ms: 500, mb: 250 },
+  "new-folder": { ms: 1_500, mb: 400 },
+  "existing-folder": { ms: 500, mb: 400 },
+};
 
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -333,6 +344,36 @@ const benchmarks: Benchmark[] = [
           },
         ],
         details: { ...f },
+      };
+    },
+  },
+  {
+    name: "store-open",
+    about:
+      "openStore to its first query for memory://, a new folder and an existing folder, each in a fresh process (from src/, tsx), median of 5",
+    async run() {
+      const figures = await benchStoreOpen();
+      const kinds = Object.keys(STORE_OPEN_TARGETS) as StoreKind[];
+      return {
+        checks: kinds.flatMap((kind): Check[] => {
+          const f = figures[kind];
+          const target = STORE_OPEN_TARGETS[kind];
+          return [
+            {
+              metric: `${kind}: open time`,
+              value: `${fmt(f.open_ms)} ms`,
+              target: `≤ ${fmt(target.ms)} ms`,
+              pass: f.open_ms <= target.ms,
+            },
+            {
+              metric: `${kind}: peak RSS of the process`,
+              value: `${fmt(f.peak_rss_mb)} MB`,
+              target: `≤ ${fmt(target.mb)} MB`,
+              pass: f.peak_rss_mb <= target.mb,
+            },
+          ];
+        }),
+        details: { ...figures },
       };
     },
   },

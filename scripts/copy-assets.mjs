@@ -1,7 +1,8 @@
 // Copies the files tsc does not emit into dist/, beside the modules that find them by import.meta.url:
-// the PGlite worker thread script, the built-in proposition sets and the `dramaturg init` scaffold.
+// the PGlite worker thread script, the built-in proposition sets and the `dramaturg init` scaffold; then
+// makes the pristine PGlite data directory that new stores start from (dist/store/pristine/).
 import { cpSync, existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -12,3 +13,8 @@ for (const asset of ASSETS) {
   if (!existsSync(from)) throw new Error(`copy-assets: ${from} is missing`);
   cpSync(from, `${ROOT}dist/${asset}`, { recursive: true });
 }
+
+// With the compiled store and its thread script in place: the same code that reads the directory makes it.
+const pristine = await import(pathToFileURL(`${ROOT}dist/store/pristine-data-dir.js`).href);
+const tar = await pristine.makePristineDataDir();
+await pristine.writeAtomically(pristine.shippedPristineFile(), tar);

@@ -5,7 +5,7 @@
 // judge's HTTP answers, the scoring, the next cache keys. On its own thread the database writes one batch
 // of scores while the caller scores the next. Each call is one message there and one answer back;
 // parameters and rows cross by structured clone (dates, JSON values and byte arrays arrive as they left).
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -19,13 +19,49 @@ interface Answer {
   error?: { name?: string; message: string; code?: string; detail?: string; hint?: string };
 }
 
+export interface PgliteDbOptions {
+  /**
+   * For a new database (in memory, or a folder that is missing or empty): a data directory to start from, as
+   * an uncompressed tar, instead of running initdb (seconds and most of a GB). Called only for a new
+   * database; `undefined` (or no function) runs initdb.
+   */
+  dataDir?: () => Promise<Uint8Array | undefined>;
+  /** Arguments added to initdb's own, when it runs. */
+  initdbArgs?: readonly string[];
+  /** Server settings (`name=value`) added to the ones every PGlite store starts with. */
+  settings?: readonly string[];
+}
+
+/**
+ * Server settings of every PGlite store. shared_buffers: PostgreSQL's 128 MB default cost ≈ 115 MB of
+ * resident memory from the first statement on; a store of a few runs fits in far less, and a page that
+ * is not in the buffers is read back from the file system's cache (or, for memory://, from memory).
+ */
+const SETTINGS = ["shared_buffers=16MB"];
+
+export interface PgliteDb extends Db {
+  /** The data directory as an uncompressed tar, for {@link PgliteDbOptions.dataDir}. */
+  dumpDataDir(): Promise<Uint8Array>;
+}
+
 /** Opens PGlite in memory (no folder) or in `folder`, creating the folder if it is missing. */
-export async function openPgliteDb(folder?: string): Promise<Db> {
+export async function openPgliteDb(
+  folder?: string,
+  { dataDir, initdbArgs, settings = [] }: PgliteDbOptions = {},
+): Promise<PgliteDb> {
+  // New: in memory, or a folder that is missing or empty. A folder holding other files than a database
+  // is left to PGlite, as before: a database is not unpacked among someone's files.
+  let isNew = true;
   try {
-    if (folder !== undefined) await mkdir(folder, { recursive: true });
+    if (folder !== undefined) {
+      await mkdir(folder, { recursive: true });
+      isNew = (await readdir(folder)).length === 0;
+    }
   } catch (error) {
     throw opening(folder, error);
   }
+  // The data directory is read (and its modules compiled) while the thread starts and loads PGlite.
+  const starting = Promise.all([wasmModules(), isNew && dataDir ? dataDir() : undefined]);
   const worker = new Worker(new URL("./pglite-thread.js", import.meta.url));
   // An idle database never keeps the process alive (as PGlite on this thread did not); a call does.
   worker.unref();
@@ -50,13 +86,13 @@ export async function openPgliteDb(folder?: string): Promise<Db> {
   worker.on("error", lost);
   worker.on("exit", (code) => lost(new Error(`the database thread stopped (exit code ${code})`)));
 
-  const call = <T>(message: Record<string, unknown>): Promise<T> =>
+  const call = <T>(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       if (gone) return reject(gone);
       const id = nextCall++;
       if (pending.size === 0) worker.ref();
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage({ ...message, id });
+      worker.postMessage({ ...message, id }, transfer);
     });
   const queryable = (transaction?: number): Queryable => ({
     query: <T>(sql: string, params?: readonly unknown[]) =>
@@ -65,7 +101,20 @@ export async function openPgliteDb(folder?: string): Promise<Db> {
   });
 
   try {
-    await call({ op: "open", folder, modules: await wasmModules() });
+    const [modules, read] = await starting;
+    // A view of part of a buffer (Node's pool) cannot move to the thread without the rest; it is copied.
+    const tar =
+      read && (read.byteOffset > 0 || read.byteLength < read.buffer.byteLength ? read.slice() : read);
+    const open = {
+      op: "open",
+      folder,
+      modules,
+      ...(tar ? { dataDir: tar } : {}),
+      ...(initdbArgs ? { initdbArgs } : {}),
+      settings: [...SETTINGS, ...settings],
+    };
+    // The tar moves to the thread rather than being copied: tens of MB at the peak of the open.
+    await call(open, tar ? [tar.buffer as ArrayBuffer] : []);
   } catch (error) {
     await worker.terminate();
     throw opening(folder, error);
@@ -87,6 +136,7 @@ export async function openPgliteDb(folder?: string): Promise<Db> {
       await guard(() => call({ op: "end", transaction, commit: true }));
       return result;
     },
+    dumpDataDir: () => guard(() => call<Uint8Array>({ op: "dump" })),
     close: () =>
       guard(async () => {
         try {

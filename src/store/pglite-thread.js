@@ -105,6 +105,23 @@ function plain(error) {
   return { name: error.name, message: error.message, code, detail, hint };
 }
 
+/**
+ * The tar as PGlite's loadDataDir reads it (its arrayBuffer() and type). A Blob would copy the tens of MB
+ * twice more (into the Blob, then out of it) at the moment the database is opening, its peak of memory.
+ */
+function tarBlob(bytes) {
+  return /** @type {Blob} */ (
+    /** @type {unknown} */ ({
+      type: "application/x-tar",
+      size: bytes.byteLength,
+      arrayBuffer: async () =>
+        bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+          ? bytes.buffer
+          : bytes.slice().buffer,
+    })
+  );
+}
+
 /** Where a statement goes: the database, or the open transaction it names. */
 function target(m) {
   return m.transaction === undefined ? pg : transactions.get(m.transaction).tx;
@@ -113,8 +130,14 @@ function target(m) {
 async function handle(m) {
   switch (m.op) {
     case "open":
-      // The compiled WebAssembly modules come from the opening thread, which compiles them once.
-      pg = await PGlite.create(m.folder, m.modules ?? {});
+      // The compiled WebAssembly modules come from the opening thread, which compiles them once. A new
+      // database starts from the data directory it was sent (a tar) when there is one, instead of initdb.
+      pg = await PGlite.create(m.folder, {
+        ...m.modules,
+        ...(m.dataDir ? { loadDataDir: tarBlob(m.dataDir) } : {}),
+        ...(m.initdbArgs ? { initDbStartParams: m.initdbArgs } : {}),
+        startParams: [...PGlite.defaultStartParams, ...(m.settings ?? []).flatMap((s) => ["-c", s])],
+      });
       // A new 16 MB WAL segment is created by writing its last byte, not by filling it with zeros page by
       // page: in memory, a file filled that way is copied each time it outgrows its buffer (a pause of
       // tens of milliseconds per segment); on disk, PostgreSQL documents this setting as safe.
@@ -152,6 +175,11 @@ async function handle(m) {
         if (m.commit) throw error;
       }
       return null;
+    }
+    case "dump": {
+      // The data directory as an uncompressed tar, for a new database to start from.
+      const tar = await pg.dumpDataDir("none");
+      return new Uint8Array(await tar.arrayBuffer());
     }
     case "close":
       await pg?.close();

@@ -9,6 +9,7 @@ import { type MessageRepository, messageRepository } from "./messages.ts";
 import { type MigrationStatus, migrate, migrationStatus } from "./migrator.ts";
 import { openPgliteDb } from "./pglite-db.ts";
 import { openPostgresDb } from "./postgres-db.ts";
+import { pristineDataDir } from "./pristine-data-dir.ts";
 import { type RunRepository, runRepository } from "./runs.ts";
 import { createScoreWriter, type ScoreWriter, type ScoreWriterOptions } from "./score-writer.ts";
 import { type ScoreRepository, scoreRepository } from "./scores.ts";
@@ -51,7 +52,11 @@ export async function openStore(
   const db =
     where.kind === "postgres"
       ? await openPostgresDb(where.url)
-      : await openPgliteDb(where.kind === "folder" ? where.path : undefined);
+      : await openPgliteDb(where.kind === "folder" ? where.path : undefined, {
+          // A new store starts migrated, from the pristine directory; one left unmigrated (e.g. for
+          // `doctor`) runs initdb, so that it is as empty as asked.
+          ...(shouldMigrate ? { dataDir: pristineDataDir } : {}),
+        });
   try {
     if (shouldMigrate) await migrate(db);
   } catch (error) {

@@ -4,10 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreError } from "../../src/core/index.ts";
 import type { Db } from "../../src/store/db.ts";
 import { openPgliteDb } from "../../src/store/pglite-db.ts";
+import { pristineDataDir } from "../../src/store/pristine-data-dir.ts";
+
+// From the pristine data directory, as a store opens: initdb would cost seconds per database here.
+const open = () => openPgliteDb(undefined, { dataDir: pristineDataDir });
 
 let db: Db;
 beforeAll(async () => {
-  db = await openPgliteDb();
+  db = await open();
 });
 afterAll(async () => {
   await db.close();
@@ -122,7 +126,7 @@ describe("PGlite on a worker thread", () => {
   });
 
   it("refuses every call once closed, with a clear error", async () => {
-    const other = await openPgliteDb();
+    const other = await open();
     await other.close();
     await expect(other.query("SELECT 1")).rejects.toThrow(/database thread stopped/);
   });
