@@ -5,6 +5,7 @@
 export {
   type EvaluationRow,
   openStore,
+  openStoreEarly,
   personaHash,
   type RunJudge,
   type RunRow,

@@ -15,6 +15,7 @@ import {
   type JudgeOption,
   type JudgeSettings,
   openStore,
+  openStoreEarly,
   type ProgressListener,
   prepareJudge,
   runEvaluation,
@@ -176,14 +177,30 @@ async function useStore(
 export async function evaluatePersonas(options: EvaluatePersonasOptions): Promise<EvalResult> {
   const judgeSpec = typeof options.judge === "string" ? options.judge : undefined;
   const fromStore = isStoreSource(options.transcript);
-  // A file or object source is checked before the store is opened: bad input writes nothing.
-  const early = fromStore
-    ? undefined
-    : await preparePersonaEvaluation({ ...options, judgeSpec, judgeBaseUrl: options.judgeSettings?.baseUrl });
-  // So is the judge: a fixtures file that does not parse, or a missing API key, writes nothing either.
-  const judge = prepareJudge(options.judge, options.judgeSettings);
+  // The store opens beside the reading and planning where that writes nothing (memory://, an existing folder).
+  const opening =
+    typeof options.store === "object" ? undefined : openStoreEarly(options.store ?? "memory://");
+  let early: PreparedPersonaEvaluation | undefined;
+  let judge: ReturnType<typeof prepareJudge>;
   try {
-    const { store, release } = await useStore(options.store);
+    // A file or object source is checked before a new store is created: bad input writes nothing.
+    early = fromStore
+      ? undefined
+      : await preparePersonaEvaluation({
+          ...options,
+          judgeSpec,
+          judgeBaseUrl: options.judgeSettings?.baseUrl,
+        });
+    // So is the judge: a fixtures file that does not parse, or a missing API key, writes nothing either.
+    judge = prepareJudge(options.judge, options.judgeSettings);
+  } catch (error) {
+    await opening?.then((s) => s.close()).catch(() => {});
+    throw error;
+  }
+  try {
+    const { store, release } = opening
+      ? { store: await opening, release: async () => (await opening).close() }
+      : await useStore(options.store);
     try {
       const prepared =
         early ??

@@ -34,7 +34,14 @@ export {
   type ScoreStatus,
   scoreFromVerdict,
 } from "./scores.ts";
-export { type OpenStoreOptions, openStore, type Store, storeExists, storeOver } from "./store.ts";
+export {
+  type OpenStoreOptions,
+  openStore,
+  openStoreEarly,
+  type Store,
+  storeExists,
+  storeOver,
+} from "./store.ts";
 export type {
   CachedVerdictValue,
   CacheEntry,

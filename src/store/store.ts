@@ -97,3 +97,17 @@ export function storeExists(location: string | StoreLocation): boolean {
   if (where.kind === "memory") return false;
   return existsSync(where.path);
 }
+
+/**
+ * Starts opening a store now, beside reading and planning, when opening writes nothing that bad input
+ * should prevent: `memory://`, or a folder that already holds a store. Undefined otherwise (a new folder
+ * is created only once the input is known to be good). The caller must close or await the result.
+ */
+export function openStoreEarly(location: string | StoreLocation): Promise<Store> | undefined {
+  const where = typeof location === "string" ? parseStoreLocation(location) : location;
+  if (where.kind === "postgres" || (where.kind === "folder" && !existsSync(where.path))) return undefined;
+  const opening = openStore(where);
+  // Until the caller awaits it, a failed open must not be an unhandled rejection.
+  opening.catch(() => {});
+  return opening;
+}

@@ -25,7 +25,7 @@ import {
   resumePersonaEvaluation,
   runPreparedPersonaEvaluation,
 } from "../../scorers/index.ts";
-import { openStore, type RunRow, type Store, storeExists } from "../../store/index.ts";
+import { openStore, openStoreEarly, type RunRow, type Store, storeExists } from "../../store/index.ts";
 import { printDryRun } from "../dry-run.ts";
 import { withInterrupts } from "../interrupts.ts";
 import { describeLiveJudge, requireJudgeSpec } from "../judge-setup.ts";
@@ -207,7 +207,15 @@ export async function evaluate(
     const config = { ...prepared.config, agents };
     return { ...prepared, config, plan: planFor({ ...prepared, config }) };
   };
-  const early = fromStore ? undefined : await prepare();
+  // Beside the reading and planning, the store opens where that writes nothing (memory://, an existing folder).
+  const opening = options.dryRun ? undefined : openStoreEarly(settings.db);
+  let early: PreparedPersonaEvaluation | undefined;
+  try {
+    early = fromStore ? undefined : await prepare();
+  } catch (error) {
+    await opening?.then((s) => s.close()).catch(() => {});
+    throw error;
+  }
   if (options.dryRun) {
     // No judge is built: a dry run needs neither an API key nor a reachable model, and it never
     // creates a store (it reads one only if it exists: stored messages, the verdict cache).
@@ -252,9 +260,15 @@ export async function evaluate(
       await store?.close();
     }
   }
-  // The judge is built before the store is opened: an unreadable fixtures file or a missing key writes nothing.
-  const judge = prepareJudge(judgeSpec, judgeSettingsOf(settings));
-  const store = await openStore(settings.db).catch(async (error) => {
+  // The judge is built before a new store is created: an unreadable fixtures file or a missing key writes nothing.
+  let judge: ReturnType<typeof prepareJudge>;
+  try {
+    judge = prepareJudge(judgeSpec, judgeSettingsOf(settings));
+  } catch (error) {
+    await opening?.then((s) => s.close()).catch(() => {});
+    throw error;
+  }
+  const store = await (opening ?? openStore(settings.db)).catch(async (error) => {
     await judge.close();
     throw error;
   });
