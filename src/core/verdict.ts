@@ -14,12 +14,20 @@ export interface VerdictKey {
 export interface TokenUsage {
   input_tokens: number;
   output_tokens: number;
+  /** Of the input tokens, those the provider read from its prompt cache. Absent when none were reported. */
+  cached_input_tokens?: number;
 }
 
 export const ZERO_USAGE: Readonly<TokenUsage> = Object.freeze({ input_tokens: 0, output_tokens: 0 });
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens };
+  const sum: TokenUsage = {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+  };
+  if (a.cached_input_tokens !== undefined || b.cached_input_tokens !== undefined)
+    sum.cached_input_tokens = (a.cached_input_tokens ?? 0) + (b.cached_input_tokens ?? 0);
+  return sum;
 }
 
 /** A judged verdict. Exactly one of score / count / value is set, by the request's kind. */

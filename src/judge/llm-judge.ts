@@ -2,7 +2,7 @@
 // retries with backoff (Retry-After honoured), per-call timeouts, double-check turns and token accounting.
 
 import type * as AiSdk from "ai";
-import type { LanguageModel, LanguageModelUsage, ModelMessage } from "ai";
+import type { LanguageModel, LanguageModelUsage, ModelMessage, SystemModelMessage } from "ai";
 import type { z } from "zod";
 import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
 import { addUsage, JudgeError, type JudgeErrorKind, redactSecrets, ZERO_USAGE } from "../core/index.ts";
@@ -364,7 +364,7 @@ export class LlmJudge implements Judge {
       const ai = await loadAiSdk();
       const result = await ai.generateText({
         model: this.model,
-        instructions: system,
+        instructions: systemMessage(system),
         messages,
         output: output(ai),
         temperature: this.temperature,
@@ -550,7 +550,25 @@ function errored(key: VerdictKey, error: JudgeError): Verdict {
 }
 
 function toUsage(usage: LanguageModelUsage | undefined): TokenUsage {
-  return { input_tokens: usage?.inputTokens ?? 0, output_tokens: usage?.outputTokens ?? 0 };
+  // Kept only when the provider read some from its cache, so usage without caching stays as it was.
+  const cached = usage?.inputTokenDetails?.cacheReadTokens;
+  return {
+    input_tokens: usage?.inputTokens ?? 0,
+    output_tokens: usage?.outputTokens ?? 0,
+    ...(cached ? { cached_input_tokens: cached } : {}),
+  };
+}
+
+/**
+ * The system prompt as a message marked as a prompt-cache breakpoint for Anthropic, whose prompt caching
+ * is opt-in (OpenAI caches long prompt prefixes by itself; other providers ignore the option).
+ */
+function systemMessage(system: string): SystemModelMessage {
+  return {
+    role: "system",
+    content: system,
+    providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } },
+  };
 }
 
 function describeModel(model: LanguageModel): { provider: string; model: string; base_url?: string } {

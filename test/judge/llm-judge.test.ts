@@ -82,7 +82,7 @@ describe("LlmJudge against the fake OpenAI server", () => {
     await judge.judge(request([item("a")]));
     const sent = server.stats.requests[0]!;
     expect(sent.messages[0]!.role).toBe("system");
-    expect(messageText(sent.messages[0]!)).toMatch(/assign 9/);
+    expect(messageText(sent.messages[0]!)).toMatch(/is absent, give 9/);
     expect(messageText(sent.messages[1]!)).toContain("<trajectory");
     expect(sent.response_format?.type).toBe("json_schema");
     expect(sent.response_format?.json_schema?.name).toBe("claim_scores");

@@ -2,17 +2,39 @@ import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { LlmJudge } from "../../src/judge/index.ts";
 
-const answer = (text: string, input = 100, output = 20) => ({
+const answer = (text: string, input = 100, output = 20, cacheRead?: number) => ({
   content: [{ type: "text" as const, text }],
   finishReason: { unified: "stop" as const, raw: undefined },
   usage: {
-    inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+    inputTokens: { total: input, noCache: input - (cacheRead ?? 0), cacheRead, cacheWrite: undefined },
     outputTokens: { total: output, text: output, reasoning: undefined },
   },
   warnings: [],
 });
 
 describe("LlmJudge with MockLanguageModelV4", () => {
+  it("records cached input tokens and marks the system prompt as an Anthropic cache breakpoint", async () => {
+    const verdict = { id: "style", reasoning: "r", justification: "j", value: 7 };
+    const model = new MockLanguageModelV4({
+      doGenerate: [answer(JSON.stringify({ verdicts: [verdict] }), 100, 20, 64)],
+    });
+    const judge = new LlmJudge({ model });
+    const response = await judge.judge({
+      items: [
+        { key: { dimension: "fluency", proposition_id: "style", trial: 1 }, kind: "score", claim: "c" },
+      ],
+      context: { trajectory: { title: "Bob", text: "Bob acts: [TALK] hi" } },
+      doubleCheck: false,
+    });
+    expect(response.usage).toEqual({ input_tokens: 100, output_tokens: 20, cached_input_tokens: 64 });
+    expect(judge.totals.usage.cached_input_tokens).toBe(64);
+    const system = model.doGenerateCalls[0]!.prompt[0]!;
+    expect(system).toMatchObject({
+      role: "system",
+      providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } },
+    });
+  });
+
   it("reads the structured answer and the usage, and names the mock in its descriptor", async () => {
     const model = new MockLanguageModelV4({
       provider: "mock",
