@@ -139,7 +139,7 @@ function keyHeader(
 /**
  * The keys of a request's items. Each is one sha256 of: the header digest, then per conversation its kind,
  * the digest of its system prompt, its claims block and the digest of the context blocks (the user message
- * is claimsBlock + "\n\n" + contextBlocks, see prompt.ts, so this covers the full prompt), then the item's
+ * is contextBlocks + "\n\n" + claimsBlock, see prompt.ts, so this covers the full prompt), then the item's
  * prompt id, kind and verdict key. A digest stands for a long text that requests share.
  */
 function keysAfter(header: string, request: JudgeRequest, lineDigests = new Map<string, string>()): string[] {
