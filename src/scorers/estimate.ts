@@ -1,7 +1,12 @@
 // Estimates what a plan will cost before any call is made: judge requests, model calls (double checks
 // and one conversation per count item included) and tokens, from the exact prompts that would be sent.
 import { type TokenUsage, verdictKeyString } from "../core/index.ts";
-import { promptFingerprint } from "../judge/index.ts";
+import {
+  type JudgeDescriptor,
+  peekVerdictCache,
+  promptFingerprint,
+  type VerdictCacheBackend,
+} from "../judge/index.ts";
 import type { EvaluationPlan } from "./types.ts";
 
 /** Tokens per character of English prose for GPT/Claude-class tokenizers (about 4 characters a token). */
@@ -74,4 +79,25 @@ export function estimatePlan(plan: EvaluationPlan, skip?: ReadonlySet<string>): 
     }
   }
   return estimate;
+}
+
+/** What the verdict cache would already answer of a plan: left out of an estimate, as a run would skip it. */
+export interface CachedShare {
+  /** Requests (and their verdicts) the cache answers whole. */
+  cached: { requests: number; verdicts: number };
+  /** Verdict keys (verdictKeyString) of those requests, to leave out of {@link estimatePlan}. */
+  skip: Set<string>;
+}
+
+/** Looks up, without judging or writing, which of the plan's requests the cache would answer for this judge. */
+export async function cachedShare(
+  plan: EvaluationPlan,
+  { descriptor, backend, mode }: { descriptor: JudgeDescriptor; backend: VerdictCacheBackend; mode?: string },
+): Promise<CachedShare> {
+  const requests = plan.calls.map((c) => c.request);
+  const peek = await peekVerdictCache({ requests, descriptor, backend, mode });
+  const skip = new Set(
+    requests.flatMap((r, k) => (peek.served[k] ? r.items.map((item) => verdictKeyString(item.key)) : [])),
+  );
+  return { cached: { requests: peek.requests, verdicts: peek.verdicts }, skip };
 }

@@ -8,12 +8,11 @@ import {
   parseStoreLocation,
   shownPath,
   type Transcript,
-  verdictKeyString,
 } from "../../core/index.ts";
 import { type ProgressListener, prepareJudge } from "../../engine/index.ts";
-import { peekVerdictCache } from "../../judge/index.ts";
 import type { LoadedPropositions } from "../../propositions/index.ts";
 import {
+  cachedShare,
   type EvalResult,
   type PersonaInputOptions,
   type PreparedPersonaEvaluation,
@@ -230,30 +229,21 @@ export async function evaluate(
       if (fromStore && !store) throw new InputError("no store to read messages from", { place: settings.db });
       const prepared = early ?? (await prepare(store));
       // What the verdict cache would already answer is left out of the estimate.
-      let cached: { requests: number; verdicts: number } | undefined;
-      let skip: Set<string> | undefined;
-      if (store && wantCache && descriptor) {
-        const requests = prepared.plan.calls.map((c) => c.request);
-        const peek = await peekVerdictCache({
-          requests,
-          descriptor,
-          backend: store.verdictCache,
-          mode: settings.judge.mode,
-        });
-        cached = { requests: peek.requests, verdicts: peek.verdicts };
-        skip = new Set(
-          requests.flatMap((r, k) =>
-            peek.served[k] ? r.items.map((item) => verdictKeyString(item.key)) : [],
-          ),
-        );
-      }
+      const share =
+        store && wantCache && descriptor
+          ? await cachedShare(prepared.plan, {
+              descriptor,
+              backend: store.verdictCache,
+              mode: settings.judge.mode,
+            })
+          : undefined;
       printDryRun(prepared.plan, {
         settings,
         live,
         judgeName: settings.judge.model,
         format: options.dryRun.format,
-        skip,
-        cached,
+        skip: share?.skip,
+        cached: share?.cached,
       });
       return undefined;
     } finally {
