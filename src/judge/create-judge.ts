@@ -1,8 +1,9 @@
 // The judge a spec names, for library callers and the CLI alike: a fixture replay for `fixtures:FILE`,
 // otherwise an LLM judge on the provider's model.
+import type { LanguageModel } from "ai";
 import { type JudgeSpec, parseJudgeSpec } from "../core/index.ts";
 import { FixtureJudge, loadFixtures } from "./fixtures.ts";
-import { LlmJudge } from "./llm-judge.ts";
+import { LlmJudge, type LlmJudgeOptions } from "./llm-judge.ts";
 import { createJudgeModel, type JudgeModelOptions } from "./provider.ts";
 import type { Judge } from "./types.ts";
 
@@ -30,15 +31,19 @@ export function createJudge(
   if (parsed.kind === "fixtures")
     return new FixtureJudge({ fixtures: loadFixtures(parsed.file), file: parsed.file });
   const built = createJudgeModel(parsed, model);
-  return new LlmJudge({
-    model: built.model,
-    descriptor: built.descriptor,
-    redact: built.redact,
-    temperature,
-    concurrency,
-    maxRetries: retries,
-    timeoutMs,
-  });
+  return judgeOnModel(built.model, { temperature, concurrency, retries, timeoutMs }, built);
+}
+
+/**
+ * The LLM judge on an AI SDK model the caller built, with the call limits of `options`; `known` gives
+ * the descriptor and redactor when the model came from a spec (otherwise the model describes itself).
+ */
+export function judgeOnModel(
+  model: LanguageModel,
+  { temperature, concurrency, retries, timeoutMs }: CreateJudgeOptions = {},
+  known: Pick<LlmJudgeOptions, "descriptor" | "redact"> = {},
+): LlmJudge {
+  return new LlmJudge({ model, ...known, temperature, concurrency, maxRetries: retries, timeoutMs });
 }
 
 /**

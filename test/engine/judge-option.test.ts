@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { createOpenAI } from "@ai-sdk/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareJudge } from "../../src/engine/index.ts";
-import { CachingJudge, FixtureJudge, LlmJudge } from "../../src/judge/index.ts";
+import { CachingJudge, FixtureJudge, isLiveJudge, LlmJudge } from "../../src/judge/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { scriptedJudge } from "../../src/testing/index.ts";
 
@@ -21,10 +21,10 @@ afterAll(async () => {
 describe("prepareJudge", () => {
   it("puts the cache in front of a live judge given as a spec", () => {
     const ready = prepareJudge("openai:fake-model", local, { store });
-    expect(ready.live).toBe(true);
+    expect(isLiveJudge(ready.judge)).toBe(true);
     expect(ready.judge).toBeInstanceOf(CachingJudge);
     expect(ready.cache).toBe(ready.judge);
-    expect(ready.spec).toBe("openai:fake-model");
+    expect(ready.judge.descriptor).toMatchObject({ provider: "openai", model: "fake-model" });
   });
 
   it("builds an LLM judge on an AI SDK model, cached too", () => {
@@ -36,7 +36,7 @@ describe("prepareJudge", () => {
 
   it("leaves a fixture judge uncached, whether given as a spec or built in code", () => {
     const spec = prepareJudge(`fixtures:${fixtures}`, {}, { store });
-    expect(spec.live).toBe(false);
+    expect(isLiveJudge(spec.judge)).toBe(false);
     expect(spec.judge).toBeInstanceOf(FixtureJudge);
     expect(spec.cache).toBeUndefined();
     const scripted = scriptedJudge(() => ({ score: 5 }));
