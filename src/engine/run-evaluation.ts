@@ -8,7 +8,6 @@ import {
   type TokenUsage,
   type Verdict,
   verdictKeyString,
-  ZERO_USAGE,
 } from "../core/index.ts";
 import {
   type Judge,
@@ -207,7 +206,7 @@ export async function runEvaluation<M, R>({
   const totals: EngineTotals = {
     requests: executed.requests,
     calls: executed.calls,
-    token_usage: executed.usage ?? { ...ZERO_USAGE },
+    token_usage: executed.usage,
     ...(counters
       ? {
           cache: {

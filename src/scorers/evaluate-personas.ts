@@ -18,6 +18,7 @@ import {
   openStoreEarly,
   type ProgressListener,
   prepareJudge,
+  type ReadyJudge,
   runEvaluation,
   type Store,
 } from "../engine/index.ts";
@@ -175,46 +176,86 @@ async function useStore(
  * ```
  */
 export async function evaluatePersonas(options: EvaluatePersonasOptions): Promise<EvalResult> {
-  const judgeSpec = typeof options.judge === "string" ? options.judge : undefined;
-  const fromStore = isStoreSource(options.transcript);
-  // The store opens beside the reading and planning where that writes nothing (memory://, an existing folder).
-  const opening =
-    typeof options.store === "object" ? undefined : openStoreEarly(options.store ?? "memory://");
-  let early: PreparedPersonaEvaluation | undefined;
-  let judge: ReturnType<typeof prepareJudge>;
+  const opened = await openPersonaEvaluation(
+    {
+      ...options,
+      judgeSpec: typeof options.judge === "string" ? options.judge : undefined,
+      judgeBaseUrl: options.judgeSettings?.baseUrl,
+    },
+    options,
+  );
   try {
-    // A file or object source is checked before a new store is created: bad input writes nothing.
-    early = fromStore
-      ? undefined
-      : await preparePersonaEvaluation({
-          ...options,
-          judgeSpec,
-          judgeBaseUrl: options.judgeSettings?.baseUrl,
-        });
-    // So is the judge: a fixtures file that does not parse, or a missing API key, writes nothing either.
-    judge = prepareJudge(options.judge, options.judgeSettings);
+    // The judge built there goes behind the store's verdict cache here, when it is live.
+    return await runPreparedPersonaEvaluation(opened.prepared, {
+      ...options,
+      judge: opened.judge.judge,
+      store: opened.store,
+    });
+  } finally {
+    await opened.close();
+  }
+}
+
+/** A persona evaluation ready to run: its input checked and planned, its judge built, its store open. */
+export interface OpenedPersonaEvaluation {
+  prepared: PreparedPersonaEvaluation;
+  judge: ReadyJudge;
+  store: Store;
+  /** Closes the store when it was opened here, and the judge when it was built here. */
+  close(): Promise<void>;
+}
+
+/**
+ * Reads and checks the input, builds the judge, opens the store — in the order that keeps bad input from
+ * writing anything: a new store (a folder that does not exist yet) is created only once the input and the
+ * judge (fixtures file, API key) are known to be good; where opening writes nothing (memory://, an
+ * existing folder) the store opens beside the reading and planning. `adjust` may change the plan once the
+ * transcript is known (the CLI's ci narrows it to the agents with baselines).
+ */
+export async function openPersonaEvaluation(
+  input: PersonaInputOptions & { judgeSpec?: string; judgeBaseUrl?: string },
+  {
+    judge,
+    judgeSettings,
+    store: where,
+    adjust = (prepared) => prepared,
+  }: {
+    judge: JudgeOption;
+    judgeSettings?: JudgeSettings;
+    store?: Store | string;
+    adjust?: (prepared: PreparedPersonaEvaluation) => PreparedPersonaEvaluation;
+  },
+): Promise<OpenedPersonaEvaluation> {
+  const prepare = async (store?: Store) => adjust(await preparePersonaEvaluation(input, store));
+  const opening = typeof where === "object" ? undefined : openStoreEarly(where ?? "memory://");
+  let early: PreparedPersonaEvaluation | undefined;
+  let ready: ReadyJudge;
+  try {
+    // Stored messages need the store; a file or an object is read before it.
+    early = isStoreSource(input.transcript) ? undefined : await prepare();
+    ready = prepareJudge(judge, judgeSettings);
   } catch (error) {
     await opening?.then((s) => s.close()).catch(() => {});
     throw error;
   }
+  let used: { store: Store; release(): Promise<void> };
   try {
-    const { store, release } = opening
+    used = opening
       ? { store: await opening, release: async () => (await opening).close() }
-      : await useStore(options.store);
-    try {
-      const prepared =
-        early ??
-        (await preparePersonaEvaluation(
-          { ...options, judgeSpec, judgeBaseUrl: options.judgeSettings?.baseUrl },
-          store,
-        ));
-      // The judge built here goes behind the store's verdict cache there, when it is live.
-      return await runPreparedPersonaEvaluation(prepared, { ...options, judge: judge.judge, store });
-    } finally {
-      await release();
-    }
-  } finally {
-    await judge.close();
+      : await useStore(where);
+  } catch (error) {
+    await ready.close();
+    throw error;
+  }
+  const close = async () => {
+    await used.release();
+    await ready.close();
+  };
+  try {
+    return { prepared: early ?? (await prepare(used.store)), judge: ready, store: used.store, close };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 

@@ -9,11 +9,12 @@ import {
   shownPath,
   type Transcript,
 } from "../../core/index.ts";
-import { type ProgressListener, prepareJudge } from "../../engine/index.ts";
+import type { ProgressListener } from "../../engine/index.ts";
 import type { LoadedPropositions } from "../../propositions/index.ts";
 import {
   cachedShare,
   type EvalResult,
+  openPersonaEvaluation,
   type PersonaInputOptions,
   type PreparedPersonaEvaluation,
   planFor,
@@ -24,7 +25,7 @@ import {
   resumePersonaEvaluation,
   runPreparedPersonaEvaluation,
 } from "../../scorers/index.ts";
-import { openStore, openStoreEarly, type RunRow, type Store, storeExists } from "../../store/index.ts";
+import { openStore, type RunRow, storeExists } from "../../store/index.ts";
 import { printDryRun } from "../dry-run.ts";
 import { withInterrupts } from "../interrupts.ts";
 import { describeLiveJudge, requireJudgeSpec } from "../judge-setup.ts";
@@ -199,22 +200,12 @@ export async function evaluate(
     judgeBaseUrl: settings.judge.base_url,
   };
   // The caller may narrow the agents once it has seen the transcript (ci: the agents with baselines).
-  const prepare = async (store?: Store): Promise<PreparedPersonaEvaluation> => {
-    const prepared = await preparePersonaEvaluation(input, store);
+  const adjust = (prepared: PreparedPersonaEvaluation): PreparedPersonaEvaluation => {
     const agents = options.selectAgents?.(prepared.transcript);
     if (!agents) return prepared;
     const config = { ...prepared.config, agents };
     return { ...prepared, config, plan: planFor({ ...prepared, config }) };
   };
-  // Beside the reading and planning, the store opens where that writes nothing (memory://, an existing folder).
-  const opening = options.dryRun ? undefined : openStoreEarly(settings.db);
-  let early: PreparedPersonaEvaluation | undefined;
-  try {
-    early = fromStore ? undefined : await prepare();
-  } catch (error) {
-    await opening?.then((s) => s.close()).catch(() => {});
-    throw error;
-  }
   if (options.dryRun) {
     // No judge is built: a dry run needs neither an API key nor a reachable model, and it never
     // creates a store (it reads one only if it exists: stored messages, the verdict cache).
@@ -227,7 +218,7 @@ export async function evaluate(
         : undefined;
     try {
       if (fromStore && !store) throw new InputError("no store to read messages from", { place: settings.db });
-      const prepared = early ?? (await prepare(store));
+      const prepared = adjust(await preparePersonaEvaluation(input, store));
       // What the verdict cache would already answer is left out of the estimate.
       const share =
         store && wantCache && descriptor
@@ -250,23 +241,17 @@ export async function evaluate(
       await store?.close();
     }
   }
-  // The judge is built before a new store is created: an unreadable fixtures file or a missing key writes nothing.
-  let judge: ReturnType<typeof prepareJudge>;
-  try {
-    judge = prepareJudge(judgeSpec, judgeSettingsOf(settings));
-  } catch (error) {
-    await opening?.then((s) => s.close()).catch(() => {});
-    throw error;
-  }
-  const store = await (opening ?? openStore(settings.db)).catch(async (error) => {
-    await judge.close();
-    throw error;
+  const opened = await openPersonaEvaluation(input, {
+    judge: judgeSpec,
+    judgeSettings: judgeSettingsOf(settings),
+    store: settings.db,
+    adjust,
   });
+  const { prepared, store } = opened;
   try {
-    const prepared = early ?? (await prepare(store));
     const result = await withInterrupts((signal) =>
       runPreparedPersonaEvaluation(prepared, {
-        judge: judge.judge,
+        judge: opened.judge.judge,
         judgeSettings: judgeSettingsOf(settings),
         store,
         cache: settings.cache,
@@ -284,8 +269,7 @@ export async function evaluate(
     }
     return { result, settings, transcript: prepared.transcript, propositions: prepared.propositions, runs };
   } finally {
-    await store.close();
-    await judge.close();
+    await opened.close();
   }
 }
 
