@@ -3,7 +3,7 @@
 //   await expect("chat.json").toStayInCharacter({ agent: "dov", judge: "openai:gpt-4o-mini", min: 7 });
 // A failure names the dimensions and propositions that fell below the minimum, with the judge's reasoning.
 import { expect } from "vitest";
-import type { PersonaDimension } from "../core/index.ts";
+import { AGENT_DIMENSIONS, type PersonaDimension } from "../core/index.ts";
 import {
   type DimensionResult,
   EVAL_RESULT_FORMAT,
@@ -25,7 +25,7 @@ export interface StayInCharacterOptions extends PersonaMatcherOptions {
   dimensions?: PersonaDimension[];
 }
 
-const AGENT_DIMENSIONS = new Set<PersonaDimension>(["adherence", "consistency", "fluency"]);
+const isAgentDimension = (d: PersonaDimension) => (AGENT_DIMENSIONS as readonly string[]).includes(d);
 
 function isEvalResult(value: unknown): value is EvalResult {
   return typeof value === "object" && value !== null && (value as EvalResult).format === EVAL_RESULT_FORMAT;
@@ -108,12 +108,12 @@ expect.extend({
   async toStayInCharacter(received: unknown, options: StayInCharacterOptions) {
     const dimensions = options.dimensions ?? ["adherence", "consistency"];
     for (const d of dimensions)
-      if (!AGENT_DIMENSIONS.has(d))
+      if (!isAgentDimension(d))
         throw new TypeError(`toStayInCharacter judges agent dimensions; "${d}" is not one`);
     return check.call(this, received, options, dimensions, "stay in character");
   },
   async toScoreAtLeast(received: unknown, dimension: PersonaDimension, options: PersonaMatcherOptions) {
-    if (!AGENT_DIMENSIONS.has(dimension))
+    if (!isAgentDimension(dimension))
       throw new TypeError(`toScoreAtLeast judges an agent dimension; "${dimension}" is not one`);
     return check.call(
       this,
