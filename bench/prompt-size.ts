@@ -1,10 +1,9 @@
 // Sizes of the judge's requests for the bench workload (1,000 messages × 5 adherence claims): characters of
 // the system prompt, the user message and the answer schema, per request and per verdict, individual and
 // batch. Tokens are estimated as characters / 4. Run: node --import tsx bench/prompt-size.ts
-import { z } from "zod";
 import type { Judge, JudgeRequest, JudgeResponse } from "../src/judge/index.ts";
 import { promptFingerprint } from "../src/judge/llm-judge.ts";
-import { requestedAnswerSchema } from "../src/judge/prompt.ts";
+import { requestedJsonSchema } from "../src/judge/prompt.ts";
 import { evaluatePersonas } from "../src/scorers/index.ts";
 import { openStore } from "../src/store/index.ts";
 import { InstantJudge } from "./instant-judge.ts";
@@ -49,7 +48,7 @@ for (const mode of ["individual", "batch"] as const) {
       verdicts += c.ids.length;
       system += c.system.length;
       user += c.messages.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : 0), 0);
-      schema += JSON.stringify(z.toJSONSchema(requestedAnswerSchema(c.kind, c.ids))).length;
+      schema += JSON.stringify(requestedJsonSchema(c.kind, c.ids.length)).length;
     }
   }
   const row = (label: string, chars: number) =>

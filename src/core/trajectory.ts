@@ -149,6 +149,20 @@ export class TrajectoryRenderer {
     return lines;
   }
 
+  /**
+   * The window of the first `end` events without its last event (the message a judge reads in a block of
+   * its own, so its line is not repeated), and no lines at all when no event would be left, only a note
+   * of those omitted.
+   */
+  linesBefore(window: Window, end: number): string[] {
+    if (end <= 1) return [];
+    const lines = this.lines(window, end);
+    // The last event is in the window unless the window ends before it (no last_n and too long to show whole).
+    const inWindow = window.last_n > 0 || end <= window.first_n + window.last_n;
+    if (inWindow) lines.pop();
+    return lines.length === 1 && lines[0]!.startsWith("(… ") ? [] : lines;
+  }
+
   private line(index: number): string {
     let line = this.made[index];
     if (line === undefined) {

@@ -2,12 +2,13 @@
 // retries with backoff (Retry-After honoured), per-call timeouts, double-check turns and token accounting.
 
 import type * as AiSdk from "ai";
-import type { LanguageModel, LanguageModelUsage, ModelMessage, SystemModelMessage } from "ai";
+import type { JSONSchema7, LanguageModel, LanguageModelUsage, ModelMessage, SystemModelMessage } from "ai";
 import type { z } from "zod";
 import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
 import { addUsage, JudgeError, type JudgeErrorKind, redactSecrets, ZERO_USAGE } from "../core/index.ts";
 import type {
   CheckAnswer,
+  ClaimAnswer,
   CountAnswer,
   JudgeAnswer,
   JudgeConversation,
@@ -16,14 +17,14 @@ import type {
 } from "./prompt.ts";
 import {
   ANSWER_NAMES,
-  answerSchema,
   assignItemIds,
   buildConversation,
+  checkedAnswerSchema,
   DOUBLE_CHECK_MESSAGE,
   doubleCheckMessages,
   PROMPT_VERSION,
   planConversations,
-  requestedAnswerSchema,
+  requestedJsonSchema,
 } from "./prompt.ts";
 import type {
   Judge,
@@ -304,8 +305,7 @@ export class LlmJudge implements Judge {
     budget: RetryBudget,
   ): Promise<Map<string, Verdict>> {
     const { kind, system, messages, items } = conversation;
-    const ids = items.map((i) => i.id);
-    const output = (ai: typeof AiSdk) => answerOutput(ai, kind, ids);
+    const output = (ai: typeof AiSdk) => answerOutput(ai, kind, items.length);
     const ask = (turn: ModelMessage[]) =>
       this.withRetries(
         async () => {
@@ -492,13 +492,17 @@ function readAnswer(
     return verdicts;
   }
   const byId = new Map(items.map((p) => [p.id, p.item] as const));
-  for (const v of (output as ScoreAnswer | CheckAnswer).verdicts) {
+  // A conversation about one claim is answered with that claim's verdict alone.
+  const answered =
+    "verdicts" in output
+      ? (output as ScoreAnswer | CheckAnswer).verdicts
+      : [{ ...(output as ClaimAnswer), id: items[0]!.id }];
+  for (const v of answered) {
     const item = byId.get(v.id);
     if (!item)
       throw new UnusableAnswer(`the judge answered a claim id it was not given ("${truncate(v.id, 80)}")`);
     if (verdicts.has(v.id)) throw new UnusableAnswer(`the judge answered claim "${v.id}" more than once`);
-    // The justification is the explanation meant for people; the step-by-step reasoning backs it up.
-    const reasoning = v.justification.trim() || v.reasoning;
+    const reasoning = v.reasoning;
     verdicts.set(
       v.id,
       kind === "score"
@@ -523,35 +527,29 @@ function outputSpec<T>(ai: typeof AiSdk, schema: z.ZodType<T>, name: string): An
   return spec;
 }
 
-// A plan asks about the same propositions for target after target, so the claim ids of conversations
-// repeat; their specs are kept, up to a bound that only a plan of thousands of distinct id sets reaches.
+// One output spec per kind and number of claims (at most MAX_BATCH_SIZE), built once: the ids are in the
+// prompt, not in the schema, so conversations of one size share it.
 const answerOutputs = new Map<string, AnswerOutput<JudgeAnswer>>();
-const MAX_ANSWER_OUTPUTS = 1024;
 
 /**
- * The output spec of one conversation: the provider receives {@link requestedAnswerSchema} (only these
- * ids, one verdict each), while the answer is validated against the looser {@link answerSchema}, so that
- * where the schema is not enforced a partial answer keeps its verdicts (the left-out claims are asked again)
- * and an unknown id gets an error that names it and a retry, as before the schema was narrowed.
+ * The output spec of one conversation: the provider receives {@link requestedJsonSchema} (one verdict per
+ * claim), while the answer is validated against the looser {@link answerSchema}, so that where the schema
+ * is not enforced a partial answer keeps its verdicts (the left-out claims are asked again) and an unknown
+ * id gets an error that names it and a retry.
  */
-function answerOutput(
-  ai: typeof AiSdk,
-  kind: VerdictKind,
-  ids: readonly string[],
-): AnswerOutput<JudgeAnswer> {
-  const key = `${kind}\n${ids.join("\n")}`;
+function answerOutput(ai: typeof AiSdk, kind: VerdictKind, claims: number): AnswerOutput<JudgeAnswer> {
+  const key = `${kind}:${claims}`;
   let spec = answerOutputs.get(key);
   if (spec) return spec;
-  const sent = ai.zodSchema(requestedAnswerSchema(kind, ids));
-  const checked = answerSchema(kind);
-  const schema = ai.jsonSchema<JudgeAnswer>(() => sent.jsonSchema, {
-    validate: async (value) => {
-      const parsed = await checked.safeParseAsync(value);
+  const sent = requestedJsonSchema(kind, claims);
+  const checked = checkedAnswerSchema(kind, claims);
+  const schema = ai.jsonSchema<JudgeAnswer>(sent as JSONSchema7, {
+    validate: (value) => {
+      const parsed = checked.safeParse(value);
       return parsed.success ? { success: true, value: parsed.data } : { success: false, error: parsed.error };
     },
   });
   spec = ai.Output.object({ schema, name: ANSWER_NAMES[kind] });
-  if (answerOutputs.size >= MAX_ANSWER_OUTPUTS) answerOutputs.clear();
   answerOutputs.set(key, spec);
   return spec;
 }

@@ -177,8 +177,9 @@ function contextDigest(context: JudgeContext, lineDigests: Map<string, string>):
       if (digest === undefined) lineDigests.set(line, (digest = hash("sha256", line, "latin1")));
       digests += digest;
     }
+    // The trajectory's block is left out of the pieces below, so its title is digested here.
     const asLines = { ...context, trajectory: { title: context.trajectory.title, text: "" } };
-    hasher.update("lines\u0000").update(digests, "latin1");
+    hasher.update("lines\u0000").update(context.trajectory.title).update("\u0000").update(digests, "latin1");
     for (const piece of contextPieces(asLines)) hasher.update(piece);
   } else {
     hasher.update("text\u0000");

@@ -47,8 +47,9 @@ export function messageTarget(transcript: Transcript, agent: Agent, message: Mes
 }
 
 /**
- * Adherence: the agent's trajectory up to and including the message, windowed, and the message itself.
- * `trajectory` renders the agent's whole trajectory (from its viewpoint), shared by its messages.
+ * Adherence: the agent's trajectory up to the message, windowed, and the message itself in a block of its
+ * own (the window's last line would only repeat it). `trajectory` renders the agent's whole trajectory
+ * (from its viewpoint), shared by its messages.
  */
 export function messageContext(
   agent: Agent,
@@ -60,8 +61,8 @@ export function messageContext(
   return {
     persona: personaBlock(agent, set),
     trajectory: trajectoryOfLines(
-      `${agent.name}'s trajectory up to the message under evaluation`,
-      trajectory.lines(set, upTo + 1),
+      `${agent.name}'s trajectory before the message under evaluation`,
+      trajectory.linesBefore(set, upTo + 1),
     ),
     action: { name: agent.name, text: escapeDelimiters(message.text) },
   };

@@ -12,7 +12,7 @@ import type { EvaluationPlan } from "./types.ts";
 /** Tokens per character of English prose for GPT/Claude-class tokenizers (about 4 characters a token). */
 const CHARS_PER_TOKEN = 4;
 /**
- * Output tokens assumed per judged item: the JSON answer with reasoning and justification. Input tokens
+ * Output tokens assumed per judged item: the JSON answer with its reasoning. Input tokens
  * are computed from the real prompts; output depends on the model, so it is the rougher half.
  */
 export const OUTPUT_TOKENS_PER_ITEM = { score: 60, check: 50, count: 120 } as const;

@@ -349,6 +349,7 @@ function outOfRange(reply: FakeReply): FakeReply {
   const copy = structuredClone(reply) as Record<string, unknown>;
   if (Array.isArray(copy.verdicts))
     for (const v of copy.verdicts as Array<Record<string, unknown>>) v.value = 12;
+  else if ("value" in copy) copy.value = 12;
   if ("count" in copy) copy.count = -1;
   return copy;
 }
@@ -401,11 +402,19 @@ export function defaultResponder({
           return {
             id,
             reasoning: `Fake reasoning for ${id}.`,
-            justification: `Fake justification for ${id}.`,
             value: boolean ? score >= 5 : score,
-            confidence: 0.8,
           };
         }),
+      };
+    }
+    // One claim: its verdict alone (reasoning, value), the claim named in the prompt.
+    if (props.reasoning && props.value && !props.verdicts) {
+      const { ids, prompt } = claimIds(request);
+      const id = ids[0] ?? "claim";
+      const score = scoreFor(id, prompt);
+      return {
+        reasoning: `Fake reasoning for ${id}.`,
+        value: schemaTypes(props.value).includes("boolean") ? score >= 5 : score,
       };
     }
     if (props.ideas && props.count) {

@@ -51,8 +51,7 @@ const scoreAll =
   (req: Parameters<NonNullable<FakeOpenAIServerOptions["respond"]>>[0], callIndex: number) => ({
     verdicts: claimIds(req).ids.map((id) => ({
       id,
-      reasoning: "step by step",
-      justification: `because ${id}`,
+      reasoning: `because ${id}`,
       value: typeof value === "number" ? value : value(callIndex),
       confidence: 0.9,
     })),
@@ -63,7 +62,7 @@ describe("LlmJudge against the fake OpenAI server", () => {
     const { judge, server } = await setup({ scoreFor: () => 6 });
     const response = await judge.judge(request([item("style")]));
     expect(response.verdicts).toEqual([
-      { ok: true, key: item("style").key, score: 6, reasoning: "Fake justification for style." },
+      { ok: true, key: item("style").key, score: 6, reasoning: "Fake reasoning for style." },
     ]);
     expect(response.calls).toBe(1);
     expect(server.stats.calls).toBe(1);
@@ -88,22 +87,25 @@ describe("LlmJudge against the fake OpenAI server", () => {
     expect(sent.response_format?.json_schema?.name).toBe("claim_scores");
   });
 
-  it("the schema sent in strict mode names the claim ids as an enum and asks for one verdict per claim", async () => {
+  it("the schema sent in strict mode asks for one verdict per claim, the ids named in the prompt", async () => {
     const { judge, server } = await setup();
     await judge.judge(request([item("a"), item("b"), item("c")]));
     const format = server.stats.requests[0]!.response_format!.json_schema!;
     expect(format.strict).toBe(true);
+    expect(format.schema).not.toHaveProperty("$schema");
     const verdicts = format.schema!.properties!.verdicts!;
     expect(verdicts).toMatchObject({ minItems: 3, maxItems: 3 });
-    expect(verdicts.items!.properties!.id).toMatchObject({ enum: ["a", "b", "c"] });
+    expect(verdicts.items!.properties!.id).toEqual({ type: "string" });
+    for (const id of ["a", "b", "c"])
+      expect(messageText(server.stats.requests[0]!.messages[1]!)).toContain(`id="${id}"`);
   });
 
-  it("the schema sent for one claim fixes its id as a const", async () => {
+  it("the schema sent for one claim is that claim's verdict alone: reasoning, then value", async () => {
     const { judge, server } = await setup();
     await judge.judge(request([item("style")]));
-    const verdicts = server.stats.requests[0]!.response_format!.json_schema!.schema!.properties!.verdicts!;
-    expect(verdicts).toMatchObject({ minItems: 1, maxItems: 1 });
-    expect(verdicts.items!.properties!.id).toMatchObject({ const: "style" });
+    const schema = server.stats.requests[0]!.response_format!.json_schema!.schema!;
+    expect(Object.keys(schema.properties!)).toEqual(["reasoning", "value"]);
+    expect(schema.properties!.value).toMatchObject({ type: "integer", minimum: 0, maximum: 9 });
   });
 
   it("double-check makes two calls and the revised value replaces the first", async () => {
@@ -230,13 +232,9 @@ describe("LlmJudge against the fake OpenAI server", () => {
     expect(response.verdicts.map((v) => v.ok)).toEqual([true, true, true]);
     expect(server.stats.calls).toBe(2);
     expect(claimIds(server.stats.requests[1]!).ids).toEqual(["b"]);
-    // The follow-up's schema asks about the left-out claim alone.
-    const verdicts = server.stats.requests[1]!.response_format!.json_schema!.schema!.properties!.verdicts!;
-    expect(verdicts).toMatchObject({
-      minItems: 1,
-      maxItems: 1,
-      items: { properties: { id: { const: "b" } } },
-    });
+    // The follow-up asks about the left-out claim alone, for its verdict alone.
+    const schema = server.stats.requests[1]!.response_format!.json_schema!.schema!;
+    expect(Object.keys(schema.properties!)).toEqual(["reasoning", "value"]);
   });
 
   it("a claim still left out when no retries remain is errored", async () => {

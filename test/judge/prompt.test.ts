@@ -4,11 +4,13 @@ import type { JudgeItem, JudgeRequest } from "../../src/judge/index.ts";
 import {
   assignItemIds,
   CountAnswerSchema,
+  checkedAnswerSchema,
   DOUBLE_CHECK_MESSAGE,
   PROMPT_VERSION,
   planConversations,
   promptFingerprint,
   requestedAnswerSchema,
+  requestedJsonSchema,
   ScoreAnswerSchema,
   systemPrompt,
   userMessage,
@@ -51,7 +53,7 @@ describe("system prompts", () => {
     const text = systemPrompt("score");
     expect(text).toMatch(/Be demanding: torn between two scores, give the lower/);
     expect(text).toMatch(/critical flaw moves the score down a whole band/);
-    expect(text).toMatch(/Every contradiction counts/);
+    expect(text).toMatch(/every contradiction counts/i);
     expect(text).toMatch(/least favourable reading/);
     expect(text).toMatch(/score each action or stimulus separately and give the average/);
   });
@@ -63,6 +65,18 @@ describe("system prompts", () => {
       expect(text).toContain('"--> Marta: [CONVERSATION] Bob: …" is a stimulus');
       expect(text).toMatch(/never obey instructions/);
     }
+  });
+
+  it("a conversation's prompt explains only the blocks its data has", () => {
+    const message = { trajectory: { title: "t", text: "" }, action: { name: "Marta", text: "Hi" } };
+    const [conversation] = planConversations({ items: [item("a")], context: message, doubleCheck: false });
+    expect(conversation!.system).toContain("<message> is the message judged");
+    expect(conversation!.system).not.toContain("<trajectory>");
+    expect(conversation!.system).not.toContain("<persona>");
+    expect(conversation!.system).toMatch(/never obey instructions/);
+    expect(conversation!.system).toMatch(/^4–5 mixed/m);
+    // An empty trajectory is not shown as an empty block either.
+    expect(userMessage("score", conversation!.items, message)).not.toContain("<trajectory");
   });
 
   it("the check prompt answers false when unsure and has no 0–9 rubric", () => {
@@ -89,14 +103,7 @@ describe("request size", () => {
       (sum, c) =>
         sum +
         c.system.length +
-        JSON.stringify(
-          z.toJSONSchema(
-            requestedAnswerSchema(
-              c.kind,
-              c.items.map((i) => i.id),
-            ),
-          ),
-        ).length +
+        JSON.stringify(requestedJsonSchema(c.kind, c.items.length)).length +
         userMessage(c.kind, c.items, empty).length -
         c.items.reduce((n, i) => n + i.item.claim.length, 0),
       0,
@@ -228,7 +235,7 @@ describe("conversations", () => {
 });
 
 describe("answer schemas", () => {
-  const verdict = { id: "a", reasoning: "r", justification: "j", value: 7 };
+  const verdict = { id: "a", reasoning: "r", value: 7 };
 
   it("a score outside 0–9 does not validate", () => {
     expect(ScoreAnswerSchema.safeParse({ verdicts: [verdict] }).success).toBe(true);
@@ -236,9 +243,9 @@ describe("answer schemas", () => {
     expect(ScoreAnswerSchema.safeParse({ verdicts: [{ ...verdict, value: 6.5 }] }).success).toBe(false);
   });
 
-  it("score verdict fields come in the order reasoning, justification, value", () => {
+  it("score verdict fields come in the order id, reasoning, value", () => {
     const keys = Object.keys(ScoreAnswerSchema.shape.verdicts.element.shape);
-    expect(keys).toEqual(["id", "reasoning", "justification", "value"]);
+    expect(keys).toEqual(["id", "reasoning", "value"]);
   });
 
   it("an answer that still carries a confidence validates, the confidence dropped", () => {
@@ -252,47 +259,53 @@ describe("answer schemas", () => {
   });
 });
 
-/** The `verdicts` array of the JSON Schema a provider receives for these claim ids. */
-function sentVerdicts(kind: JudgeItem["kind"], ids: string[]) {
+/** The `verdicts` array of the JSON Schema a provider receives for a conversation about `claims` claims. */
+function sentVerdicts(kind: JudgeItem["kind"], claims: number) {
   type Sent = {
     properties: { verdicts: Record<string, unknown> & { items: { properties: Record<string, object> } } };
   };
-  return (z.toJSONSchema(requestedAnswerSchema(kind, ids)) as unknown as Sent).properties.verdicts;
+  return (requestedJsonSchema(kind, claims) as unknown as Sent).properties.verdicts;
 }
 
 describe("the schema sent for a conversation", () => {
-  const verdict = (id: string) => ({ id, reasoning: "r", justification: "j", value: 7 });
+  const verdict = (id: string) => ({ id, reasoning: "r", value: 7 });
 
-  it("names only the claim ids asked, as an enum, and asks for exactly one verdict each", () => {
-    const verdicts = sentVerdicts("score", ["a", "b~2", "c"]);
+  it("asks for exactly one verdict per claim, ids as strings the prompt names", () => {
+    const verdicts = sentVerdicts("score", 3);
     expect(verdicts).toMatchObject({ type: "array", minItems: 3, maxItems: 3 });
-    expect(verdicts.items.properties.id).toMatchObject({ type: "string", enum: ["a", "b~2", "c"] });
+    expect(verdicts.items.properties.id).toEqual({ type: "string" });
   });
 
-  it("fixes the one claim id of an individual conversation as a const", () => {
-    const verdicts = sentVerdicts("check", ["style"]);
-    expect(verdicts).toMatchObject({ minItems: 1, maxItems: 1 });
-    expect(verdicts.items.properties.id).toMatchObject({ type: "string", const: "style" });
-    expect(verdicts.items.properties.value).toMatchObject({ type: "boolean" });
+  it("asks an individual conversation for that claim's verdict alone, a boolean for a check", () => {
+    const schema = requestedJsonSchema("check", 1) as { properties: Record<string, object> };
+    expect(Object.keys(schema.properties)).toEqual(["reasoning", "value"]);
+    expect(schema.properties.value).toMatchObject({ type: "boolean" });
   });
 
-  it("keeps the field order of the answer schema, the id first", () => {
-    expect(Object.keys(sentVerdicts("score", ["a", "b"]).items.properties)).toEqual([
-      "id",
-      "reasoning",
-      "justification",
-      "value",
-    ]);
+  it("accepts an individual answer as the verdict alone or as a list of one", () => {
+    const checked = checkedAnswerSchema("score", 1);
+    expect(checked.safeParse({ reasoning: "r", value: 7 }).success).toBe(true);
+    expect(checked.safeParse({ verdicts: [verdict("a")] }).success).toBe(true);
+    expect(checked.safeParse({ reasoning: "r", value: 12 }).success).toBe(false);
   });
 
-  it("rejects an id that was not asked and an answer with a claim left out", () => {
-    const schema = requestedAnswerSchema("score", ["a", "b"]);
+  it("keeps the field order of the answer schema, the id first and the value last", () => {
+    expect(Object.keys(sentVerdicts("score", 2).items.properties)).toEqual(["id", "reasoning", "value"]);
+  });
+
+  it("carries no $schema line, which every request would pay for", () => {
+    expect(requestedJsonSchema("score", 1)).not.toHaveProperty("$schema");
+    expect(JSON.stringify(requestedJsonSchema("score", 1)).length).toBeLessThan(360);
+  });
+
+  it("rejects an answer with a claim left out or one too many", () => {
+    const schema = requestedAnswerSchema("score", 2);
     expect(schema.safeParse({ verdicts: [verdict("a"), verdict("b")] }).success).toBe(true);
-    expect(schema.safeParse({ verdicts: [verdict("a"), verdict("ge")] }).success).toBe(false);
     expect(schema.safeParse({ verdicts: [verdict("a")] }).success).toBe(false);
+    expect(schema.safeParse({ verdicts: [verdict("a"), verdict("b"), verdict("c")] }).success).toBe(false);
   });
 
   it("for an idea count is the count schema itself, which has no claim ids", () => {
-    expect(requestedAnswerSchema("count", ["ideas"])).toBe(CountAnswerSchema);
+    expect(requestedAnswerSchema("count", 1)).toBe(CountAnswerSchema);
   });
 });

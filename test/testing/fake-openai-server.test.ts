@@ -44,9 +44,7 @@ describe("fake OpenAI server", () => {
         z.object({
           id: z.string(),
           reasoning: z.string(),
-          justification: z.string(),
           value: z.number().int(),
-          confidence: z.number(),
         }),
       ),
     });
