@@ -1,12 +1,17 @@
 // Runs the fake OpenAI-compatible server in a worker thread, so its CPU (parsing requests, hashing
 // prompts for scores) is not charged to the evaluation being measured on the main thread.
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { startFakeOpenAIServer } from "../src/testing/index.ts";
+import { type FakeServerStats, startFakeOpenAIServer } from "../src/testing/index.ts";
+
+/** What the server counted: calls, peak concurrency, the first call's time and the tokens it answered. */
+export type WorkerServerStats = Pick<FakeServerStats, "calls" | "maxInFlight" | "firstCallAt" | "tokens">;
 
 export interface WorkerServer {
   url: string;
-  /** Stops the server and ends the worker; returns the calls it received and its peak concurrency. */
-  close(): Promise<{ calls: number; maxInFlight: number }>;
+  /** What the server counted so far, and starts counting afresh (the URL stays). */
+  takeStats(): Promise<WorkerServerStats>;
+  /** Stops the server and ends the worker; returns what it counted since the last takeStats. */
+  close(): Promise<WorkerServerStats>;
 }
 
 /** Starts the fake server (latency in ms, requests not recorded) on its own thread. */
@@ -18,14 +23,16 @@ export async function startFakeServerInWorker(latencyMs: number): Promise<Worker
     worker.once("message", (m: { url: string }) => resolve(m.url));
     worker.once("error", reject);
   });
+  const ask = (message: "stats" | "close") => {
+    const answer = new Promise<WorkerServerStats>((resolve) => worker.once("message", resolve));
+    worker.postMessage(message);
+    return answer;
+  };
   return {
     url,
+    takeStats: () => ask("stats"),
     close: async () => {
-      const stats = new Promise<{ calls: number; maxInFlight: number }>((resolve) =>
-        worker.once("message", resolve),
-      );
-      worker.postMessage("close");
-      const result = await stats;
+      const result = await ask("close");
       await worker.terminate();
       return result;
     },
@@ -36,10 +43,22 @@ if (!isMainThread && parentPort) {
   const port = parentPort;
   const { latencyMs } = workerData as { latencyMs: number };
   const server = await startFakeOpenAIServer({ latencyMs, recordRequests: false });
-  port.on("message", async () => {
-    await server.close();
-    port.postMessage({ calls: server.stats.calls, maxInFlight: server.stats.maxInFlight });
-    port.close();
+  const take = (): WorkerServerStats => {
+    const { stats } = server;
+    const taken = {
+      calls: stats.calls,
+      maxInFlight: stats.maxInFlight,
+      firstCallAt: stats.firstCallAt,
+      tokens: stats.tokens,
+    };
+    Object.assign(stats, { calls: 0, maxInFlight: stats.inFlight, firstCallAt: undefined });
+    stats.tokens = { prompt: 0, completion: 0, schema: 0 };
+    return taken;
+  };
+  port.on("message", async (message: "stats" | "close") => {
+    if (message === "close") await server.close();
+    port.postMessage(take());
+    if (message === "close") port.close();
   });
   port.postMessage({ url: server.url });
 }

@@ -1,14 +1,16 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, store-writes, startup, store-open). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, store-writes, startup, store-open, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchWarmCache } from "./cache.bench.ts";
+import { type CliRunOptions, cliRun, writeCliWorkload } from "./cli-run.bench.ts";
+import { startFakeServerInWorker, type WorkerServer } from "./fake-server-worker.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
 import { benchResume, type ResumeFigures } from "./resume.bench.ts";
 import { benchStartup } from "./startup.bench.ts";
@@ -375,6 +377,125 @@ const benchmarks: Benchmark[] = [
         }),
         details: { ...figures },
       };
+    },
+  },
+  {
+    name: "cli-run",
+    about: `the compiled CLI in a fresh process, peer-bench workload (${fmt(MESSAGES)} messages × 5 claims, persona + message), fake server over HTTP, 16 in flight`,
+    async run() {
+      execFileSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
+      const dir = mkdtempSync(join(tmpdir(), "dramaturg-cli-run-"));
+      const servers = new Map<number, WorkerServer>();
+      try {
+        const workload = writeCliWorkload(dir, MESSAGES);
+        const verdicts = MESSAGES * 5;
+        const run = async (
+          label: string,
+          o: Omit<CliRunOptions, "dir" | "server" | "workload" | "messages">,
+        ) => {
+          log(`  ${label}…`);
+          let server = servers.get(o.latencyMs);
+          if (!server) servers.set(o.latencyMs, (server = await startFakeServerInWorker(o.latencyMs)));
+          return cliRun({ dir, server, workload, messages: MESSAGES, ...o });
+        };
+        const instant = await run("instant judge, individual, memory://", {
+          mode: "individual",
+          latencyMs: 0,
+          db: "memory://",
+        });
+        const instantBatch = await run("instant judge, batch, memory://", {
+          mode: "batch",
+          latencyMs: 0,
+          db: "memory://",
+        });
+        const folder = join(dir, "store");
+        const newFolder = await run("instant judge, individual, a new folder (verdict cache on)", {
+          mode: "individual",
+          latencyMs: 0,
+          db: folder,
+          cache: true,
+        });
+        const warm = await run("every verdict cached, the same folder", {
+          mode: "individual",
+          latencyMs: 0,
+          db: folder,
+          cache: true,
+        });
+        const existing = await run("instant judge, individual, the same folder, no cache", {
+          mode: "individual",
+          latencyMs: 0,
+          db: folder,
+        });
+        const slow = await run(`${LATENCY_MS} ms judge, individual, memory://`, {
+          mode: "individual",
+          latencyMs: LATENCY_MS,
+          db: "memory://",
+        });
+        const slowBatch = await run(`${LATENCY_MS} ms judge, batch, memory://`, {
+          mode: "batch",
+          latencyMs: LATENCY_MS,
+          db: "memory://",
+        });
+        const runs = { instant, instantBatch, newFolder, warm, existing, slow, slowBatch };
+        const complete = Object.entries(runs).map(
+          ([label, r]): Check => ({
+            metric: `${label}: exit code; verdicts ok / errored`,
+            value: `${r.exit_code}; ${fmt(r.verdicts)} / ${r.errored}`,
+            target: `0; ${fmt(verdicts)} / 0`,
+            pass: r.exit_code === 0 && r.verdicts === verdicts && r.errored === 0,
+          }),
+        );
+        const atMost = (
+          metric: string,
+          value: number | null,
+          max: number,
+          unit: string,
+          digits = 0,
+        ): Check => ({
+          metric,
+          value: value === null ? "none" : `${fmt(value, digits)}${unit}`,
+          target: `≤ ${fmt(max, digits)}${unit}`,
+          pass: value !== null && value <= max,
+        });
+        return {
+          checks: [
+            ...complete,
+            atMost("start-up to the first judge request, memory://", instant.startup_s, 0.5, " s", 2),
+            atMost("start-up, an existing folder", existing.startup_s, 0.5, " s", 2),
+            atMost("start-up, a new folder", newFolder.startup_s, 1.5, " s", 2),
+            atMost("peak RSS, memory:// (5,000 verdicts)", instant.peak_rss_mb, 250, " MB"),
+            atMost("peak RSS, a folder", existing.peak_rss_mb, 400, " MB"),
+            {
+              metric: "instant judge: verdicts/s, individual (batch)",
+              value: `${fmt(instant.verdicts_per_s)} (${fmt(instantBatch.verdicts_per_s)})`,
+            },
+            {
+              metric:
+                "instant judge: CPU ms per verdict, individual (batch); compare autoevals in the peer bench",
+              value: `${fmt(instant.cpu_ms_per_verdict, 2)} (${fmt(instantBatch.cpu_ms_per_verdict, 2)})`,
+            },
+            atMost(
+              "tokens per verdict with the schema, individual",
+              instant.tokens_per_verdict + instant.schema_tokens_per_verdict,
+              500,
+              "",
+            ),
+            atMost(
+              "tokens per verdict with the schema, batch",
+              instantBatch.tokens_per_verdict + instantBatch.schema_tokens_per_verdict,
+              250,
+              "",
+            ),
+            atMost("warm rerun of 5,000 cached verdicts, wall with start-up", warm.wall_s, 1, " s", 2),
+            atMost(`${LATENCY_MS} ms judge: wall / ideal, individual`, slow.ratio_to_ideal, 1.04, "×", 2),
+            atMost(`${LATENCY_MS} ms judge: wall / ideal, batch`, slowBatch.ratio_to_ideal, 1.08, "×", 2),
+          ],
+          details: runs,
+        };
+      } finally {
+        await Promise.all([...servers.values()].map((server) => server.close()));
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   },
 ];

@@ -76,6 +76,13 @@ export interface FakeServerStats {
   /** Requests being processed right now, and the most there ever were at once. */
   inFlight: number;
   maxInFlight: number;
+  /** When the first chat request arrived (epoch milliseconds). */
+  firstCallAt?: number;
+  /**
+   * Tokens answered so far, estimated as characters / 4 (rounded up per request): the messages, the
+   * completions, and the answer schema or tool definitions a provider would also bill.
+   */
+  tokens: { prompt: number; completion: number; schema: number };
 }
 
 export interface FakeOpenAIServer {
@@ -102,7 +109,13 @@ type JsonSchema = {
 export async function startFakeOpenAIServer(
   options: FakeOpenAIServerOptions = {},
 ): Promise<FakeOpenAIServer> {
-  const stats: FakeServerStats = { calls: 0, requests: [], inFlight: 0, maxInFlight: 0 };
+  const stats: FakeServerStats = {
+    calls: 0,
+    requests: [],
+    inFlight: 0,
+    maxInFlight: 0,
+    tokens: { prompt: 0, completion: 0, schema: 0 },
+  };
   const respond = options.respond ?? defaultResponder({ scoreFor: options.scoreFor });
   const recordRequests = options.recordRequests ?? true;
   const sockets = new Set<Socket>();
@@ -128,6 +141,7 @@ export async function startFakeOpenAIServer(
       return;
     }
     const callIndex = stats.calls++;
+    stats.firstCallAt ??= Date.now();
     stats.inFlight++;
     stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
     let finished = false;
@@ -198,7 +212,13 @@ export async function startFakeOpenAIServer(
     else if (fault?.type === "out-of-range") reply = outOfRange(await respond(request, callIndex));
     else reply = await respond(request, callIndex);
     if (res.destroyed || res.writableEnded) return;
-    sendReply(res, request, reply, callIndex);
+    const usage = sendReply(res, request, reply, callIndex);
+    stats.tokens.prompt += usage.prompt_tokens;
+    stats.tokens.completion += usage.completion_tokens;
+    stats.tokens.schema += tokensOf(
+      (request.tools ? JSON.stringify(request.tools) : "") +
+        (request.response_format ? JSON.stringify(request.response_format) : ""),
+    );
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -266,8 +286,15 @@ export function messageText(message: FakeChatMessage): string {
 }
 
 const approxTokens = (chars: number) => Math.ceil(chars / 4);
+const tokensOf = (text: string) => approxTokens(text.length);
 
-function sendReply(res: ServerResponse, request: FakeChatRequest, reply: FakeReply, callIndex: number): void {
+/** Sends the reply and returns the usage it reported. */
+function sendReply(
+  res: ServerResponse,
+  request: FakeChatRequest,
+  reply: FakeReply,
+  callIndex: number,
+): { prompt_tokens: number; completion_tokens: number } {
   const promptChars = request.messages.reduce((sum, m) => sum + messageText(m).length, 0);
   const toolCalls =
     typeof reply === "object" &&
@@ -322,7 +349,7 @@ function sendReply(res: ServerResponse, request: FakeChatRequest, reply: FakeRep
       out += `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, choices: [], usage })}\n\n`;
     out += "data: [DONE]\n\n";
     res.end(out);
-    return;
+    return usage;
   }
 
   const body = JSON.stringify({
@@ -341,6 +368,7 @@ function sendReply(res: ServerResponse, request: FakeChatRequest, reply: FakeRep
   });
   res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
+  return usage;
 }
 
 function outOfRange(reply: FakeReply): FakeReply {

@@ -37,6 +37,22 @@ describe("fake OpenAI server", () => {
     expect(result.usage.outputTokens).toBe(2);
   });
 
+  it("counts the tokens it answered, the answer schema apart, and when the first call came", async () => {
+    const { model, server } = await start({ respond: () => ({ ok: true }) });
+    const before = Date.now();
+    expect(server.stats.firstCallAt).toBeUndefined();
+    const schema = z.object({ ok: z.boolean() });
+    await generateText({ model, prompt: "abcdefghij", output: Output.object({ schema }), maxRetries: 0 });
+    await generateText({ model, prompt: "abcdefghij", output: Output.object({ schema }), maxRetries: 0 });
+    const format = JSON.stringify(server.stats.requests[0]!.response_format);
+    expect(server.stats.tokens).toEqual({
+      prompt: 2 * 3,
+      completion: 2 * Math.ceil('{"ok":true}'.length / 4),
+      schema: 2 * Math.ceil(format.length / 4),
+    });
+    expect(server.stats.firstCallAt).toBeGreaterThanOrEqual(before);
+  });
+
   it("the default responder scores each claim of the last user message, deterministically", async () => {
     const { model, server } = await start();
     const schema = z.object({
