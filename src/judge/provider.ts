@@ -10,6 +10,7 @@ import {
   redactSecrets,
 } from "../core/index.ts";
 import { deferredLanguageModel } from "./deferred-model.ts";
+import { nodeFetch } from "./node-fetch.ts";
 
 /** Sent as the key to local servers that want none (Ollama, vLLM, llama.cpp); the clients insist on one. */
 export const PLACEHOLDER_API_KEY = "not-needed";
@@ -74,12 +75,12 @@ export function createJudgeModel(
         case "openai": {
           const { createOpenAI } = await import("@ai-sdk/openai");
           return baseURL
-            ? createOpenAI({ baseURL, apiKey }).chat(modelId)
-            : createOpenAI({ apiKey })(modelId);
+            ? createOpenAI({ baseURL, apiKey, fetch: nodeFetch }).chat(modelId)
+            : createOpenAI({ apiKey, fetch: nodeFetch })(modelId);
         }
         case "anthropic": {
           const { createAnthropic } = await import("@ai-sdk/anthropic");
-          return createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) })(modelId);
+          return createAnthropic({ apiKey, fetch: nodeFetch, ...(baseURL ? { baseURL } : {}) })(modelId);
         }
         case "openai-compatible": {
           const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
@@ -87,6 +88,7 @@ export function createJudgeModel(
             name: "openai-compatible",
             baseURL: baseURL!,
             apiKey,
+            fetch: nodeFetch,
             supportsStructuredOutputs: true,
           }).chatModel(modelId);
         }

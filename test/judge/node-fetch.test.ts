@@ -1,0 +1,131 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { nodeFetch } from "../../src/judge/node-fetch.ts";
+
+let server: Server | undefined;
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+/** A loopback server answering with `handle`; resolves to its base URL. */
+async function serve(
+  handle: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<string> {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => handle(req, Buffer.concat(chunks).toString("utf8"), res));
+  });
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe("nodeFetch", () => {
+  it("sends the method, headers and body, and answers status, headers and body as fetch does", async () => {
+    const url = await serve((req, body, res) => {
+      res.writeHead(201, "Made", {
+        "content-type": "application/json",
+        "x-echo": req.headers["x-key"] ?? "",
+      });
+      res.end(JSON.stringify({ method: req.method, body, length: req.headers["content-length"] }));
+    });
+    const response = await nodeFetch(`${url}/v1/chat`, {
+      method: "POST",
+      headers: { "x-key": "k1", "content-type": "application/json" },
+      body: '{"a":"é"}',
+    });
+    expect(response.status).toBe(201);
+    expect(response.statusText).toBe("Made");
+    expect(response.ok).toBe(true);
+    expect(response.headers.get("x-echo")).toBe("k1");
+    expect(await response.json()).toEqual({ method: "POST", body: '{"a":"é"}', length: "10" });
+  });
+
+  it("takes headers as a Headers object or pairs too", async () => {
+    const url = await serve((req, _body, res) => res.end(`${req.headers.a},${req.headers.b}`));
+    expect(await (await nodeFetch(url, { headers: new Headers({ a: "1", b: "2" }) })).text()).toBe("1,2");
+    expect(
+      await (
+        await nodeFetch(new URL(url), {
+          headers: [
+            ["a", "3"],
+            ["b", "4"],
+          ],
+        })
+      ).text(),
+    ).toBe("3,4");
+  });
+
+  it("hands an error status and its body to the client, and a 204 without a body", async () => {
+    const url = await serve((req, _body, res) => {
+      if (req.url === "/empty") {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      res.writeHead(429, { "retry-after": "2" });
+      res.end('{"error":{"message":"slow down"}}');
+    });
+    const limited = await nodeFetch(`${url}/x`);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("2");
+    expect(await limited.text()).toContain("slow down");
+    const empty = await nodeFetch(`${url}/empty`);
+    expect(empty.status).toBe(204);
+    expect(empty.body).toBeNull();
+  });
+
+  it("decodes a gzip-encoded body", async () => {
+    const url = await serve((_req, _body, res) => {
+      res.writeHead(200, { "content-encoding": "gzip" });
+      res.end(gzipSync('{"ok":true}'));
+    });
+    const response = await nodeFetch(url);
+    expect(response.headers.get("content-encoding")).toBeNull();
+    expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it("rejects with the abort reason when the signal aborts, and drops the connection", async () => {
+    let closed!: () => void;
+    const dropped = new Promise<void>((resolve) => (closed = resolve));
+    const url = await serve((req) => req.socket.on("close", closed));
+    const controller = new AbortController();
+    const pending = nodeFetch(url, { method: "POST", body: "x", signal: controller.signal });
+    setTimeout(() => controller.abort(new DOMException("stop", "AbortError")), 50);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError", message: "stop" });
+    await dropped;
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(nodeFetch(url, { signal: aborted.signal })).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("a server that cannot be reached is a TypeError 'fetch failed' with the cause, as from fetch", async () => {
+    const url = await serve(() => {});
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    server = undefined;
+    const error = await nodeFetch(url).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toMatchObject({ message: "fetch failed", cause: { code: "ECONNREFUSED" } });
+  });
+
+  it("leaves a Request object, a non-text body and a proxy in the environment to the platform's fetch", async () => {
+    const url = await serve((_req, _body, res) => res.end("ok"));
+    const platform = vi.spyOn(globalThis, "fetch");
+    await nodeFetch(new Request(url));
+    await nodeFetch(url, { method: "POST", body: new Uint8Array([1, 2]) });
+    expect(platform).toHaveBeenCalledTimes(2);
+    vi.stubEnv("HTTPS_PROXY", "http://127.0.0.1:9");
+    platform.mockResolvedValueOnce(new Response("proxied"));
+    expect(await (await nodeFetch(url)).text()).toBe("proxied");
+    expect(platform).toHaveBeenCalledTimes(3);
+    vi.unstubAllEnvs();
+    expect(await (await nodeFetch(url)).text()).toBe("ok");
+    expect(platform).toHaveBeenCalledTimes(3);
+  });
+});
