@@ -6,7 +6,7 @@ import type { Transcript } from "../src/core/index.ts";
 import { type Judge, LlmJudge } from "../src/judge/index.ts";
 import { type LoadedPropositions, loadPropositions } from "../src/propositions/index.ts";
 import { type EvalResult, evaluatePersonas } from "../src/scorers/index.ts";
-import { openStore } from "../src/store/index.ts";
+import { openPgliteStore } from "../src/store/open-sql-store.ts";
 import { startFakeOpenAIServer, syntheticTranscript } from "../src/testing/index.ts";
 import { startFakeServerInWorker } from "./fake-server-worker.ts";
 import { InstantJudge } from "./instant-judge.ts";
@@ -62,10 +62,13 @@ interface RunOptions {
   label: string;
 }
 
-/** One evaluation into a fresh in-memory store, timed. */
+/**
+ * One evaluation into a fresh in-memory PGlite store, timed: the SQL path a folder store takes (memory://
+ * has no database), and the count of stored rows is read back with SQL.
+ */
 async function timedRun({ input, judge, mode, concurrency, label }: RunOptions): Promise<RunFigures> {
   const opened = performance.now();
-  const store = await openStore("memory://");
+  const store = await openPgliteStore(undefined);
   const store_open_ms = performance.now() - opened;
   try {
     const started = performance.now();
@@ -82,7 +85,7 @@ async function timedRun({ input, judge, mode, concurrency, label }: RunOptions):
       cache: false,
     });
     const wall_ms = performance.now() - started;
-    const counted = await store.db.query<{ n: number | string }>(
+    const counted = await store.db!.query<{ n: number | string }>(
       "SELECT count(*) AS n FROM evaluation_scores WHERE evaluation_id = $1",
       [result.evaluation_id],
     );

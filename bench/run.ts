@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, store-writes, startup, store-open, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, store-writes, memory-rows, startup, store-open, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { benchWarmCache } from "./cache.bench.ts";
 import { type CliRunOptions, cliRun, writeCliWorkload } from "./cli-run.bench.ts";
 import { startFakeServerInWorker, type WorkerServer } from "./fake-server-worker.ts";
+import { benchMemoryRows } from "./memory-rows.bench.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
 import { benchResume, type ResumeFigures } from "./resume.bench.ts";
 import { benchStartup } from "./startup.bench.ts";
@@ -315,6 +316,25 @@ const benchmarks: Benchmark[] = [
           },
         ],
         details: { rows: 20_000, rows_per_second: Math.round(rowsPerSecond) },
+      };
+    },
+  },
+  {
+    name: "memory-rows",
+    about:
+      "100,000 score rows through the ScoreWriter into memory://: heap per row beside the row's own text",
+    async run() {
+      const f = await benchMemoryRows();
+      return {
+        checks: [
+          {
+            metric: "heap bytes per stored row",
+            value: `${fmt(f.heap_bytes_per_row)} B (row text ${fmt(f.text_bytes_per_row)} B)`,
+            target: "≤ 2 × the row's text",
+            pass: f.heap_bytes_per_row <= 2 * f.text_bytes_per_row,
+          },
+        ],
+        details: { ...f },
       };
     },
   },

@@ -1,10 +1,15 @@
 // Micro benchmark: verdict rows per second through the ScoreWriter into an in-memory PGlite.
 // The product must sustain 2,000 verdicts/s end to end; the store's share must be far above that.
 import { openStore, type ScoreInput } from "../src/store/index.ts";
+import { openPgliteStore } from "../src/store/open-sql-store.ts";
 
-/** Writes `rows` score rows through the writer and returns rows per second (opening not timed). */
-export async function benchStoreWrites(rows = 20_000, location = "memory://"): Promise<number> {
-  const store = await openStore(location);
+/**
+ * Writes `rows` score rows through the writer and returns rows per second (opening not timed), into a
+ * store at `location`, by default an in-memory PGlite (memory:// has no database, and the SQL path is
+ * what this measures).
+ */
+export async function benchStoreWrites(rows = 20_000, location?: string): Promise<number> {
+  const store = location === undefined ? await openPgliteStore(undefined) : await openStore(location);
   try {
     await store.agents.upsert({ id: "bench-agent", name: "Bench", persona: "A benchmark persona." });
     const evaluation = await store.evaluations.create({ source: "bench" });

@@ -3,7 +3,7 @@
 import type { TokenUsage } from "../core/index.ts";
 import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
 import type { Queryable } from "./db.ts";
-import { INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
+import { COMPLETE, FAIL, INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
 
 export type EvaluationKind = "persona" | "session" | "conversation";
 
@@ -131,15 +131,13 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
     interrupt: (id) => move(id, INTERRUPT),
     complete: (id, outcome) =>
       move(id, {
-        from: ["running"],
-        to: "completed",
+        ...COMPLETE,
         set: [...OUTCOME, "completed_at = now()"],
         params: outcomeParams(outcome),
       }),
     fail: (id, error, outcome) =>
       move(id, {
-        from: ["pending", "running"],
-        to: "failed",
+        ...FAIL,
         set: [...OUTCOME, "error = $7", "completed_at = now()"],
         params: [...outcomeParams(outcome), error],
       }),

@@ -1,4 +1,4 @@
-// Public surface of store/: open a store (PGlite or PostgreSQL) and its repositories.
+// Public surface of store/: open a store (PGlite, PostgreSQL or in memory) and its repositories.
 // The location parser and URL redaction live in core/; they are re-exported here for callers of openStore.
 export { parseStoreLocation, redactUrl, type StoreLocation } from "../core/index.ts";
 export type { AgentRepository, AgentRow } from "./agents.ts";
@@ -34,13 +34,14 @@ export {
   type ScoreStatus,
   scoreFromVerdict,
 } from "./scores.ts";
+export { storeOver } from "./sql-store.ts";
 export {
   type OpenStoreOptions,
   openStore,
   openStoreEarly,
   type Store,
+  type StoreDialect,
   storeExists,
-  storeOver,
 } from "./store.ts";
 export type {
   CachedVerdictValue,

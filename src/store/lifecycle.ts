@@ -40,12 +40,27 @@ export async function transition<T>(
   const row = result.rows[0];
   if (row) return row;
   const current = await db.query<{ status: string }>(`SELECT status FROM ${table} WHERE id = $1`, [id]);
-  const status = current.rows[0]?.status;
-  throw new StoreError(
+  throw transitionRefused(what, id, current.rows[0]?.status, to);
+}
+
+/** The error of a transition that is not allowed: the row is missing, or in a status `to` cannot follow. */
+export function transitionRefused(
+  what: "evaluation" | "run",
+  id: string,
+  status: string | undefined,
+  to: LifecycleStatus,
+): StoreError {
+  return new StoreError(
     status === undefined
       ? `${what} ${id} does not exist`
       : `${what} ${id} is ${status}; it cannot become ${to}`,
   );
+}
+
+/** One allowed move: from any of `from` to `to`. Every backend allows exactly these. */
+export interface Transition {
+  readonly from: readonly LifecycleStatus[];
+  readonly to: LifecycleStatus;
 }
 
 /** Starting: a pending row, or a running, failed or interrupted one again (resume). Clears the previous ending. */
@@ -61,3 +76,9 @@ export const INTERRUPT = {
   to: "interrupted",
   set: ["completed_at = now()"],
 } as const satisfies { from: readonly LifecycleStatus[]; to: LifecycleStatus; set: readonly string[] };
+
+/** Completing: only a running row. */
+export const COMPLETE = { from: ["running"], to: "completed" } as const satisfies Transition;
+
+/** Failing: a pending or running row, keeping its error. */
+export const FAIL = { from: ["pending", "running"], to: "failed" } as const satisfies Transition;

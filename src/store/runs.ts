@@ -3,7 +3,7 @@ import { StoreError, type TokenUsage } from "../core/index.ts";
 import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 import type { CacheStats } from "./evaluations.ts";
-import { INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
+import { COMPLETE, FAIL, INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
 
 /** Who judged and how: two runs whose judges differ are not comparable. */
 export interface RunJudge {
@@ -171,8 +171,7 @@ export function runRepository(db: Queryable): RunRepository {
     start: (id) => move(id, START),
     complete: (id, o) =>
       move(id, {
-        from: ["running"],
-        to: "completed",
+        ...COMPLETE,
         set: [
           "overall_score = $3",
           "dimension_scores = $4::jsonb",
@@ -192,8 +191,7 @@ export function runRepository(db: Queryable): RunRepository {
     interrupt: (id) => move(id, INTERRUPT),
     fail: (id, error, o = {}) =>
       move(id, {
-        from: ["pending", "running"],
-        to: "failed",
+        ...FAIL,
         set: [
           "error = $3",
           "dimension_scores = COALESCE($4::jsonb, dimension_scores)",

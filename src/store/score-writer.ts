@@ -1,8 +1,16 @@
 // Buffers verdicts as they arrive and writes them in multi-row batches: every `batchSize` rows or
 // `flushIntervalMs` after the first unwritten one, so a crash loses at most that interval's verdicts.
 import { StoreError } from "../core/index.ts";
-import type { Queryable } from "./db.ts";
-import { isUniqueViolation, SCORE_BATCH, type ScoreInput, writeScoreBatch } from "./scores.ts";
+import { isUniqueViolation, SCORE_BATCH, type ScoreInput } from "./scores.ts";
+
+/**
+ * Writes one batch in one step, all or nothing; returns rows written. With `onlyNew`, a key already stored
+ * fails the batch with a unique violation (SQLSTATE 23505) instead of being replaced. Each backend has one.
+ */
+export type ScoreBatchWriter = (
+  rows: readonly ScoreInput[],
+  options?: { onlyNew?: boolean },
+) => Promise<number>;
 
 export interface ScoreWriterOptions {
   /** Rows per INSERT; a full buffer is written at once and `write` waits for it. Default 1000. */
@@ -38,20 +46,20 @@ export interface ScoreWriter {
 }
 
 export function createScoreWriter(
-  db: Queryable,
+  writeScoreBatch: ScoreBatchWriter,
   { batchSize = SCORE_BATCH, flushIntervalMs = 200, newKeys = false }: ScoreWriterOptions = {},
 ): ScoreWriter {
   let onlyNew = newKeys;
   const writeBatch = async (batch: readonly ScoreInput[]) => {
     if (onlyNew) {
       try {
-        return await writeScoreBatch(db, batch, { onlyNew });
+        return await writeScoreBatch(batch, { onlyNew });
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         onlyNew = false;
       }
     }
-    return await writeScoreBatch(db, batch);
+    return await writeScoreBatch(batch);
   };
   let buffer: ScoreInput[] = [];
   let written = 0;

@@ -1,31 +1,32 @@
-// Opens a store at a location (PostgreSQL URL, `memory://`, or a PGlite data folder), migrates it,
-// and hands out the repositories, all over the one Db contract.
+// Opens a store at a location (PostgreSQL URL, `memory://`, or a PGlite data folder) and hands out its
+// repositories: SQL over the one Db contract, or for `memory://` the in-memory store, with no database.
 import { existsSync } from "node:fs";
 import { parseStoreLocation, type StoreLocation } from "../core/index.ts";
-import { type AgentRepository, agentRepository } from "./agents.ts";
+import type { AgentRepository } from "./agents.ts";
 import type { Db } from "./db.ts";
-import { type EvaluationRepository, evaluationRepository } from "./evaluations.ts";
-import { type MessageRepository, messageRepository } from "./messages.ts";
-import { type MigrationStatus, migrate, migrationStatus } from "./migrator.ts";
-import { openPgliteDb } from "./pglite-db.ts";
-import { openPostgresDb } from "./postgres-db.ts";
-import { pristineDataDir } from "./pristine-data-dir.ts";
-import { type RunRepository, runRepository } from "./runs.ts";
-import { createScoreWriter, type ScoreWriter, type ScoreWriterOptions } from "./score-writer.ts";
-import { type ScoreRepository, scoreRepository } from "./scores.ts";
-import { type VerdictCacheRepository, verdictCacheRepository } from "./verdict-cache.ts";
+import type { EvaluationRepository } from "./evaluations.ts";
+import { openMemoryStore } from "./memory-store.ts";
+import type { MessageRepository } from "./messages.ts";
+import type { MigrationStatus } from "./migrator.ts";
+import type { RunRepository } from "./runs.ts";
+import type { ScoreWriter, ScoreWriterOptions } from "./score-writer.ts";
+import type { ScoreRepository } from "./scores.ts";
+import type { VerdictCacheRepository } from "./verdict-cache.ts";
 
 export interface OpenStoreOptions {
   /** Apply pending migrations on open (default). `false` leaves the schema as it is, e.g. for `doctor`. */
   migrate?: boolean;
 }
 
+/** What holds a store's rows: embedded PGlite, a PostgreSQL server, or this process's memory (no database). */
+export type StoreDialect = Db["dialect"] | "memory";
+
 export interface Store {
   /** The location, with any password replaced by `***`: safe to print. */
   readonly location: string;
-  readonly dialect: Db["dialect"];
-  /** The raw database, for the odd query no repository has. */
-  readonly db: Db;
+  readonly dialect: StoreDialect;
+  /** The raw database, for the odd query no repository has; undefined for `memory://`, which has none. */
+  readonly db?: Db;
   readonly agents: AgentRepository;
   readonly messages: MessageRepository;
   readonly evaluations: EvaluationRepository;
@@ -41,50 +42,18 @@ export interface Store {
 
 /**
  * Opens (and by default migrates) a store at a location, as text ({@link parseStoreLocation}) or parsed:
- * `postgres://…` / `postgresql://…` a server; `memory://` an in-memory PGlite; anything else a PGlite
- * data folder, created if missing. Failures are StoreErrors (exit code 3) that never show a password.
+ * `postgres://…` / `postgresql://…` a server; `memory://` the in-memory store (no database: it opens in
+ * a few ms); anything else a PGlite data folder, created if missing. Failures are StoreErrors (exit code 3)
+ * that never show a password. The SQL drivers are loaded only for the locations that need them.
  */
 export async function openStore(
   location: string | StoreLocation,
-  { migrate: shouldMigrate = true }: OpenStoreOptions = {},
+  options: OpenStoreOptions = {},
 ): Promise<Store> {
   const where = typeof location === "string" ? parseStoreLocation(location) : location;
-  const db =
-    where.kind === "postgres"
-      ? await openPostgresDb(where.url)
-      : await openPgliteDb(where.kind === "folder" ? where.path : undefined, {
-          // A new store starts migrated, from the pristine directory; one left unmigrated (e.g. for
-          // `doctor`) runs initdb, so that it is as empty as asked.
-          ...(shouldMigrate ? { dataDir: pristineDataDir } : {}),
-        });
-  try {
-    if (shouldMigrate) await migrate(db);
-  } catch (error) {
-    await db.close().catch(() => {});
-    throw error;
-  }
-  return storeOver(db, where.display);
-}
-
-/** The repositories over an already open database (tests, and callers with their own Db). */
-export function storeOver(db: Db, location: string): Store {
-  let closed: Promise<void> | undefined;
-  return {
-    location,
-    dialect: db.dialect,
-    db,
-    agents: agentRepository(db),
-    messages: messageRepository(db),
-    evaluations: evaluationRepository(db),
-    runs: runRepository(db),
-    scores: { ...scoreRepository(db), writer: (options) => createScoreWriter(db, options) },
-    verdictCache: verdictCacheRepository(db),
-    migrationStatus: () => migrationStatus(db),
-    close: () => {
-      closed ??= db.close();
-      return closed;
-    },
-  };
+  if (where.kind === "memory") return openMemoryStore();
+  const { openSqlStore } = await import("./open-sql-store.ts");
+  return openSqlStore(where, options);
 }
 
 /**

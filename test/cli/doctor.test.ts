@@ -46,6 +46,15 @@ describe("dramaturg doctor", () => {
     expect(r.stdout).toMatch(/✓ store .*pglite.*schema current \(version \d+\)/);
   });
 
+  it("memory:// is reported as a store in memory, with no database", async () => {
+    const dir = project(
+      `db: memory://\njudge:\n  model: fixtures:${ROOT}examples/ensemble/judge-fixtures.json\n`,
+    );
+    const r = await cli(["doctor"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/✓ store .*memory:\/\/ \(memory, opened in \d+ ms\).*no database/);
+  });
+
   it("a fixtures judge is checked by loading the file and counting its verdicts", async () => {
     const dir = project(`judge:\n  model: fixtures:${ROOT}examples/ensemble/judge-fixtures.json\n`);
     const r = await cli(["doctor"], { cwd: dir });

@@ -9,7 +9,8 @@ import {
   trajectoryOfLines,
   verdictCacheKeys,
 } from "../../src/judge/index.ts";
-import { openStore, type Store } from "../../src/store/index.ts";
+import type { Store } from "../../src/store/index.ts";
+import { openPgliteStore } from "../../src/store/open-sql-store.ts";
 import type { FakeOpenAIServer, FakeOpenAIServerOptions } from "../../src/testing/index.ts";
 import { startFakeOpenAIServer } from "../../src/testing/index.ts";
 
@@ -19,7 +20,8 @@ let store: Store;
 let server: FakeOpenAIServer | undefined;
 
 beforeAll(async () => {
-  store = await openStore("memory://");
+  // PGlite, not memory://: one test reads the cache table itself, with SQL.
+  store = await openPgliteStore(undefined);
 });
 afterAll(async () => {
   await store.close();
@@ -188,7 +190,7 @@ describe("CachingJudge", () => {
   it("no API key appears in any stored key or value", async () => {
     const { judge } = await setup();
     await judge.judge(request([item("traits"), item("style")]));
-    const raw = await store.db.query("SELECT * FROM verdict_cache");
+    const raw = await store.db!.query("SELECT * FROM verdict_cache");
     expect(raw.rowCount).toBe(2);
     const text = JSON.stringify(raw.rows);
     expect(text).not.toContain(API_KEY);

@@ -57,4 +57,44 @@ describeStore("agents", ({ store }) => {
   test("an unknown agent is undefined", async () => {
     expect(await store().agents.get("nobody")).toBeUndefined();
   });
+
+  test("agents are listed by id", async () => {
+    await store().agents.upsert([
+      { id: "l-c", name: "C", persona: "c" },
+      { id: "l-a", name: "A", persona: "a" },
+      { id: "l-b", name: "B", persona: "b" },
+    ]);
+    const ids = (await store().agents.list()).map((a) => a.id).filter((id) => id.startsWith("l-"));
+    expect(ids).toEqual(["l-a", "l-b", "l-c"]);
+  });
+
+  test("a change of name moves updated_at and keeps created_at", async () => {
+    const [before] = await store().agents.upsert({ id: "a-kai", name: "Kai", persona: "A diver." });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const [after] = await store().agents.upsert({ id: "a-kai", name: "Kai M.", persona: "A diver." });
+    expect(after?.created_at).toBe(before?.created_at);
+    expect(Date.parse(after!.updated_at)).toBeGreaterThan(Date.parse(before!.updated_at));
+    expect(after?.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  test("a structured persona comes back with jsonb's key order: shorter keys first, then bytewise", async () => {
+    await store().agents.upsert({
+      id: "a-ord",
+      name: "Ord",
+      persona: { zz: 1, b: 2, aaa: 3, a: { y: 1, x: 2 } },
+    });
+    const persona = (await store().agents.get("a-ord"))?.persona as Record<string, unknown>;
+    expect(Object.keys(persona)).toEqual(["a", "b", "zz", "aaa"]);
+    expect(Object.keys(persona.a as object)).toEqual(["x", "y"]);
+  });
+
+  test("a persona read back is a copy: changing it changes nothing stored", async () => {
+    const persona = { traits: ["calm"] };
+    const [row] = await store().agents.upsert({ id: "a-copy", name: "Copy", persona });
+    persona.traits.push("given after");
+    (row!.persona as { traits: string[] }).traits.push("returned");
+    const read = await store().agents.get("a-copy");
+    (read!.persona as { traits: string[] }).traits.push("read");
+    expect((await store().agents.get("a-copy"))?.persona).toEqual({ traits: ["calm"] });
+  });
 });

@@ -1,34 +1,59 @@
-// Runs a store test suite on embedded PGlite and, when DRAMATURG_TEST_POSTGRES_URL is set, on a real
-// PostgreSQL too, each suite in a fresh schema so files and tests never see each other's rows.
+// Runs a store test suite on every backend: the in-memory store (`memory://`, no database), embedded
+// PGlite and, when DRAMATURG_TEST_POSTGRES_URL is set, a real PostgreSQL, each suite in a fresh schema so
+// files and tests never see each other's rows. One contract, every backend held to it.
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
-import { openStore, type Store } from "../../src/store/index.ts";
+import { type Db, openStore, type Store } from "../../src/store/index.ts";
+import { openPgliteStore } from "../../src/store/open-sql-store.ts";
 import { postgresSuite, postgresUrl } from "../postgres.ts";
 import { useTempDir } from "../temp-dir.ts";
 
 export interface Backend {
-  kind: "pglite" | "postgres";
+  kind: "memory" | "pglite" | "postgres";
   /** The suite's shared store (opened before its first test). */
   store(): Store;
+  /** The shared store's raw database, for tests of SQL itself (not on the memory backend, which has none). */
+  db(): Db;
   /** A store of its own, empty but migrated (closed after the suite). */
   fresh(): Promise<Store>;
   /** A location for a store of its own, not yet opened, that can be opened again (PGlite: a temp folder). */
   freshLocation(): Promise<string>;
 }
 
-export function describeStore(name: string, suite: (backend: Backend) => void): void {
+export interface DescribeStoreOptions {
+  /** Run on the SQL backends only, for this reason (a suite about SQL itself, e.g. migrations). */
+  sqlOnly?: string;
+}
+
+export function describeStore(
+  name: string,
+  suite: (backend: Backend) => void,
+  { sqlOnly }: DescribeStoreOptions = {},
+): void {
+  describe.skipIf(sqlOnly !== undefined)(`${name} (memory)`, () => {
+    suite(
+      backend(
+        "memory",
+        () => openStore("memory://"),
+        async () => {
+          throw new Error("a memory:// store cannot be opened again");
+        },
+      ),
+    );
+  });
   describe(`${name} (PGlite)`, () => {
     // Before the backend's hooks, so the folder goes after its stores have closed.
     const folder = useTempDir("dramaturg-store-");
     let folders = 0;
     const freshFolder = async () => join(folder(), `db-${++folders}`);
-    suite(backend("pglite", async () => "memory://", freshFolder));
+    // An in-memory PGlite (tests only; `memory://` is the memory store): as fast to open as it gets.
+    suite(backend("pglite", () => openPgliteStore(undefined), freshFolder));
   });
   // Needs a PostgreSQL server, which a plain checkout does not have (see test/postgres.ts).
   describe.skipIf(!postgresUrl)(postgresSuite(`${name} (PostgreSQL)`), () =>
-    suite(backend("postgres", freshSchema, freshSchema)),
+    suite(backend("postgres", async () => openStore(await freshSchema()), freshSchema)),
   );
 }
 
@@ -36,15 +61,19 @@ const freshSchema = () => freshSchemaUrl(postgresUrl!);
 
 function backend(
   kind: Backend["kind"],
-  location: () => Promise<string>,
+  open: () => Promise<Store>,
   reopenable: () => Promise<string>,
 ): Backend {
   const opened: Store[] = [];
   let shared: Store | undefined;
   const fresh = async () => {
-    const store = await openStore(await location());
+    const store = await open();
     opened.push(store);
     return store;
+  };
+  const store = () => {
+    if (!shared) throw new Error("the store is opened in beforeAll");
+    return shared;
   };
   beforeAll(async () => {
     shared = await fresh();
@@ -55,9 +84,11 @@ function backend(
   });
   return {
     kind,
-    store: () => {
-      if (!shared) throw new Error("the store is opened in beforeAll");
-      return shared;
+    store,
+    db: () => {
+      const { db } = store();
+      if (!db) throw new Error(`the ${kind} store has no SQL database: skip this test on it`);
+      return db;
     },
     fresh,
     freshLocation: reopenable,

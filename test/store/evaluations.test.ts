@@ -17,7 +17,7 @@ const config = {
   window: { first_n: 10, last_n: 100 },
 };
 
-describeStore("evaluations", ({ store }) => {
+describeStore("evaluations", ({ store, fresh }) => {
   test("a new evaluation is pending, of kind persona, with its configuration", async () => {
     const e = await store().evaluations.create({
       source: "transcript.json",
@@ -115,6 +115,90 @@ describeStore("evaluations", ({ store }) => {
     expect(await store().evaluations.get("00000000-0000-4000-8000-000000000000")).toBeUndefined();
     expect(await store().evaluations.get("not-a-uuid")).toBeUndefined();
     await expect(store().evaluations.start("not-a-uuid")).rejects.toThrow(/does not exist/);
+  });
+
+  test("the input and result documents come back as given, key order kept, each read a fresh copy", async () => {
+    const input = { zeta: 1, alpha: { b: [1, 2], a: "x" } };
+    const e = await store().evaluations.create({ source: "t.json", input });
+    expect(await store().evaluations.result(e.id)).toBeUndefined();
+    const read = (await store().evaluations.input(e.id)) as typeof input;
+    expect(Object.keys(read)).toEqual(["zeta", "alpha"]);
+    read.alpha.b.push(3);
+    expect(await store().evaluations.input(e.id)).toEqual(input);
+    await store().evaluations.start(e.id);
+    await store().evaluations.complete(e.id, { result: { verdicts: 3, ok: true } });
+    expect(await store().evaluations.result(e.id)).toEqual({ verdicts: 3, ok: true });
+    expect(await store().evaluations.input("not-a-uuid")).toBeUndefined();
+  });
+
+  test("the configuration read back is a copy, with jsonb's key order", async () => {
+    const e = await store().evaluations.create({
+      source: "t.json",
+      config: { window: 1, dimensions: ["a"] },
+    });
+    expect(Object.keys(e.config)).toEqual(["window", "dimensions"]);
+    (e.config.dimensions as string[]).push("changed");
+    expect((await store().evaluations.get(e.id))?.config).toEqual({ window: 1, dimensions: ["a"] });
+  });
+
+  test("an evaluation is interrupted from pending or running, and a resume starts it again", async () => {
+    const pending = await store().evaluations.create({ source: "t.json" });
+    expect((await store().evaluations.interrupt(pending.id)).status).toBe("interrupted");
+    const e = await store().evaluations.create({ source: "t.json" });
+    await store().evaluations.start(e.id);
+    const stopped = await store().evaluations.interrupt(e.id);
+    expect(stopped).toMatchObject({ status: "interrupted", error: null });
+    expect(stopped.completed_at).not.toBeNull();
+    await expect(store().evaluations.complete(e.id)).rejects.toThrow(
+      /is interrupted; it cannot become completed/,
+    );
+    expect(await store().evaluations.start(e.id)).toMatchObject({ status: "running", completed_at: null });
+  });
+
+  test("a completed evaluation can neither fail nor be interrupted, and an unknown one does not exist", async () => {
+    const e = await store().evaluations.create({ source: "t.json" });
+    await store().evaluations.start(e.id);
+    await store().evaluations.complete(e.id);
+    await expect(store().evaluations.interrupt(e.id)).rejects.toThrow(
+      `evaluation ${e.id} is completed; it cannot become interrupted`,
+    );
+    await expect(store().evaluations.fail(e.id, "late")).rejects.toThrow(
+      /is completed; it cannot become failed/,
+    );
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    await expect(store().evaluations.fail(unknown, "x")).rejects.toThrow(
+      `evaluation ${unknown} does not exist`,
+    );
+  });
+
+  test("an outcome leaves what it does not name as it was; a resume clears the error and the end", async () => {
+    const e = await store().evaluations.create({ source: "t.json" });
+    await store().evaluations.start(e.id);
+    await store().evaluations.fail(e.id, "crash", {
+      errored: 3,
+      token_usage: { input_tokens: 10, output_tokens: 2 },
+    });
+    const resumed = await store().evaluations.start(e.id);
+    expect(resumed).toMatchObject({ error: null, completed_at: null, errored: 3 });
+    const done = await store().evaluations.complete(e.id, { cache: { hits: 1, misses: 0 } });
+    expect(done).toMatchObject({
+      errored: 3,
+      token_usage: { input_tokens: 10, output_tokens: 2 },
+      cache: { hits: 1, misses: 0 },
+      error: null,
+    });
+  });
+
+  test("an interrupted evaluation is incomplete, and a list holds fifty unless told otherwise", async () => {
+    const own = await fresh();
+    expect(await own.evaluations.latestIncomplete("persona")).toBeUndefined();
+    const stopped = await own.evaluations.create({ source: "t.json" });
+    await own.evaluations.interrupt(stopped.id);
+    expect((await own.evaluations.latestIncomplete("persona"))?.id).toBe(stopped.id);
+    for (let i = 0; i < 50; i++) await own.evaluations.create({ kind: "session", source: `s${i}.json` });
+    expect(await own.evaluations.list()).toHaveLength(50);
+    expect(await own.evaluations.list({ limit: 100 })).toHaveLength(51);
+    expect(await own.evaluations.list({ kind: "persona", status: "interrupted" })).toHaveLength(1);
   });
 });
 

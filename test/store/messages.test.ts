@@ -66,4 +66,42 @@ describeStore("messages", ({ store }) => {
     expect(await store().messages.import("imp-big.jsonl", many)).toEqual({ inserted: 12_345, skipped: 0 });
     expect(await store().messages.query({ source: "imp-big.jsonl" })).toHaveLength(12_345);
   });
+
+  test("messages at the same time are ordered by source, then id", async () => {
+    const same = at(30);
+    await store().messages.import("imp-tie-b.json", [
+      { id: "t2", sender: "bob", channel: "tie", text: "b2", at: same },
+      { id: "t1", sender: "bob", channel: "tie", text: "b1", at: same },
+    ]);
+    await store().messages.import("imp-tie-a.json", [
+      { id: "t9", sender: "bob", channel: "tie", text: "a9", at: same },
+    ]);
+    const rows = await store().messages.query({ channel: "tie" });
+    expect(rows.map((m) => [m.source, m.id])).toEqual([
+      ["imp-tie-a.json", "t9"],
+      ["imp-tie-b.json", "t1"],
+      ["imp-tie-b.json", "t2"],
+    ]);
+  });
+
+  test("a message repeated within one import is stored once, as first given", async () => {
+    const result = await store().messages.import("imp-dup.json", [
+      { id: "d1", sender: "bob", channel: "dup", text: "first", at: at(40) },
+      { id: "d1", sender: "bob", channel: "dup", text: "second", at: at(41) },
+    ]);
+    expect(result).toEqual({ inserted: 1, skipped: 1 });
+    expect((await store().messages.query({ source: "imp-dup.json" })).map((m) => m.text)).toEqual(["first"]);
+  });
+
+  test("a time given with another offset is compared and returned as the same instant in UTC", async () => {
+    await store().messages.import("imp-tz.json", [
+      { id: "z1", sender: "bob", channel: "tz", text: "late", at: "2025-01-06T11:00:00+02:00" },
+    ]);
+    const rows = await store().messages.query({
+      source: "imp-tz.json",
+      from: "2025-01-06T09:00:00Z",
+      to: at(0),
+    });
+    expect(rows.map((m) => m.at)).toEqual(["2025-01-06T09:00:00.000Z"]);
+  });
 });

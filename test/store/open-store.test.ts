@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { StoreError } from "../../src/core/index.ts";
 import { MIGRATIONS, openStore, redactUrl } from "../../src/store/index.ts";
+import { openPgliteStore } from "../../src/store/open-sql-store.ts";
 import { postgresSuite, postgresUrl } from "../postgres.ts";
 import { tempDir } from "../temp-dir.ts";
 
@@ -32,12 +33,45 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe("openStore", () => {
-  test("memory:// opens an empty, migrated in-memory PGlite store", async () => {
+  test("memory:// opens an empty in-memory store with no database, every migration reported applied", async () => {
     const store = await openStore("memory://");
     try {
-      expect(store.dialect).toBe("pglite");
+      expect(store.dialect).toBe("memory");
+      expect(store.db).toBeUndefined();
       const status = await store.migrationStatus();
       expect(status.pending).toEqual([]);
+      expect(status).toMatchObject({ current: MIGRATIONS.length, latest: MIGRATIONS.length, changed: [] });
+      expect(status.applied.map((m) => [m.version, m.name])).toEqual(
+        MIGRATIONS.map((m) => [m.version, m.name]),
+      );
+      expect(await store.agents.list()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("two memory:// stores share nothing", async () => {
+    const [a, b] = await Promise.all([openStore("memory://"), openStore("memory://")]);
+    try {
+      await a.agents.upsert({ id: "marta", name: "Marta", persona: "A chef." });
+      expect(await b.agents.list()).toEqual([]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  test("a closed memory:// store refuses every call, as a closed database does", async () => {
+    const store = await openStore("memory://");
+    await store.close();
+    await expect(store.agents.list()).rejects.toSatisfy(StoreError.isInstance);
+    await expect(store.migrationStatus()).rejects.toThrow(/closed/);
+  });
+
+  test("an in-memory PGlite (for tests) opens empty and migrated", async () => {
+    const store = await openPgliteStore(undefined);
+    try {
+      expect(store.dialect).toBe("pglite");
+      expect((await store.migrationStatus()).pending).toEqual([]);
       expect(await store.agents.list()).toEqual([]);
     } finally {
       await store.close();

@@ -187,4 +187,106 @@ describeStore("runs", ({ store }) => {
     await completedRun(store(), agent, { adherence: 5 });
     expect(await store().runs.history({ agent, dimension: "fluency" })).toEqual([]);
   });
+
+  test("a run read back is a copy: changing it changes nothing stored", async () => {
+    const agent = await newAgent(store());
+    const run = await store().runs.create({
+      agent_id: agent,
+      dimensions: ["adherence"],
+      sample_size: 1,
+      judge,
+    });
+    run.dimensions.push("fluency");
+    run.judge!.model = "changed";
+    expect(await store().runs.get(run.id)).toMatchObject({ dimensions: ["adherence"], judge });
+  });
+
+  test("scores are stored as real numbers, single precision, in the run and its history", async () => {
+    const agent = await newAgent(store());
+    const run = await completedRun(store(), agent, { adherence: 19 / 3 });
+    expect(run.overall_score).toBe(6.3333335);
+    expect(run.dimension_scores?.adherence?.score).toBe(19 / 3);
+    const [point] = await store().runs.history({ agent, dimension: "adherence" });
+    expect(point?.score).toBe(6.3333335);
+  });
+
+  test("a run is interrupted while pending or running and started again, but not completed twice or failed after", async () => {
+    const agent = await newAgent(store());
+    const run = await store().runs.create({ agent_id: agent, dimensions: ["adherence"], sample_size: 1 });
+    await store().runs.start(run.id);
+    expect((await store().runs.interrupt(run.id)).status).toBe("interrupted");
+    await expect(store().runs.complete(run.id, { overall_score: 1, dimension_scores: {} })).rejects.toThrow(
+      `run ${run.id} is interrupted; it cannot become completed`,
+    );
+    const resumed = await store().runs.start(run.id);
+    expect(resumed).toMatchObject({ status: "running", completed_at: null, error: null });
+    await store().runs.complete(run.id, { overall_score: 4, dimension_scores: {} });
+    await expect(store().runs.fail(run.id, "late")).rejects.toThrow(/is completed; it cannot become failed/);
+    await expect(store().runs.interrupt(run.id)).rejects.toSatisfy(StoreError.isInstance);
+    await expect(store().runs.start("00000000-0000-4000-8000-000000000000")).rejects.toThrow(
+      /does not exist/,
+    );
+  });
+
+  test("a failed run keeps the dimension scores and usage it had, unless the failure names new ones", async () => {
+    const agent = await newAgent(store());
+    const run = await store().runs.create({ agent_id: agent, dimensions: ["adherence"], sample_size: 1 });
+    await store().runs.start(run.id);
+    const failed = await store().runs.fail(run.id, "boom", {
+      dimension_scores: { adherence: { score: 3 } },
+      token_usage: { input_tokens: 5, output_tokens: 1 },
+    });
+    expect(failed).toMatchObject({
+      status: "failed",
+      errored: 0,
+      dimension_scores: { adherence: { score: 3 } },
+      token_usage: { input_tokens: 5, output_tokens: 1 },
+    });
+    await store().runs.start(run.id);
+    const again = await store().runs.fail(run.id, "boom again");
+    expect(again).toMatchObject({ error: "boom again", dimension_scores: { adherence: { score: 3 } } });
+  });
+
+  test("a run needs an agent that exists, and takes a persona hash given to it over the agent's", async () => {
+    await expect(
+      store().runs.create({ agent_id: "nobody-at-all", dimensions: ["adherence"], sample_size: 1 }),
+    ).rejects.toSatisfy(StoreError.isInstance);
+    const agent = await newAgent(store());
+    const run = await store().runs.create({
+      agent_id: agent,
+      dimensions: [],
+      sample_size: 0,
+      persona_hash: "given",
+      trial: 2,
+    });
+    expect(run).toMatchObject({ persona_hash: "given", trial: 2, judge: null, window_end: null });
+  });
+
+  test("runs are listed by status, trials of one moment newest trial first, and a malformed evaluation finds none", async () => {
+    const agent = await newAgent(store());
+    const evaluation = await store().evaluations.create({ source: "t.json" });
+    const one = await completedRun(store(), agent, { adherence: 5, evaluation: evaluation.id, trial: 1 });
+    const pending = await store().runs.create({ agent_id: agent, dimensions: ["adherence"], sample_size: 1 });
+    expect((await store().runs.list({ agent, status: "pending" })).map((r) => r.id)).toEqual([pending.id]);
+    expect((await store().runs.list({ agent, status: "completed" })).map((r) => r.id)).toEqual([one.id]);
+    expect(await store().runs.list({ evaluation: "not-a-uuid" })).toEqual([]);
+  });
+
+  test("a baseline leaves out sibling trials that did not complete, and an unknown run cannot be one", async () => {
+    const agent = await newAgent(store());
+    const evaluation = await store().evaluations.create({ source: "t.json" });
+    const done = await completedRun(store(), agent, { adherence: 6, evaluation: evaluation.id, trial: 1 });
+    const unfinished = await store().runs.create({
+      agent_id: agent,
+      evaluation_id: evaluation.id,
+      dimensions: ["adherence"],
+      sample_size: 1,
+      trial: 2,
+    });
+    expect((await store().runs.markBaseline(done.id)).map((r) => r.id)).toEqual([done.id]);
+    expect((await store().runs.get(unfinished.id))?.is_baseline).toBe(false);
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    await expect(store().runs.markBaseline(unknown)).rejects.toThrow(`run ${unknown} does not exist`);
+    await expect(store().runs.markBaseline("not-a-uuid")).rejects.toThrow(/does not exist/);
+  });
 });

@@ -109,4 +109,49 @@ describeStore("verdict cache", ({ store }) => {
     await store().verdictCache.put(entries);
     expect((await store().verdictCache.get(entries.map((e) => e.key))).size).toBe(2500);
   });
+
+  test("a value read back is a copy: changing it changes nothing cached", async () => {
+    await store().verdictCache.put([entry("c1", { value: { count: 1, ideas: ["a"], reasoning: "One." } })]);
+    const found = (await store().verdictCache.peek(["c1"])).get("c1")!;
+    found.value.ideas!.push("b");
+    found.usage!.input_tokens = 0;
+    expect((await store().verdictCache.peek(["c1"])).get("c1")).toMatchObject({
+      value: { ideas: ["a"] },
+      usage: { input_tokens: 100 },
+    });
+  });
+
+  test("an entry without usage comes back without it, and clearing by provider or everything counts entries", async () => {
+    await store().verdictCache.put([
+      entry("u1", { usage: undefined }),
+      entry("u2", { provider: "anthropic", model: "fake-model-b" }),
+      entry("u3"),
+    ]);
+    expect((await store().verdictCache.peek(["u1"])).get("u1")).not.toHaveProperty("usage");
+    expect(await store().verdictCache.clear({ provider: "anthropic" })).toBe(1);
+    expect(await store().verdictCache.clear({ model: "fake-model-b", provider: "nobody" })).toBe(0);
+    expect(await store().verdictCache.clear()).toBe(2);
+    expect(await store().verdictCache.stats()).toEqual({
+      entries: 0,
+      hits: 0,
+      bytes: 0,
+      saved_usage: { input_tokens: 0, output_tokens: 0 },
+      by_model: [],
+    });
+  });
+
+  test("hits tallied for a model with no entries left still count in the statistics", async () => {
+    await store().verdictCache.hit([entry("gone", { model: "fake-model-z" })]);
+    const stats = await store().verdictCache.stats();
+    expect(stats.by_model).toEqual([
+      {
+        provider: "openai",
+        model: "fake-model-z",
+        entries: 0,
+        hits: 1,
+        bytes: 0,
+        saved_usage: { input_tokens: 100, output_tokens: 20 },
+      },
+    ]);
+  });
 });

@@ -1,0 +1,149 @@
+// The verdict cache of the in-memory store: entries by key, and hits tallied per model and lookup, as
+// the SQL tables keep them, so statistics and clearing answer the same.
+import type { TokenUsage } from "../core/index.ts";
+import { compareText, jsonbText, jsonOut } from "./memory-columns.ts";
+import {
+  type CachedVerdictValue,
+  type CacheEntry,
+  emptyVerdictCacheStats,
+  type VerdictCacheRepository,
+} from "./verdict-cache.ts";
+
+interface Stored {
+  provider: string;
+  model: string;
+  /** jsonb text. */
+  value: string;
+  usage: string | null;
+}
+
+interface Tally {
+  provider: string;
+  model: string;
+  hits: number;
+  input: number;
+  output: number;
+}
+
+export function memoryVerdictCache(): VerdictCacheRepository {
+  const entries = new Map<string, Stored>();
+  let tallies: Tally[] = [];
+
+  const select = (keys: readonly string[]) => {
+    const found = new Map<string, CacheEntry>();
+    for (const key of keys) {
+      const e = entries.get(key);
+      if (!e || found.has(key)) continue;
+      const value = jsonOut<CachedVerdictValue>(e.value)!;
+      const usage = jsonOut<TokenUsage>(e.usage);
+      found.set(
+        key,
+        usage === null
+          ? { key, provider: e.provider, model: e.model, value }
+          : { key, provider: e.provider, model: e.model, value, usage },
+      );
+    }
+    return found;
+  };
+  // One tally row per model and call, as the SQL inserts them.
+  const tally = (hit: Iterable<CacheEntry>) => {
+    const byModel = new Map<string, Tally>();
+    for (const e of hit) {
+      const id = `${e.provider}\u0000${e.model}`;
+      let t = byModel.get(id);
+      if (!t) byModel.set(id, (t = { provider: e.provider, model: e.model, hits: 0, input: 0, output: 0 }));
+      t.hits++;
+      t.input += e.usage?.input_tokens ?? 0;
+      t.output += e.usage?.output_tokens ?? 0;
+    }
+    tallies.push(...byModel.values());
+  };
+  const matches = (
+    { model, provider }: { model?: string; provider?: string },
+    row: { model: string; provider: string },
+  ) => (model === undefined || row.model === model) && (provider === undefined || row.provider === provider);
+
+  return {
+    async get(keys) {
+      const found = select(keys);
+      tally(found.values());
+      return found;
+    },
+    peek: async (keys) => select(keys),
+    hit: async (hit) => tally(hit),
+    async put(put) {
+      for (const e of put)
+        entries.set(e.key, {
+          provider: e.provider,
+          model: e.model,
+          value: jsonbText(e.value)!,
+          usage: jsonbText(e.usage),
+        });
+    },
+    async stats() {
+      const byModel = new Map<
+        string,
+        {
+          provider: string;
+          model: string;
+          entries: number;
+          hits: number;
+          bytes: number;
+          input: number;
+          output: number;
+        }
+      >();
+      const of = (provider: string, model: string) => {
+        const id = `${provider}\u0000${model}`;
+        let m = byModel.get(id);
+        if (!m)
+          byModel.set(id, (m = { provider, model, entries: 0, hits: 0, bytes: 0, input: 0, output: 0 }));
+        return m;
+      };
+      for (const [key, e] of entries) {
+        const m = of(e.provider, e.model);
+        m.entries++;
+        // The stored size of value and usage, and the key's length, as the SQL estimates it.
+        m.bytes +=
+          Buffer.byteLength(e.value) + (e.usage === null ? 0 : Buffer.byteLength(e.usage)) + key.length;
+      }
+      for (const t of tallies) {
+        const m = of(t.provider, t.model);
+        m.hits += t.hits;
+        m.input += t.input;
+        m.output += t.output;
+      }
+      const stats = emptyVerdictCacheStats();
+      const models = [...byModel.values()].sort(
+        (a, b) => compareText(a.provider, b.provider) || compareText(a.model, b.model),
+      );
+      for (const m of models) {
+        stats.entries += m.entries;
+        stats.hits += m.hits;
+        stats.bytes += m.bytes;
+        stats.saved_usage.input_tokens += m.input;
+        stats.saved_usage.output_tokens += m.output;
+        stats.by_model.push({
+          provider: m.provider,
+          model: m.model,
+          entries: m.entries,
+          hits: m.hits,
+          bytes: m.bytes,
+          saved_usage: { input_tokens: m.input, output_tokens: m.output },
+        });
+      }
+      return stats;
+    },
+    async clear(which = {}) {
+      // The hits of what is cleared go too: the statistics describe the cache as it is.
+      tallies = tallies.filter((t) => !matches(which, t));
+      let cleared = 0;
+      for (const [key, e] of entries)
+        if (matches(which, e)) {
+          entries.delete(key);
+          cleared++;
+        }
+      return cleared;
+    },
+  };
+}
