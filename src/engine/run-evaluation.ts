@@ -72,7 +72,12 @@ export interface CacheInUse {
 
 export interface RunEvaluationOptions<M, R> {
   evaluation: EvaluationOfKind<M, R>;
-  store: Store;
+  /**
+   * The store, or the promise of one still opening: a new evaluation without a verdict cache then starts
+   * judging at once, its first verdicts held (in order) until the store is open and its rows exist. A
+   * resume, or a run with a cache (its lookups need the store), waits for the store first.
+   */
+  store: Store | Promise<Store>;
   judge: Judge;
   /** Judge calls in flight at once. Default 16. */
   concurrency?: number;
@@ -101,7 +106,7 @@ export interface EvaluationRunResult<R> {
 /** Runs (or resumes) one evaluation to completion; on failure the evaluation and its rows are marked failed. */
 export async function runEvaluation<M, R>({
   evaluation,
-  store,
+  store: storeOption,
   judge,
   concurrency = 16,
   resume,
@@ -112,39 +117,58 @@ export async function runEvaluation<M, R>({
   graceMs = 3000,
 }: RunEvaluationOptions<M, R>): Promise<EvaluationRunResult<R>> {
   const { plan } = evaluation;
-  let evaluationId: string;
-  // Verdict keys already answered in the store (a resume's), which are not judged again.
-  let skip: ReadonlySet<string> = new Set();
-  let dimensions: string[] = [];
-  if (resume) {
-    evaluationId = resume;
-    ({ skip, dimensions } = await readBack(store, evaluation, evaluationId));
-    await store.evaluations.start(evaluationId);
-    await evaluation.reopen(store, evaluationId);
-  } else {
-    const row = await store.evaluations.create({ kind: evaluation.kind, ...evaluation.describe() });
-    evaluationId = row.id;
-    await store.evaluations.start(evaluationId);
-    await evaluation.begin(store, evaluationId);
-  }
-
-  // Group commit: each verdict is durable within one insert, so a kill loses at most the calls in flight.
-  // A new evaluation's keys are all new: its batches skip the conflict check (a resume's do not).
-  const writer = store.scores.writer({ flushIntervalMs: 0, newKeys: !resume });
+  // The store, its evaluation rows and the writer: ready before judging starts, except for a new
+  // evaluation without a verdict cache, whose first judge requests go out while the store still opens.
+  const setUp = (async () => {
+    const store = await storeOption;
+    let evaluationId: string;
+    // Verdict keys already answered in the store (a resume's), which are not judged again.
+    let skip: ReadonlySet<string> = new Set();
+    let dimensions: string[] = [];
+    if (resume) {
+      evaluationId = resume;
+      ({ skip, dimensions } = await readBack(store, evaluation, evaluationId));
+      await store.evaluations.start(evaluationId);
+      await evaluation.reopen(store, evaluationId);
+    } else {
+      const row = await store.evaluations.create({ kind: evaluation.kind, ...evaluation.describe() });
+      evaluationId = row.id;
+      await store.evaluations.start(evaluationId);
+      await evaluation.begin(store, evaluationId);
+    }
+    // Group commit: each verdict is durable within one insert, so a kill loses at most the calls in
+    // flight. A new evaluation's keys are all new: its batches skip the conflict check (a resume's do not).
+    const writer = store.scores.writer({ flushIntervalMs: 0, newKeys: !resume });
+    return { store, evaluationId, skip, dimensions, writer };
+  })();
+  let ready: Awaited<typeof setUp> | undefined;
+  const early = !resume && !cache && isPromise(storeOption);
+  if (!early) ready = await setUp;
+  const skip = ready?.skip ?? new Set<string>();
   const whole = planSize(plan);
   const pending = skip.size ? planSize(plan, skip) : whole;
   const planned = whole.items + whole.trivial;
   const reused = skip.size;
-  onProgress?.({
-    type: "started",
-    evaluation_id: evaluationId,
-    total: pending.calls,
-    reused_verdicts: reused,
-    resumed: resume !== undefined,
+  // Announced once the evaluation exists, before any verdict is stored.
+  const announced = setUp.then((r) => {
+    ready = r;
+    onProgress?.({
+      type: "started",
+      evaluation_id: r.evaluationId,
+      total: pending.calls,
+      reused_verdicts: reused,
+      resumed: resume !== undefined,
+    });
+    return r;
   });
+  // Until the caller awaits it below, a failed open is not an unhandled rejection.
+  announced.catch(() => {});
+  if (!early) await announced;
   let stored = reused;
   // An interrupt stops new calls at once; calls in flight are aborted only once the grace is over.
   const inFlight = new AbortController();
+  // A store that fails to open ends the calls in flight at once: the run fails with its error.
+  if (early) announced.catch((error) => inFlight.abort(error));
   let grace: NodeJS.Timeout | undefined;
   const onInterrupt = () => {
     onProgress?.({ type: "interrupting", in_flight_grace_ms: graceMs });
@@ -169,6 +193,8 @@ export async function runEvaluation<M, R>({
       onVerdicts: async (vs, { calls }) => {
         // Aggregated in arrival order, before the write lets another worker's answers in.
         evaluation.add(vs, { fresh: true });
+        // While the store opens, answers wait here, in order, and are written once it is ready.
+        const { writer, evaluationId } = ready ?? (await announced);
         await writer.write(
           vs.map((v) => evaluation.scoreRow(v, evaluationId)),
           { durable: calls > 0 },
@@ -177,14 +203,20 @@ export async function runEvaluation<M, R>({
       },
       onProgress: (done, total) => onProgress?.({ type: "judged", done, total }),
     });
-    await writer.close();
+    ready ??= await announced;
+    await ready.writer.close();
   } catch (error) {
     failure = error;
-    await writer.close().catch(() => {});
+    await ready?.writer.close().catch(() => {});
   } finally {
     clearTimeout(grace);
     signal?.removeEventListener("abort", onInterrupt);
   }
+  // The store never opened (or its rows could not be made): nothing to mark; the run fails with why.
+  if (!ready) {
+    ready = await announced;
+  }
+  const { store, evaluationId, dimensions } = ready;
   // Interrupted before everything was judged: what was judged is committed; the rest awaits a resume.
   if (signal?.aborted && stored < planned) {
     await evaluation.interrupt(store).catch(() => {});
@@ -325,6 +357,10 @@ async function recordFixtures(
   } finally {
     closeSync(fd);
   }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown })?.then === "function";
 }
 
 async function failEvaluation(
