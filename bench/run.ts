@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, store-writes, memory-rows, startup, store-open, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, store-writes, memory-rows, startup, store-open, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { benchWarmCache } from "./cache.bench.ts";
 import { type CliRunOptions, cliRun, writeCliWorkload } from "./cli-run.bench.ts";
 import { startFakeServerInWorker, type WorkerServer } from "./fake-server-worker.ts";
+import { benchPeakRss } from "./memory.bench.ts";
 import { benchMemoryRows } from "./memory-rows.bench.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
 import { benchResume, type ResumeFigures } from "./resume.bench.ts";
@@ -51,6 +52,8 @@ const RESUME_LATENCY_MS = 20;
 const MAX_HELP_MS = 300;
 const MAX_VERSION_MS = 200;
 const MAX_IMPORT_MS = 300;
+/** Memory bounded by design: a 100,000-verdict run peaks within this factor of a 5,000-verdict one. */
+const MAX_PEAK_RSS_RATIO = 1.2;
 /**
  * Issue 18: opening a store, to its first query. Time: ≤ 0.5 s for memory:// and an existing folder, ≤ 1.5 s
  * for a new folder. Memory: the peak of a whole 5,000-verdict run is to stay ≤ 250 MB (memory://) and
@@ -68,7 +71,11 @@ const seconds = (ms: number) => `${fmt(ms / 1000, 2)} s`;
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
 /** Every verdict judged, none errored, all stored: otherwise the timings mean nothing. */
-function completeness(label: string, run: RunFigures, expected: number): Check {
+function completeness(
+  label: string,
+  run: Pick<RunFigures, "verdicts" | "errored" | "stored_rows">,
+  expected: number,
+): Check {
   return {
     metric: `${label}: verdicts ok / errored / stored`,
     value: `${fmt(run.verdicts)} / ${run.errored} / ${fmt(run.stored_rows)}`,
@@ -392,6 +399,36 @@ const benchmarks: Benchmark[] = [
               value: `${fmt(f.peak_rss_mb)} MB`,
               target: `≤ ${fmt(target.mb)} MB`,
               pass: f.peak_rss_mb <= target.mb,
+            },
+          ];
+        }),
+        details: { ...figures },
+      };
+    },
+  },
+  {
+    name: "peak-rss",
+    about:
+      "peak RSS, 5,000 vs 100,000 verdicts (instant judge, adherence, individual, folder store and memory://), each run in a fresh process",
+    async run() {
+      const figures = await benchPeakRss();
+      const [small, large] = figures.sizes;
+      return {
+        checks: (["folder", "memory"] as const).flatMap((kind): Check[] => {
+          const f = figures.runs[kind];
+          return [
+            completeness(`${kind}, ${fmt(large)}`, f.large, large),
+            {
+              metric: `${kind}: peak RSS, ${fmt(small)} vs ${fmt(large)} verdicts`,
+              value: `${fmt(f.small.peak_rss_mb)} vs ${fmt(f.large.peak_rss_mb)} MB (${fmt(f.ratio, 2)}×)`,
+              // memory:// keeps every row in the process by definition: its ratio is for information.
+              ...(kind === "folder"
+                ? { target: `≤ ${fmt(MAX_PEAK_RSS_RATIO, 2)}×`, pass: f.ratio <= MAX_PEAK_RSS_RATIO }
+                : {}),
+            },
+            {
+              metric: `${kind}: verdicts/s, ${fmt(small)} / ${fmt(large)}`,
+              value: `${fmt(f.small.verdicts_per_second)} / ${fmt(f.large.verdicts_per_second)}`,
             },
           ];
         }),

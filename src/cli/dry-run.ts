@@ -1,5 +1,6 @@
 // `--dry-run`: what an evaluation would cost — judge requests and calls, tokens, cost where a price is
 // known — printed without calling the judge or writing anything.
+import { planSize } from "../engine/index.ts";
 import { type EvaluationPlan, estimatePlan } from "../scorers/index.ts";
 import { cost, priceFor } from "./prices.ts";
 import type { Settings } from "./settings.ts";
@@ -37,7 +38,7 @@ export function dryRunReport(
     judge: judgeName,
     requests: live ? estimate.requests : 0,
     calls: live ? estimate.calls : 0,
-    verdicts: estimate.verdicts + plan.trivial.length + (cached?.verdicts ?? 0),
+    verdicts: estimate.verdicts + planSize(plan).trivial + (cached?.verdicts ?? 0),
     input_tokens: live ? estimate.usage.input_tokens : 0,
     output_tokens: live ? estimate.usage.output_tokens : 0,
     by_dimension: estimate.byDimension,

@@ -37,23 +37,35 @@ export function errorReason(message: string): string {
   return head.replace(NUMBER, "N").replace(/\s+/g, " ").trim() || "unknown error";
 }
 
+/** The reasons of errored verdicts taken one at a time: {@link summarizeErrors} without holding the verdicts. */
+export class ErrorReasonTally {
+  private readonly groups = new Map<string, ErrorReason>();
+
+  add(verdict: Verdict): void {
+    if (verdict.ok) return;
+    const { name, message } = verdict.error;
+    const reason = errorReason(message);
+    const key = `${name}\u0000${reason}`;
+    const group = this.groups.get(key);
+    if (group) group.count++;
+    else this.groups.set(key, { name, reason, count: 1, example: message });
+  }
+
+  /** Most frequent first, ties in order of first appearance. */
+  reasons(): ErrorReason[] {
+    // Array.prototype.sort is stable, so equal counts keep their order of first appearance.
+    return [...this.groups.values()].map((g) => ({ ...g })).sort((a, b) => b.count - a.count);
+  }
+}
+
 /**
  * The distinct reasons the errored verdicts among `verdicts` failed for, most frequent first (ties in order
  * of first appearance), each with its count and the full message of its first verdict. Empty when none erred.
  */
 export function summarizeErrors(verdicts: Iterable<Verdict>): ErrorReason[] {
-  const groups = new Map<string, ErrorReason>();
-  for (const verdict of verdicts) {
-    if (verdict.ok) continue;
-    const { name, message } = verdict.error;
-    const reason = errorReason(message);
-    const key = `${name}\u0000${reason}`;
-    const group = groups.get(key);
-    if (group) group.count++;
-    else groups.set(key, { name, reason, count: 1, example: message });
-  }
-  // Array.prototype.sort is stable, so equal counts keep their order of first appearance.
-  return [...groups.values()].sort((a, b) => b.count - a.count);
+  const tally = new ErrorReasonTally();
+  for (const verdict of verdicts) tally.add(verdict);
+  return tally.reasons();
 }
 
 /** Options of {@link formatErrorReasons}. */

@@ -1,8 +1,17 @@
 // Runs a plan's judge calls with bounded concurrency, streaming each verdict to the caller as it
-// arrives (so the store holds what was scored even if the process dies half way).
+// arrives (so the store holds what was scored even if the process dies half way). Calls are drawn from
+// the plan as workers free up, their requests built (and looked up in the verdict cache) a window ahead:
+// what is held at any time is that window and the calls in flight, whatever the plan's size.
 import { addUsage, type TokenUsage, type Verdict, verdictKeyString, ZERO_USAGE } from "../core/index.ts";
-import type { Judge } from "../judge/index.ts";
-import { type JudgePlan, type PlannedCall, type PlannedVerdict, pendingCalls } from "./plan.ts";
+import type { Judge, JudgeRequest } from "../judge/index.ts";
+import {
+  type JudgePlan,
+  type PlannedCall,
+  type PlannedVerdict,
+  pendingCalls,
+  planSize,
+  requestOf,
+} from "./plan.ts";
 
 export interface ExecuteOptions<M> {
   judge: Judge;
@@ -10,8 +19,15 @@ export interface ExecuteOptions<M> {
   concurrency?: number;
   /** Verdict keys (verdictKeyString) already judged, e.g. stored by an interrupted run: not asked again. */
   skip?: ReadonlySet<string>;
-  /** The pending calls when the caller computed them already (`pendingCalls(plan, skip)`), so they are the same objects. */
-  pending?: PlannedCall<M>[];
+  /** Pending calls (after `skip`), when the caller counted them already; counted here otherwise. */
+  total?: number;
+  /**
+   * Looks a window of requests up ahead of the workers (the verdict cache's prefetch); a request given
+   * here is the object later judged. A failed lookup fails the run at its end (judge() looks up itself).
+   */
+  prefetch?: (requests: readonly JudgeRequest[]) => Promise<void>;
+  /** Calls whose requests are built and prefetched ahead of the workers. Default 1,000 with `prefetch`. */
+  window?: number;
   /** Called for every verdict, judged or errored or trivial, in arrival order, with the model calls behind them. */
   onVerdicts?: (verdicts: PlannedVerdict<M>[], source: { calls: number }) => void | Promise<void>;
   /** Called after each finished call with done/total call counts. */
@@ -20,9 +36,12 @@ export interface ExecuteOptions<M> {
   signal?: AbortSignal;
   /** Stops taking new calls; the calls in flight finish and the run returns what was judged. */
   stop?: AbortSignal;
+  /** Keep every verdict in the result. Default: only when there is no `onVerdicts` to stream them to. */
+  keep?: boolean;
 }
 
 export interface ExecuteResult<M> {
+  /** Every verdict, when kept (see `keep`); empty otherwise. */
   verdicts: PlannedVerdict<M>[];
   usage: TokenUsage;
   /** Model calls the judge made (retries and double checks included). */
@@ -31,15 +50,24 @@ export interface ExecuteResult<M> {
   requests: number;
 }
 
+/** Trivial verdicts handed on at once, at most. */
+const TRIVIAL_CHUNK = 1_000;
+
 export async function executePlan<M>(
   plan: JudgePlan<M>,
   options: ExecuteOptions<M>,
 ): Promise<ExecuteResult<M>> {
-  const { judge, skip, onVerdicts, onProgress, signal, stop } = options;
+  const { judge, skip, onProgress, signal, stop, prefetch } = options;
+  const keep = options.keep ?? options.onVerdicts === undefined;
   const verdicts: PlannedVerdict<M>[] = [];
-  const trivial: PlannedVerdict<M>[] = plan.trivial
-    .filter((t) => !skip?.has(verdictKeyString(t.item.key)))
-    .map((t) => ({
+  const handle = async (scored: PlannedVerdict<M>[], source: { calls: number }) => {
+    if (keep) verdicts.push(...scored);
+    await options.onVerdicts?.(scored, source);
+  };
+  let trivial: PlannedVerdict<M>[] = [];
+  for (const t of plan.trivial()) {
+    if (skip?.has(verdictKeyString(t.item.key))) continue;
+    trivial.push({
       verdict: {
         ok: true,
         key: t.item.key,
@@ -48,40 +76,88 @@ export async function executePlan<M>(
         trivial: true,
       } satisfies Verdict,
       meta: t.meta,
-    }));
-  if (trivial.length) {
-    verdicts.push(...trivial);
-    await onVerdicts?.(trivial, { calls: 0 });
+    });
+    if (trivial.length >= TRIVIAL_CHUNK) {
+      await handle(trivial, { calls: 0 });
+      trivial = [];
+    }
   }
-  const calls = options.pending ?? pendingCalls(plan, skip);
+  if (trivial.length) await handle(trivial, { calls: 0 });
+
+  const total = options.total ?? planSize(plan, skip).calls;
+  const source = pendingCalls(plan, skip);
+  const window = Math.max(1, prefetch ? (options.window ?? 1_000) : 1);
+  // The calls drawn from the plan, their requests built, not yet taken by a worker.
+  let ready: { call: PlannedCall<M>; request: JudgeRequest }[] = [];
+  let taken = 0;
+  let exhausted = false;
+  const lookups = new Set<Promise<void>>();
+  let lookupFailure: unknown;
+  const draw = () => {
+    const drawn: typeof ready = [];
+    while (drawn.length < window) {
+      const next = source.next();
+      if (next.done) {
+        exhausted = true;
+        break;
+      }
+      drawn.push({ call: next.value, request: requestOf(next.value) });
+    }
+    if (drawn.length && prefetch) {
+      const looked = prefetch(drawn.map((d) => d.request)).catch((error) => {
+        lookupFailure ??= error;
+      });
+      lookups.add(looked);
+      void looked.then(() => lookups.delete(looked));
+    }
+    ready = [...ready.slice(taken), ...drawn];
+    taken = 0;
+  };
+  const take = () => {
+    // The next window is drawn (and its lookup started) while half of this one is still ahead.
+    if (!exhausted && ready.length - taken <= window / 2) draw();
+    return taken < ready.length ? ready[taken++] : undefined;
+  };
+
   let usage: TokenUsage = { ...ZERO_USAGE };
   let modelCalls = 0;
-  let next = 0;
+  let requests = 0;
   let done = 0;
   let failure: unknown;
   const worker = async () => {
-    while (failure === undefined && next < calls.length && !stop?.aborted) {
+    while (failure === undefined && !stop?.aborted) {
       signal?.throwIfAborted();
-      const call = calls[next++]!;
+      let next: ReturnType<typeof take>;
       try {
-        const response = await judge.judge(call.request, { signal });
+        next = take();
+      } catch (error) {
+        // The plan could not produce its next call (a precondition threw, a context failed to build).
+        failure ??= error;
+        return;
+      }
+      if (!next) return;
+      const { call, request } = next;
+      requests++;
+      try {
+        const response = await judge.judge(request, { signal });
         usage = addUsage(usage, response.usage);
         modelCalls += response.calls;
         const scored = response.verdicts.map((verdict, i) => ({ verdict, meta: call.meta[i]! }));
-        verdicts.push(...scored);
         // A worker takes its next call only after this one's verdicts are handled (stored), so calls
         // answered but not yet stored never outnumber the concurrency.
-        await onVerdicts?.(scored, { calls: response.calls });
+        await handle(scored, { calls: response.calls });
       } catch (error) {
         // The judge returns per-item failures as errored verdicts; a throw means it cannot work at all.
         failure ??= error;
         return;
       }
-      onProgress?.(++done, calls.length);
+      onProgress?.(++done, total);
     }
   };
-  const width = Math.max(1, Math.min(options.concurrency ?? 16, calls.length));
+  const width = Math.max(1, Math.min(options.concurrency ?? 16, total));
   await Promise.all(Array.from({ length: width }, worker));
+  await Promise.all(lookups);
   if (failure !== undefined) throw failure;
-  return { verdicts, usage, calls: modelCalls, requests: calls.length };
+  if (lookupFailure !== undefined) throw lookupFailure;
+  return { verdicts, usage, calls: modelCalls, requests };
 }

@@ -23,6 +23,8 @@ export {
   type PlannedTrivial,
   type PlannedVerdict,
   pendingCalls,
+  planSize,
+  requestOf,
 } from "./plan.ts";
 export type { ProgressEvent, ProgressListener } from "./progress.ts";
 export {

@@ -1,23 +1,18 @@
 // The lifecycle every evaluation kind shares: create (or resume) the evaluation, judge its plan
 // through the verdict cache with a concurrency limit, group-commit verdicts, let the kind aggregate,
 // then complete or fail — and keep the result document with the evaluation.
-import { writeFileSync } from "node:fs";
-import {
-  DramaturgError,
-  InterruptedError,
-  type TokenUsage,
-  type Verdict,
-  verdictKeyString,
-} from "../core/index.ts";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { DramaturgError, InterruptedError, type TokenUsage, type Verdict } from "../core/index.ts";
 import {
   type Judge,
+  type JudgeDescriptor,
   type JudgeRequest,
   type VerdictCacheCounters,
   verdictsToFixtures,
 } from "../judge/index.ts";
 import type { EvaluationKind, NewEvaluation, ScoreInput, ScoreRow, Store } from "../store/index.ts";
 import { executePlan } from "./execute-plan.ts";
-import { type JudgePlan, metaByKey, type PlannedVerdict, pendingCalls } from "./plan.ts";
+import { type JudgePlan, metaByKey, type PlannedVerdict, planSize } from "./plan.ts";
 import type { ProgressListener } from "./progress.ts";
 
 /** What the engine adds up for every kind; the kind puts it in its result document. */
@@ -31,19 +26,18 @@ export interface EngineTotals {
   resumed?: { reused_verdicts: number };
 }
 
-export interface FinishContext<M> {
+/** What a kind's `finish` is given: its verdicts it has taken in already, one by one, through `add`. */
+export interface FinishContext {
   store: Store;
   evaluationId: string;
-  /** Every verdict of the evaluation: reused from the store on a resume, then judged now. */
-  verdicts: PlannedVerdict<M>[];
-  /** Only those judged by this invocation (token usage is spread over them). */
-  fresh: PlannedVerdict<M>[];
   totals: EngineTotals;
 }
 
 /**
  * One evaluation of a kind, as the engine drives it. The kind owns its plan, its own rows (runs per
  * agent, per session…), how a verdict becomes a score row, and its aggregation and result document.
+ * The engine hands every verdict to `add` once and then lets it go: a kind keeps running aggregates,
+ * not verdicts, so that a run's memory does not grow with its size. One object serves one run.
  */
 export interface EvaluationOfKind<M, R> {
   readonly kind: EvaluationKind;
@@ -56,8 +50,13 @@ export interface EvaluationOfKind<M, R> {
   reopen(store: Store, evaluationId: string): Promise<void>;
   /** The stored form of a verdict. */
   scoreRow(verdict: PlannedVerdict<M>, evaluationId: string): ScoreInput;
-  /** Aggregates, completes the kind's rows and builds the result document. */
-  finish(context: FinishContext<M>): Promise<{ result: R; errored: number }>;
+  /**
+   * Takes verdicts into the running aggregates, in the order they are stored: on a resume first those
+   * read back from the store (`fresh: false`), then those judged or given trivially now (`fresh: true`).
+   */
+  add(verdicts: readonly PlannedVerdict<M>[], source: { fresh: boolean }): void;
+  /** Completes the kind's rows and builds the result document from the aggregates. */
+  finish(context: FinishContext): Promise<{ result: R; errored: number }>;
   /** Marks the kind's rows failed. */
   fail(store: Store, message: string): Promise<void>;
   /** Marks the kind's rows interrupted (their verdicts stay; a resume continues them). */
@@ -67,13 +66,18 @@ export interface EvaluationOfKind<M, R> {
 /** The verdict cache in front of the judge, whose counters the result reports. */
 export interface CacheInUse {
   readonly counters: VerdictCacheCounters;
-  /** Looks every pending request's keys up in bulk, beside the run (see CachingJudge.prefetch). */
+  /** Looks requests' keys up in bulk, a window ahead of the workers (see CachingJudge.prefetch). */
   prefetch?(requests: readonly JudgeRequest[]): Promise<void>;
 }
 
 export interface RunEvaluationOptions<M, R> {
   evaluation: EvaluationOfKind<M, R>;
-  store: Store;
+  /**
+   * The store, or the promise of one still opening: a new evaluation without a verdict cache then starts
+   * judging at once, its first verdicts held (in order) until the store is open and its rows exist. A
+   * resume, or a run with a cache (its lookups need the store), waits for the store first.
+   */
+  store: Store | Promise<Store>;
   judge: Judge;
   /** Judge calls in flight at once. Default 16. */
   concurrency?: number;
@@ -93,16 +97,16 @@ export interface RunEvaluationOptions<M, R> {
   graceMs?: number;
 }
 
-export interface EvaluationRunResult<M, R> {
+/** The evaluation and its result document; the verdicts are in the store (`store.scores.forEvaluation`). */
+export interface EvaluationRunResult<R> {
   evaluationId: string;
   result: R;
-  verdicts: PlannedVerdict<M>[];
 }
 
 /** Runs (or resumes) one evaluation to completion; on failure the evaluation and its rows are marked failed. */
 export async function runEvaluation<M, R>({
   evaluation,
-  store,
+  store: storeOption,
   judge,
   concurrency = 16,
   resume,
@@ -111,47 +115,60 @@ export async function runEvaluation<M, R>({
   record,
   signal,
   graceMs = 3000,
-}: RunEvaluationOptions<M, R>): Promise<EvaluationRunResult<M, R>> {
+}: RunEvaluationOptions<M, R>): Promise<EvaluationRunResult<R>> {
   const { plan } = evaluation;
-  let evaluationId: string;
-  let reused: PlannedVerdict<M>[] = [];
-  if (resume) {
-    evaluationId = resume;
-    const byKey = metaByKey(plan);
-    const stored = await store.scores.forEvaluation(evaluationId);
-    // Errored verdicts are judged again; only answers are kept.
-    reused = stored
-      .filter((row) => row.status !== "errored" && byKey.has(row.verdict_key))
-      .map((row) => ({ verdict: verdictFromRow(row), meta: byKey.get(row.verdict_key)! }));
-    await store.evaluations.start(evaluationId);
-    await evaluation.reopen(store, evaluationId);
-  } else {
-    const row = await store.evaluations.create({ kind: evaluation.kind, ...evaluation.describe() });
-    evaluationId = row.id;
-    await store.evaluations.start(evaluationId);
-    await evaluation.begin(store, evaluationId);
-  }
-
-  // Group commit: each verdict is durable within one insert, so a kill loses at most the calls in flight.
-  // A new evaluation's keys are all new: its batches skip the conflict check (a resume's do not).
-  const writer = store.scores.writer({ flushIntervalMs: 0, newKeys: !resume });
-  const skip = new Set(reused.map((v) => verdictKeyString(v.verdict.key)));
-  const pending = pendingCalls(plan, skip);
-  onProgress?.({
-    type: "started",
-    evaluation_id: evaluationId,
-    total: pending.length,
-    reused_verdicts: reused.length,
-    resumed: resume !== undefined,
+  // The store, its evaluation rows and the writer: ready before judging starts, except for a new
+  // evaluation without a verdict cache, whose first judge requests go out while the store still opens.
+  const setUp = (async () => {
+    const store = await storeOption;
+    let evaluationId: string;
+    // Verdict keys already answered in the store (a resume's), which are not judged again.
+    let skip: ReadonlySet<string> = new Set();
+    let dimensions: string[] = [];
+    if (resume) {
+      evaluationId = resume;
+      ({ skip, dimensions } = await readBack(store, evaluation, evaluationId));
+      await store.evaluations.start(evaluationId);
+      await evaluation.reopen(store, evaluationId);
+    } else {
+      const row = await store.evaluations.create({ kind: evaluation.kind, ...evaluation.describe() });
+      evaluationId = row.id;
+      await store.evaluations.start(evaluationId);
+      await evaluation.begin(store, evaluationId);
+    }
+    // Group commit: each verdict is durable within one insert, so a kill loses at most the calls in
+    // flight. A new evaluation's keys are all new: its batches skip the conflict check (a resume's do not).
+    const writer = store.scores.writer({ flushIntervalMs: 0, newKeys: !resume });
+    return { store, evaluationId, skip, dimensions, writer };
+  })();
+  let ready: Awaited<typeof setUp> | undefined;
+  const early = !resume && !cache && isPromise(storeOption);
+  if (!early) ready = await setUp;
+  const skip = ready?.skip ?? new Set<string>();
+  const whole = planSize(plan);
+  const pending = skip.size ? planSize(plan, skip) : whole;
+  const planned = whole.items + whole.trivial;
+  const reused = skip.size;
+  // Announced once the evaluation exists, before any verdict is stored.
+  const announced = setUp.then((r) => {
+    ready = r;
+    onProgress?.({
+      type: "started",
+      evaluation_id: r.evaluationId,
+      total: pending.calls,
+      reused_verdicts: reused,
+      resumed: resume !== undefined,
+    });
+    return r;
   });
-  // Started once the evaluation and its rows exist, so that their rows are not queued behind the lookups.
-  const prefetched = cache?.prefetch?.(pending.map((c) => c.request));
-  // Awaited after the run: until then a failed lookup only means judge() looks its requests up itself.
-  prefetched?.catch(() => undefined);
-  const planned = plan.trivial.length + plan.calls.reduce((n, c) => n + c.request.items.length, 0);
-  let stored = reused.length;
+  // Until the caller awaits it below, a failed open is not an unhandled rejection.
+  announced.catch(() => {});
+  if (!early) await announced;
+  let stored = reused;
   // An interrupt stops new calls at once; calls in flight are aborted only once the grace is over.
   const inFlight = new AbortController();
+  // A store that fails to open ends the calls in flight at once: the run fails with its error.
+  if (early) announced.catch((error) => inFlight.abort(error));
   let grace: NodeJS.Timeout | undefined;
   const onInterrupt = () => {
     onProgress?.({ type: "interrupting", in_flight_grace_ms: graceMs });
@@ -166,12 +183,18 @@ export async function runEvaluation<M, R>({
       judge,
       concurrency,
       skip,
-      pending,
+      total: pending.calls,
+      // Started once the evaluation and its rows exist, so that their rows are not queued behind lookups.
+      prefetch: cache?.prefetch ? (requests) => cache.prefetch!(requests) : undefined,
       stop: signal,
       signal: inFlight.signal,
       // Answers that cost a model call are committed before the worker moves on: a kill then loses at
       // most the calls in flight. Cached and trivial answers need no such wait.
       onVerdicts: async (vs, { calls }) => {
+        // Aggregated in arrival order, before the write lets another worker's answers in.
+        evaluation.add(vs, { fresh: true });
+        // While the store opens, answers wait here, in order, and are written once it is ready.
+        const { writer, evaluationId } = ready ?? (await announced);
         await writer.write(
           vs.map((v) => evaluation.scoreRow(v, evaluationId)),
           { durable: calls > 0 },
@@ -180,15 +203,20 @@ export async function runEvaluation<M, R>({
       },
       onProgress: (done, total) => onProgress?.({ type: "judged", done, total }),
     });
-    await writer.close();
-    await prefetched;
+    ready ??= await announced;
+    await ready.writer.close();
   } catch (error) {
     failure = error;
-    await writer.close().catch(() => {});
+    await ready?.writer.close().catch(() => {});
   } finally {
     clearTimeout(grace);
     signal?.removeEventListener("abort", onInterrupt);
   }
+  // The store never opened (or its rows could not be made): nothing to mark; the run fails with why.
+  if (!ready) {
+    ready = await announced;
+  }
+  const { store, evaluationId, dimensions } = ready;
   // Interrupted before everything was judged: what was judged is committed; the rest awaits a resume.
   if (signal?.aborted && stored < planned) {
     await evaluation.interrupt(store).catch(() => {});
@@ -217,12 +245,11 @@ export async function runEvaluation<M, R>({
           },
         }
       : {}),
-    ...(resume ? { resumed: { reused_verdicts: reused.length } } : {}),
+    ...(resume ? { resumed: { reused_verdicts: reused } } : {}),
   };
-  const verdicts = [...reused, ...executed.verdicts];
   let finished: { result: R; errored: number };
   try {
-    finished = await evaluation.finish({ store, evaluationId, verdicts, fresh: executed.verdicts, totals });
+    finished = await evaluation.finish({ store, evaluationId, totals });
     await store.evaluations.complete(evaluationId, {
       errored: finished.errored,
       token_usage: totals.token_usage,
@@ -244,18 +271,96 @@ export async function runEvaluation<M, R>({
   }
   onProgress?.({ type: "finished", evaluation_id: evaluationId, status: "completed" });
 
-  if (record) {
-    const descriptor = judge.descriptor;
-    const fixtures = verdictsToFixtures(
-      verdicts.map((v) => v.verdict),
-      {
-        note: `Recorded by dramaturg from a live run of ${descriptor.provider}:${descriptor.model} on ${new Date().toISOString()}.`,
-        judge: descriptor,
-      },
-    );
-    writeFileSync(record, `${JSON.stringify(fixtures, null, 2)}\n`);
+  if (record)
+    await recordFixtures(store, evaluationId, dimensions.length ? dimensions : planDimensions(plan), {
+      path: record,
+      judge: judge.descriptor,
+    });
+  return { evaluationId, result: finished.result };
+}
+
+/** The dimensions a plan judges, in the store's order (that of `forEvaluation`). */
+function planDimensions<M>(plan: JudgePlan<M>): string[] {
+  const out = new Set<string>();
+  for (const call of plan.calls()) for (const item of call.items) out.add(item.key.dimension);
+  for (const t of plan.trivial()) out.add(t.item.key.dimension);
+  return [...out].sort();
+}
+
+/**
+ * A resume's start: the stored answers (errored verdicts are judged again) of the plan's keys, read back a
+ * dimension at a time into the kind's aggregates. Returns their keys, which the run skips.
+ */
+async function readBack<M, R>(
+  store: Store,
+  evaluation: EvaluationOfKind<M, R>,
+  evaluationId: string,
+): Promise<{ skip: Set<string>; dimensions: string[] }> {
+  const existing = await store.scores.existingKeys(evaluationId);
+  const byKey = metaByKey(evaluation.plan, existing);
+  const dimensions = planDimensions(evaluation.plan);
+  for (const dimension of dimensions) {
+    const rows = await store.scores.forEvaluation(evaluationId, { dimension });
+    const reused: PlannedVerdict<M>[] = [];
+    for (const row of rows) {
+      const meta = row.status !== "errored" ? byKey.get(row.verdict_key) : undefined;
+      if (meta !== undefined) reused.push({ verdict: verdictFromRow(row), meta });
+    }
+    evaluation.add(reused, { fresh: false });
   }
-  return { evaluationId, result: finished.result, verdicts };
+  return { skip: new Set(byKey.keys()), dimensions };
+}
+
+/**
+ * Writes every verdict of the evaluation, read back from the store a dimension at a time, as judge
+ * fixtures: the document `verdictsToFixtures` makes, written entry by entry rather than built whole.
+ */
+async function recordFixtures(
+  store: Store,
+  evaluationId: string,
+  dimensions: readonly string[],
+  { path, judge }: { path: string; judge: JudgeDescriptor },
+): Promise<void> {
+  const meta = {
+    note: `Recorded by dramaturg from a live run of ${judge.provider}:${judge.model} on ${new Date().toISOString()}.`,
+    judge,
+  };
+  // The document with a placeholder for its entries, split around it: what goes before and after them.
+  const marker = "\u0000entries\u0000";
+  const shell = JSON.stringify({ ...verdictsToFixtures([], meta), verdicts: [marker] }, null, 2);
+  const at = shell.indexOf(JSON.stringify(marker));
+  const lineStart = shell.lastIndexOf("\n", at) + 1;
+  const head = shell.slice(0, lineStart);
+  const tail = shell.slice(at + JSON.stringify(marker).length);
+  const indent = " ".repeat(at - lineStart);
+  const fd = openSync(path, "w");
+  try {
+    let first = true;
+    const out: string[] = [];
+    for (const dimension of dimensions) {
+      const rows = await store.scores.forEvaluation(evaluationId, { dimension });
+      const { verdicts } = verdictsToFixtures(
+        rows.map((row) => verdictFromRow(row)),
+        meta,
+      );
+      for (const entry of verdicts) {
+        out.push(JSON.stringify(entry, null, 2).replaceAll("\n", `\n${indent}`));
+      }
+      if (out.length === 0) continue;
+      writeSync(fd, `${first ? head : ",\n"}${indent}${out.join(`,\n${indent}`)}`);
+      first = false;
+      out.length = 0;
+    }
+    // No entry at all: the document as JSON.stringify writes an empty list.
+    if (first) writeSync(fd, `${JSON.stringify(verdictsToFixtures([], meta), null, 2)}\n`);
+    else writeSync(fd, `${tail}\n`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown })?.then === "function";
 }
 
 async function failEvaluation(

@@ -5,14 +5,14 @@ import type { Transcript } from "../core/index.ts";
 import { agentTrajectory, TrajectoryRenderer } from "../core/index.ts";
 import { messageContext, messageTarget } from "./context.ts";
 import type { AgentScope, PropositionLookup } from "./plan-input.ts";
-import { type PlanSink, planTarget } from "./planner.ts";
+import { type PlanEntry, type PlanShape, planTarget } from "./planner.ts";
 
-export function planAdherence(
-  sink: PlanSink,
+export function* planAdherence(
+  shape: PlanShape,
   transcript: Transcript,
   scope: AgentScope,
   lookup: PropositionLookup,
-): void {
+): Generator<PlanEntry> {
   const set = lookup("adherence", scope.agent.id);
   if (!set) return;
   const trajectory = agentTrajectory(transcript, scope.agent.id);
@@ -20,7 +20,7 @@ export function planAdherence(
   const rendered = new TrajectoryRenderer(trajectory, { name: scope.agent.name });
   for (const message of scope.sampled) {
     const upTo = position.get(message.id)!;
-    planTarget(sink, set, messageTarget(transcript, scope.agent, message), () =>
+    yield* planTarget(shape, set, messageTarget(transcript, scope.agent, message), () =>
       messageContext(scope.agent, rendered, upTo, message, set),
     );
   }

@@ -1,6 +1,8 @@
 // Scores from verdicts: per verdict (inverted, then hard), per proposition (mean of its verdicts), per
 // dimension (weight-normalised mean of its propositions), per agent (mean of its 0–9 agent dimensions).
-// Pure: the same verdicts always give the same scores, whether they came live, from fixtures or the store.
+// Incremental: a PersonaAggregator takes verdicts one by one into running sums and counts and keeps a few
+// reasonings per proposition, never the verdicts, so a run's memory does not grow with its size. The same
+// verdicts in the same order always give the same scores, whether they came live, from fixtures or the store.
 import {
   AGENT_DIMENSIONS,
   mean,
@@ -24,7 +26,13 @@ export interface PropositionResult {
   /** Verdicts that gave a score (trivially true ones included). */
   verdicts: number;
   errored: number;
+  /**
+   * The judge's reasoning for the lowest scores: at most {@link REASONINGS_KEPT} distinct texts, lowest
+   * score first (ties in the order judged). Every verdict's reasoning is in the store.
+   */
   reasoning: string[];
+  /** Verdicts that gave a reasoning (the texts above are the lowest-scoring few of them). */
+  reasoning_total: number;
   recommendations_for_improvement?: string;
 }
 
@@ -72,39 +80,178 @@ export interface PersonaScores {
   errored: number;
 }
 
+/** Reasonings a proposition's result keeps: the distinct ones of its lowest scores. */
+export const REASONINGS_KEPT = 5;
+
+/** Running figures of one proposition on one target group (a dimension of an agent, or of a channel). */
+interface Tally {
+  proposition: Proposition;
+  /** Sum and number of the scores (after inversion and hard), overall and per trial (index trial - 1). */
+  sum: number;
+  scored: number;
+  trialSum: number[];
+  trialScored: number[];
+  errored: number;
+  /** The lowest-scoring distinct reasonings, lowest first, at most REASONINGS_KEPT. */
+  lowest: { score: number; text: string }[];
+  reasoningTotal: number;
+  /** Counts (ideas quantity): verdicts with a count, the first one's ideas, the first count of each trial. */
+  counted: number;
+  ideas?: readonly string[];
+  trialCount: (number | undefined)[];
+  countReasoning: string[];
+}
+
 interface Bucket {
   set: PropositionSet;
-  byProposition: Map<string, { proposition: Proposition; verdicts: ScoredVerdict[] }>;
+  byProposition: Map<string, Tally>;
 }
 
 function bucketKey(meta: ItemMeta): string {
   return `${meta.dimension}\u0000${meta.agentId ?? ""}\u0000${meta.channel ?? ""}`;
 }
 
-/** Groups verdicts by (dimension, agent or channel), keeping every planned proposition, judged or not. */
-function buckets(plan: EvaluationPlan, verdicts: readonly ScoredVerdict[]): Map<string, Bucket> {
-  const out = new Map<string, Bucket>();
-  const ensure = (meta: ItemMeta) => {
-    const key = bucketKey(meta);
-    let bucket = out.get(key);
-    if (!bucket) out.set(key, (bucket = { set: meta.set, byProposition: new Map() }));
-    let entry = bucket.byProposition.get(meta.proposition.id);
-    if (!entry)
-      bucket.byProposition.set(
-        meta.proposition.id,
-        (entry = { proposition: meta.proposition, verdicts: [] }),
-      );
-    return entry;
-  };
-  for (const call of plan.calls) for (const meta of call.meta) ensure(meta);
-  for (const t of plan.trivial) ensure(t.meta);
-  for (const v of verdicts) ensure(v.meta).verdicts.push(v);
-  return out;
+/** Keeps `text` among the lowest-scoring distinct reasonings (a stable insertion into a short sorted list). */
+function keepLowest(lowest: { score: number; text: string }[], score: number, text: string): void {
+  const seen = lowest.findIndex((r) => r.text === text);
+  if (seen >= 0) {
+    if (lowest[seen]!.score <= score) return;
+    lowest.splice(seen, 1);
+  } else if (lowest.length >= REASONINGS_KEPT && lowest.at(-1)!.score <= score) return;
+  let at = lowest.length;
+  while (at > 0 && lowest[at - 1]!.score > score) at--;
+  lowest.splice(at, 0, { score, text });
+  if (lowest.length > REASONINGS_KEPT) lowest.pop();
 }
 
-function scoreOf(v: ScoredVerdict, set: PropositionSet): number | null {
-  if (!v.verdict.ok || v.verdict.score === undefined) return null;
-  return verdictScore(v.verdict.score, { inverted: v.meta.proposition.inverted, hard: set.hard });
+/**
+ * Scores of a persona evaluation, built up verdict by verdict. It knows every planned proposition from the
+ * plan (so one never judged still shows, with no score), then takes each verdict once with `add`.
+ */
+export class PersonaAggregator {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly trials: number;
+
+  constructor(private readonly plan: EvaluationPlan) {
+    this.trials = plan.trials;
+    // Propositions in the order planned: those of the calls first, then those given trivially.
+    for (const call of plan.calls()) for (const meta of call.meta) this.tally(meta);
+    for (const t of plan.trivial()) this.tally(t.meta);
+  }
+
+  private tally(meta: ItemMeta): { bucket: Bucket; tally: Tally } {
+    const key = bucketKey(meta);
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = { set: meta.set, byProposition: new Map() }));
+    let tally = bucket.byProposition.get(meta.proposition.id);
+    if (!tally)
+      bucket.byProposition.set(
+        meta.proposition.id,
+        (tally = {
+          proposition: meta.proposition,
+          sum: 0,
+          scored: 0,
+          trialSum: new Array(this.trials).fill(0),
+          trialScored: new Array(this.trials).fill(0),
+          errored: 0,
+          lowest: [],
+          reasoningTotal: 0,
+          counted: 0,
+          trialCount: new Array(this.trials).fill(undefined),
+          countReasoning: [],
+        }),
+      );
+    return { bucket, tally };
+  }
+
+  /** Takes one verdict into the running figures. */
+  add({ verdict, meta }: ScoredVerdict): void {
+    const { bucket, tally } = this.tally(meta);
+    const trial = verdict.key.trial - 1;
+    if (!verdict.ok) {
+      tally.errored++;
+      return;
+    }
+    if (verdict.score !== undefined) {
+      const score = verdictScore(verdict.score, {
+        inverted: meta.proposition.inverted,
+        hard: bucket.set.hard,
+      });
+      tally.sum += score;
+      tally.scored++;
+      if (trial >= 0 && trial < this.trials) {
+        tally.trialSum[trial]! += score;
+        tally.trialScored[trial]!++;
+      }
+      if (verdict.reasoning) {
+        tally.reasoningTotal++;
+        keepLowest(tally.lowest, score, verdict.reasoning);
+      }
+    }
+    if (verdict.count !== undefined) {
+      tally.counted++;
+      tally.ideas ??= verdict.ideas ?? [];
+      if (trial >= 0 && trial < this.trials && tally.trialCount[trial] === undefined)
+        tally.trialCount[trial] = verdict.count;
+      if (verdict.reasoning) tally.countReasoning.push(verdict.reasoning);
+    }
+  }
+
+  /** The scores of the verdicts taken so far. */
+  scores(): PersonaScores {
+    const { plan } = this;
+    const agents: AgentResult[] = plan.agents.map((scope) => {
+      const dimensions: AgentResult["dimensions"] = {};
+      for (const dim of AGENT_DIMENSIONS) {
+        const bucket = this.buckets.get(`${dim}\u0000${scope.agent.id}\u0000`);
+        if (bucket)
+          dimensions[dim] = dimensionResult(
+            bucket,
+            this.trials,
+            { agent_name: scope.agent.name },
+            dim === "fluency" ? plan.evidence.fluency.get(scope.agent.id) : undefined,
+          );
+      }
+      const evaluated = Object.values(dimensions)
+        .map((d) => d?.score)
+        .filter((s): s is number => s !== null && s !== undefined);
+      const dims = Object.values(dimensions);
+      return {
+        agent_id: scope.agent.id,
+        name: scope.agent.name,
+        sample_size: scope.sampled.length,
+        overall_score: mean(evaluated),
+        verdicts: dims.reduce((n, d) => n + (d?.verdicts ?? 0), 0),
+        errored: dims.reduce((n, d) => n + (d?.errored ?? 0), 0),
+        dimensions,
+      };
+    });
+    const environments: EnvironmentResult[] = plan.channels.map((channel) => {
+      const result: EnvironmentResult = { channel, dimensions: {} };
+      const conv = this.buckets.get(`convergence\u0000\u0000${channel}`);
+      if (conv)
+        result.dimensions.convergence = dimensionResult(
+          conv,
+          this.trials,
+          { channel_name: channel },
+          plan.evidence.vocabulary.get(channel),
+        );
+      const ideas = this.buckets.get(`ideas_quantity\u0000\u0000${channel}`);
+      if (ideas) result.dimensions.ideas_quantity = ideasResult(ideas, this.trials);
+      return result;
+    });
+    let total = 0;
+    let errored = 0;
+    for (const a of agents) {
+      total += a.verdicts;
+      errored += a.errored;
+    }
+    for (const e of environments) {
+      total += (e.dimensions.convergence?.verdicts ?? 0) + (e.dimensions.ideas_quantity?.verdicts ?? 0);
+      errored += (e.dimensions.convergence?.errored ?? 0) + (e.dimensions.ideas_quantity?.errored ?? 0);
+    }
+    return { agents, environments, verdicts: total, errored };
+  }
 }
 
 function dimensionResult(
@@ -116,31 +263,21 @@ function dimensionResult(
   const propositions: PropositionResult[] = [];
   let verdictCount = 0;
   let errored = 0;
-  for (const { proposition, verdicts } of bucket.byProposition.values()) {
-    const scores: number[] = [];
-    const reasoning: string[] = [];
-    let err = 0;
-    for (const v of verdicts) {
-      const s = scoreOf(v, bucket.set);
-      if (s === null) {
-        err += v.verdict.ok ? 0 : 1;
-        continue;
-      }
-      scores.push(s);
-      if (v.verdict.ok && v.verdict.reasoning) reasoning.push(v.verdict.reasoning);
-    }
-    verdictCount += scores.length;
-    errored += err;
+  for (const tally of bucket.byProposition.values()) {
+    const { proposition } = tally;
+    verdictCount += tally.scored;
+    errored += tally.errored;
     const result: PropositionResult = {
       id: proposition.id,
       claim: proposition.claim,
       weight: proposition.weight,
       inverted: proposition.inverted,
       hard: bucket.set.hard,
-      score: mean(scores),
-      verdicts: scores.length,
-      errored: err,
-      reasoning,
+      score: tally.scored ? tally.sum / tally.scored : null,
+      verdicts: tally.scored,
+      errored: tally.errored,
+      reasoning: tally.lowest.map((r) => r.text),
+      reasoning_total: tally.reasoningTotal,
     };
     if (proposition.recommendations_for_improvement)
       result.recommendations_for_improvement = renderTemplate(
@@ -151,15 +288,10 @@ function dimensionResult(
   }
   const trialScores = [];
   for (let trial = 1; trial <= trials; trial++) {
-    const items = [...bucket.byProposition.values()].map(({ proposition, verdicts }) => ({
-      weight: proposition.weight,
-      score: mean(
-        verdicts
-          .filter((v) => v.verdict.key.trial === trial)
-          .map((v) => scoreOf(v, bucket.set))
-          .filter((s): s is number => s !== null),
-      ),
-    }));
+    const items = [...bucket.byProposition.values()].map((tally) => {
+      const n = tally.trialScored[trial - 1]!;
+      return { weight: tally.proposition.weight, score: n ? tally.trialSum[trial - 1]! / n : null };
+    });
     trialScores.push({ trial, score: weightedScore(items) });
   }
   const result: DimensionResult = {
@@ -176,85 +308,33 @@ function dimensionResult(
 
 function ideasResult(bucket: Bucket, trials: number): IdeasResult {
   // One ideas proposition is the norm; with several, the first one planned is the count.
-  const entry = [...bucket.byProposition.values()][0]!;
-  const ok = entry.verdicts.filter((v) => v.verdict.ok && v.verdict.count !== undefined);
+  const tally = [...bucket.byProposition.values()][0]!;
   const perTrial = [];
-  for (let trial = 1; trial <= trials; trial++) {
-    const v = ok.find((x) => x.verdict.key.trial === trial);
-    perTrial.push({ trial, count: v?.verdict.ok ? (v.verdict.count ?? null) : null });
-  }
+  for (let trial = 1; trial <= trials; trial++)
+    perTrial.push({ trial, count: tally.trialCount[trial - 1] ?? null });
   const counts = perTrial
     .map((t) => t.count)
     .filter((c): c is number => c !== null)
     .sort((a, b) => a - b);
   const median = counts.length ? counts[Math.floor((counts.length - 1) / 2)]! : null;
-  const first = ok[0]?.verdict;
   return {
     count: median,
-    ideas: first?.ok ? (first.ideas ?? []) : [],
-    reasoning: ok.map((v) => (v.verdict.ok ? v.verdict.reasoning : "")).filter(Boolean),
-    verdicts: ok.length,
-    errored: entry.verdicts.filter((v) => !v.verdict.ok).length,
+    ideas: tally.ideas ? [...tally.ideas] : [],
+    reasoning: tally.countReasoning,
+    verdicts: tally.counted,
+    errored: tally.errored,
     trials: perTrial,
   };
 }
 
+/** The scores of a whole list of verdicts at once (tests, and callers holding their verdicts anyway). */
 export function aggregatePersonaScores(
   plan: EvaluationPlan,
-  verdicts: readonly ScoredVerdict[],
+  verdicts: Iterable<ScoredVerdict>,
 ): PersonaScores {
-  const all = buckets(plan, verdicts);
-  const agents: AgentResult[] = plan.agents.map((scope) => {
-    const dimensions: AgentResult["dimensions"] = {};
-    for (const dim of AGENT_DIMENSIONS) {
-      const bucket = all.get(`${dim}\u0000${scope.agent.id}\u0000`);
-      if (bucket)
-        dimensions[dim] = dimensionResult(
-          bucket,
-          plan.trials,
-          { agent_name: scope.agent.name },
-          dim === "fluency" ? plan.evidence.fluency.get(scope.agent.id) : undefined,
-        );
-    }
-    const evaluated = Object.values(dimensions)
-      .map((d) => d?.score)
-      .filter((s): s is number => s !== null && s !== undefined);
-    const dims = Object.values(dimensions);
-    return {
-      agent_id: scope.agent.id,
-      name: scope.agent.name,
-      sample_size: scope.sampled.length,
-      overall_score: mean(evaluated),
-      verdicts: dims.reduce((n, d) => n + (d?.verdicts ?? 0), 0),
-      errored: dims.reduce((n, d) => n + (d?.errored ?? 0), 0),
-      dimensions,
-    };
-  });
-  const environments: EnvironmentResult[] = plan.channels.map((channel) => {
-    const result: EnvironmentResult = { channel, dimensions: {} };
-    const conv = all.get(`convergence\u0000\u0000${channel}`);
-    if (conv)
-      result.dimensions.convergence = dimensionResult(
-        conv,
-        plan.trials,
-        { channel_name: channel },
-        plan.evidence.vocabulary.get(channel),
-      );
-    const ideas = all.get(`ideas_quantity\u0000\u0000${channel}`);
-    if (ideas) result.dimensions.ideas_quantity = ideasResult(ideas, plan.trials);
-    return result;
-  });
-  let total = 0;
-  let errored = 0;
-  for (const a of agents) {
-    total += a.verdicts;
-    errored += a.errored;
-  }
-  for (const e of environments) {
-    total += (e.dimensions.convergence?.verdicts ?? 0) + (e.dimensions.ideas_quantity?.verdicts ?? 0);
-    errored += (e.dimensions.convergence?.errored ?? 0) + (e.dimensions.ideas_quantity?.errored ?? 0);
-  }
-  return { agents, environments, verdicts: total, errored };
+  const aggregator = new PersonaAggregator(plan);
+  for (const v of verdicts) aggregator.add(v);
+  return aggregator.scores();
 }
 
 export type { PersonaDimension };

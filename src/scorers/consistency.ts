@@ -3,14 +3,14 @@
 import { agentTrajectory, TrajectoryRenderer, type Transcript } from "../core/index.ts";
 import { historyContext, messageTarget } from "./context.ts";
 import type { AgentScope, PropositionLookup } from "./plan-input.ts";
-import { type PlanSink, planTarget } from "./planner.ts";
+import { type PlanEntry, type PlanShape, planTarget } from "./planner.ts";
 
-export function planConsistency(
-  sink: PlanSink,
+export function* planConsistency(
+  shape: PlanShape,
   transcript: Transcript,
   scope: AgentScope,
   lookup: PropositionLookup,
-): void {
+): Generator<PlanEntry> {
   const set = lookup("consistency", scope.agent.id);
   if (!set) return;
   const actions = agentTrajectory(transcript, scope.agent.id).filter((e) => e.kind === "action");
@@ -19,7 +19,7 @@ export function planConsistency(
   for (const message of scope.sampled) {
     const index = position.get(message.id)!;
     if (index === 0) continue;
-    planTarget(sink, set, messageTarget(transcript, scope.agent, message), () =>
+    yield* planTarget(shape, set, messageTarget(transcript, scope.agent, message), () =>
       historyContext(scope.agent, rendered, index, message, set),
     );
   }

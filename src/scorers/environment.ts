@@ -4,7 +4,7 @@ import { channelTrajectory, type Transcript } from "../core/index.ts";
 import { renderVocabularyEvidence, vocabularyStatistics } from "../text/index.ts";
 import { channelContext, targetVariables } from "./context.ts";
 import type { PropositionLookup } from "./plan-input.ts";
-import { type PlanSink, planTarget } from "./planner.ts";
+import { type PlanEntry, type PlanShape, planTarget } from "./planner.ts";
 
 export function vocabularyEvidence(transcript: Transcript, channel: string): string {
   const byAgent = new Map<string, string[]>();
@@ -18,30 +18,30 @@ export function vocabularyEvidence(transcript: Transcript, channel: string): str
   return renderVocabularyEvidence(vocabularyStatistics(byAgent), names);
 }
 
-export function planConvergence(
-  sink: PlanSink,
+/** `evidence` is {@link vocabularyEvidence}'s text for this channel. */
+export function* planConvergence(
+  shape: PlanShape,
   transcript: Transcript,
   channel: string,
   lookup: PropositionLookup,
-): string | undefined {
+  evidence: string,
+): Generator<PlanEntry> {
   const set = lookup("convergence");
-  if (!set) return undefined;
-  const evidence = vocabularyEvidence(transcript, channel);
-  planTarget(sink, set, { channel, variables: targetVariables(transcript, { channel }) }, () =>
+  if (!set) return;
+  yield* planTarget(shape, set, { channel, variables: targetVariables(transcript, { channel }) }, () =>
     channelContext(transcript, channel, channelTrajectory(transcript, channel), set, evidence),
   );
-  return evidence;
 }
 
-export function planIdeasQuantity(
-  sink: PlanSink,
+export function* planIdeasQuantity(
+  shape: PlanShape,
   transcript: Transcript,
   channel: string,
   lookup: PropositionLookup,
-): void {
+): Generator<PlanEntry> {
   const set = lookup("ideas_quantity");
   if (!set) return;
-  planTarget(sink, set, { channel, variables: targetVariables(transcript, { channel }) }, () =>
+  yield* planTarget(shape, set, { channel, variables: targetVariables(transcript, { channel }) }, () =>
     channelContext(transcript, channel, channelTrajectory(transcript, channel), set),
   );
 }

@@ -1,8 +1,10 @@
 // Estimates what a plan will cost before any call is made: judge requests, model calls (double checks
 // and one conversation per count item included) and tokens, from the exact prompts that would be sent.
 import { type TokenUsage, verdictKeyString } from "../core/index.ts";
+import { pendingCalls, requestOf } from "../engine/index.ts";
 import {
   type JudgeDescriptor,
+  type JudgeRequest,
   peekVerdictCache,
   promptFingerprint,
   type VerdictCacheBackend,
@@ -49,12 +51,10 @@ export function estimatePlan(plan: EvaluationPlan, skip?: ReadonlySet<string>): 
     usage: { input_tokens: 0, output_tokens: 0 },
     byDimension: {},
   };
-  for (const call of plan.calls) {
-    const items = skip
-      ? call.request.items.filter((i) => !skip.has(verdictKeyString(i.key)))
-      : call.request.items;
-    if (items.length === 0) continue;
-    const request = items.length === call.request.items.length ? call.request : { ...call.request, items };
+  for (const call of pendingCalls(plan, skip)) {
+    // Each call's request (and its context) is built for the estimate and let go.
+    const request = requestOf(call);
+    const { items } = request;
     const fingerprint = promptFingerprint(request);
     estimate.requests++;
     estimate.verdicts += items.length;
@@ -89,15 +89,31 @@ export interface CachedShare {
   skip: Set<string>;
 }
 
+/** Requests looked up at once by {@link cachedShare}: their contexts are held only while they are. */
+const PEEK_WINDOW = 1_000;
+
 /** Looks up, without judging or writing, which of the plan's requests the cache would answer for this judge. */
 export async function cachedShare(
   plan: EvaluationPlan,
   { descriptor, backend, mode }: { descriptor: JudgeDescriptor; backend: VerdictCacheBackend; mode?: string },
 ): Promise<CachedShare> {
-  const requests = plan.calls.map((c) => c.request);
-  const peek = await peekVerdictCache({ requests, descriptor, backend, mode });
-  const skip = new Set(
-    requests.flatMap((r, k) => (peek.served[k] ? r.items.map((item) => verdictKeyString(item.key)) : [])),
-  );
-  return { cached: { requests: peek.requests, verdicts: peek.verdicts }, skip };
+  const share: CachedShare = { cached: { requests: 0, verdicts: 0 }, skip: new Set() };
+  const peekWindow = async (requests: JudgeRequest[]) => {
+    const peek = await peekVerdictCache({ requests, descriptor, backend, mode });
+    share.cached.requests += peek.requests;
+    share.cached.verdicts += peek.verdicts;
+    requests.forEach((r, k) => {
+      if (peek.served[k]) for (const item of r.items) share.skip.add(verdictKeyString(item.key));
+    });
+  };
+  let window: JudgeRequest[] = [];
+  for (const call of plan.calls()) {
+    window.push(requestOf(call));
+    if (window.length >= PEEK_WINDOW) {
+      await peekWindow(window);
+      window = [];
+    }
+  }
+  if (window.length) await peekWindow(window);
+  return share;
 }

@@ -263,14 +263,19 @@ export async function openPersonaEvaluation(
 export async function runPreparedPersonaEvaluation(
   prepared: PreparedPersonaEvaluation,
   options: Omit<EvaluatePersonasOptions, keyof PersonaInputOptions | "store"> & {
-    store: Store;
+    /**
+     * The store, or the promise of one still opening: without a verdict cache (`cache: false`) a new
+     * evaluation starts judging while it opens.
+     */
+    store: Store | Promise<Store>;
     /** Continue this stored evaluation instead of starting one. */
     resume?: string;
   },
 ): Promise<EvalResult> {
-  const { store } = options;
+  // The verdict cache and a resume read the store before the first judge call.
+  const store = options.cache === false && !options.resume ? options.store : await options.store;
   const ready = prepareJudge(options.judge, options.judgeSettings, {
-    store,
+    store: isOpen(store) ? store : undefined,
     cache: options.cache,
     mode: prepared.config.mode,
   });
@@ -294,6 +299,10 @@ export async function runPreparedPersonaEvaluation(
   } finally {
     await ready.close();
   }
+}
+
+function isOpen(store: Store | Promise<Store>): store is Store {
+  return typeof (store as { then?: unknown }).then !== "function";
 }
 
 export interface ResumePersonasOptions

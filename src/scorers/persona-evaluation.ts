@@ -3,12 +3,12 @@
 import { z } from "zod";
 import {
   contentHash,
+  ErrorReasonTally,
   InputError,
   PERSONA_DIMENSIONS,
   type PersonaDimension,
   type PropositionSet,
   shownPath,
-  summarizeErrors,
   TRANSCRIPT_FORMAT,
   type Transcript,
 } from "../core/index.ts";
@@ -22,7 +22,7 @@ import {
 } from "../engine/index.ts";
 import type { JudgeDescriptor } from "../judge/index.ts";
 import { type LoadedPropositions, propositionSetFor } from "../propositions/index.ts";
-import { aggregatePersonaScores } from "./aggregate.ts";
+import { PersonaAggregator } from "./aggregate.ts";
 import { planPersonaEvaluation } from "./plan.ts";
 import { EVAL_RESULT_FORMAT, type EvalResult } from "./result.ts";
 import type { EvaluationPlan, ItemMeta, ScoredVerdict } from "./types.ts";
@@ -156,14 +156,21 @@ export function personaEvaluation(input: PersonaEvaluationInput): EvaluationOfKi
     model: descriptor.model,
     temperature: descriptor.temperature,
     mode: config.mode,
-    double_check: plan.calls.some((c) => c.request.doubleCheck),
+    double_check: doubleChecked(plan),
     prompt_version: descriptor.prompt_version,
   };
   const runIds = new Map<string, string>();
+  // Built on the first verdict: a plan pass that a run which judges nothing need not make.
+  let tally: VerdictTally | undefined;
+  const tallied = () => (tally ??= new VerdictTally(plan));
 
   return {
     kind: "persona",
     plan,
+    add(verdicts, { fresh }) {
+      const t = tallied();
+      for (const v of verdicts) t.add(v, fresh);
+    },
     describe: () => ({
       source: config.source,
       config: { ...config, judge_descriptor: descriptor },
@@ -206,7 +213,7 @@ export function personaEvaluation(input: PersonaEvaluationInput): EvaluationOfKi
       }),
     finish: (context) =>
       finishPersonaEvaluation(context, {
-        plan,
+        tally: tallied(),
         config,
         propositions,
         descriptor,
@@ -223,16 +230,16 @@ export function personaEvaluation(input: PersonaEvaluationInput): EvaluationOfKi
 }
 
 async function finishPersonaEvaluation(
-  { store, evaluationId, verdicts, fresh, totals }: FinishContext<ItemMeta>,
+  { store, evaluationId, totals }: FinishContext,
   {
-    plan,
+    tally,
     config,
     propositions,
     descriptor,
     runIds,
     baseline,
   }: {
-    plan: EvaluationPlan;
+    tally: VerdictTally;
     config: PersonaRunConfig;
     propositions: LoadedPropositions;
     descriptor: JudgeDescriptor;
@@ -240,8 +247,8 @@ async function finishPersonaEvaluation(
     baseline?: boolean;
   },
 ): Promise<{ result: EvalResult; errored: number }> {
-  const scores = aggregatePersonaScores(plan, verdicts);
-  const perAgent = verdictsByAgent(fresh);
+  const scores = tally.aggregator.scores();
+  const perAgent = tally.freshByAgent;
   const totalAgentVerdicts = [...perAgent.values()].reduce((a, b) => a + b, 0) || 1;
   const usage = totals.token_usage;
   const runs: EvalResult["runs"] = [];
@@ -297,7 +304,7 @@ async function finishPersonaEvaluation(
       ...(totals.cache ? { cache: totals.cache } : {}),
       ...(totals.resumed ? { resumed: totals.resumed } : {}),
       // Why verdicts errored, grouped, with an example each (reused ones included: they are part of the result).
-      ...(scores.errored > 0 ? { error_reasons: summarizeErrors(verdicts.map((v) => v.verdict)) } : {}),
+      ...(scores.errored > 0 ? { error_reasons: tally.errors.reasons() } : {}),
     },
     propositions: propositionSources(propositions),
     warnings: propositions.warnings,
@@ -305,11 +312,30 @@ async function finishPersonaEvaluation(
   return { result, errored: scores.errored };
 }
 
-function verdictsByAgent(verdicts: readonly ScoredVerdict[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const v of verdicts)
-    if (v.meta.agentId) counts.set(v.meta.agentId, (counts.get(v.meta.agentId) ?? 0) + 1);
-  return counts;
+/** What a persona evaluation keeps of its verdicts: the scores' running figures, and for the totals, fresh verdicts per agent and why verdicts errored. */
+class VerdictTally {
+  readonly aggregator: PersonaAggregator;
+  /** Verdicts judged by this invocation per agent (token usage is spread by them). */
+  readonly freshByAgent = new Map<string, number>();
+  /** Reused ones included: they are part of the result. */
+  readonly errors = new ErrorReasonTally();
+
+  constructor(plan: EvaluationPlan) {
+    this.aggregator = new PersonaAggregator(plan);
+  }
+
+  add(v: ScoredVerdict, fresh: boolean): void {
+    this.aggregator.add(v);
+    this.errors.add(v.verdict);
+    if (fresh && v.meta.agentId)
+      this.freshByAgent.set(v.meta.agentId, (this.freshByAgent.get(v.meta.agentId) ?? 0) + 1);
+  }
+}
+
+/** Whether any call of the plan asks the judge to double-check (a pass over the plan until one does). */
+function doubleChecked(plan: EvaluationPlan): boolean {
+  for (const call of plan.calls()) if (call.doubleCheck) return true;
+  return false;
 }
 
 /** A transcript built from the store: every stored agent and the messages within the window. */

@@ -1,5 +1,7 @@
 // Plans a persona evaluation: every judge call it needs, before any is made. The same plan serves a
 // run, a resume (skip the verdicts already stored), a dry run (count and estimate) and a cache lookup.
+// The calls are produced afresh on each pass over the plan and build their contexts only when sent, so a
+// plan costs its agents, channels and evidence, not an object per verdict.
 import {
   AGENT_DIMENSIONS,
   agentChannels,
@@ -12,11 +14,11 @@ import {
 } from "../core/index.ts";
 import { planAdherence } from "./adherence.ts";
 import { planConsistency } from "./consistency.ts";
-import { planConvergence, planIdeasQuantity } from "./environment.ts";
-import { planFluency } from "./fluency.ts";
+import { planConvergence, planIdeasQuantity, vocabularyEvidence } from "./environment.ts";
+import { fluencyEvidence, planFluency } from "./fluency.ts";
 import type { PropositionLookup } from "./plan-input.ts";
-import type { PlanSink } from "./planner.ts";
-import type { AgentScope, EvaluationPlan } from "./types.ts";
+import type { PlanEntry, PlanShape } from "./planner.ts";
+import type { AgentScope, EvaluationPlan, PlannedCall, PlannedTrivial } from "./types.ts";
 
 export interface PlanOptions {
   transcript: Transcript;
@@ -91,33 +93,43 @@ export function planPersonaEvaluation(options: PlanOptions): EvaluationPlan {
     channels = channels.filter((c) => wanted.has(c));
   }
 
-  const sink: PlanSink = { calls: [], trivial: [], mode: options.mode, trials: options.trials ?? 1 };
+  const shape: PlanShape = { mode: options.mode, trials: options.trials ?? 1 };
   const dims = new Set(options.dimensions);
+  const lookup = options.propositions;
   const evidence = { fluency: new Map<string, string>(), vocabulary: new Map<string, string>() };
-  for (const scope of agents) {
-    if (dims.has("adherence")) planAdherence(sink, transcript, scope, options.propositions);
-    if (dims.has("consistency")) planConsistency(sink, transcript, scope, options.propositions);
-    if (dims.has("fluency")) {
-      const text = planFluency(sink, transcript, scope, options.propositions);
-      if (text) evidence.fluency.set(scope.agent.id, text);
+  if (dims.has("fluency"))
+    for (const scope of agents) {
+      const text = fluencyEvidence(transcript, scope, lookup);
+      if (text !== undefined) evidence.fluency.set(scope.agent.id, text);
     }
-  }
-  for (const channel of channels) {
-    if (dims.has("convergence")) {
-      const text = planConvergence(sink, transcript, channel, options.propositions);
-      if (text) evidence.vocabulary.set(channel, text);
+  if (dims.has("convergence") && lookup("convergence"))
+    for (const channel of channels) evidence.vocabulary.set(channel, vocabularyEvidence(transcript, channel));
+  function* entries(): Generator<PlanEntry> {
+    for (const scope of agents) {
+      if (dims.has("adherence")) yield* planAdherence(shape, transcript, scope, lookup);
+      if (dims.has("consistency")) yield* planConsistency(shape, transcript, scope, lookup);
+      const fluency = evidence.fluency.get(scope.agent.id);
+      if (fluency !== undefined) yield* planFluency(shape, transcript, scope, lookup, fluency);
     }
-    if (dims.has("ideas_quantity")) planIdeasQuantity(sink, transcript, channel, options.propositions);
+    for (const channel of channels) {
+      const vocabulary = evidence.vocabulary.get(channel);
+      if (vocabulary !== undefined) yield* planConvergence(shape, transcript, channel, lookup, vocabulary);
+      if (dims.has("ideas_quantity")) yield* planIdeasQuantity(shape, transcript, channel, lookup);
+    }
   }
   return {
     transcript,
     dimensions: [...options.dimensions],
     agents,
     channels,
-    trials: sink.trials,
+    trials: shape.trials,
     mode: options.mode,
-    calls: sink.calls,
-    trivial: sink.trivial,
+    *calls(): Generator<PlannedCall> {
+      for (const entry of entries()) if (entry.call) yield entry.call;
+    },
+    *trivial(): Generator<PlannedTrivial> {
+      for (const entry of entries()) if (entry.trivial) yield entry.trivial;
+    },
     evidence,
   };
 }

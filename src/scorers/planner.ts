@@ -9,12 +9,16 @@ import { type JudgeContext, type JudgeItem, MAX_BATCH_SIZE } from "../judge/inde
 import { renderClaim } from "../propositions/index.ts";
 import type { ItemMeta, PlannedCall, PlannedTrivial } from "./types.ts";
 
-export interface PlanSink {
-  calls: PlannedCall[];
-  trivial: PlannedTrivial[];
+/** How the work on a target is split: individual or batch calls, and how many trials. */
+export interface PlanShape {
   mode: "individual" | "batch";
   trials: number;
 }
+
+/** One piece of planned work: a judge call, or a verdict given without one. */
+export type PlanEntry =
+  | { call: PlannedCall; trivial?: undefined }
+  | { trivial: PlannedTrivial; call?: undefined };
 
 export interface Target {
   agentId?: string;
@@ -25,17 +29,18 @@ export interface Target {
 }
 
 /**
- * Adds the judge work for one proposition set on one target. A proposition whose precondition returns
+ * Produces the judge work for one proposition set on one target. A proposition whose precondition returns
  * false is trivially true (9, no judge call, TinyTroupe's rule). In batch mode the set's propositions
  * share calls of at most MAX_BATCH_SIZE items; in individual mode each is its own call. Each trial
- * repeats the work with its own key, so N trials are N real judgements.
+ * repeats the work with its own key, so N trials are N real judgements. The context is built only when
+ * a call asks for it (when it is sent), once for all the calls and trials on the target.
  */
-export function planTarget(
-  sink: PlanSink,
+export function* planTarget(
+  shape: PlanShape,
   set: PropositionSet,
   target: Target,
   context: () => JudgeContext,
-): void {
+): Generator<PlanEntry> {
   const kind = verdictKindOf(set.dimension);
   const toJudge: { item: Omit<JudgeItem, "key">; keyBase: Omit<VerdictKey, "trial">; meta: ItemMeta }[] = [];
   for (const proposition of set.propositions) {
@@ -62,32 +67,35 @@ export function planTarget(
         variables: target.variables,
       };
       if (proposition.precondition(ctx) === false) {
-        for (let trial = 1; trial <= sink.trials; trial++)
-          sink.trivial.push({
-            item: { key: { ...keyBase, trial }, kind, claim },
-            meta,
-            reasoning: "The precondition does not hold, so the claim is trivially true.",
-          });
+        for (let trial = 1; trial <= shape.trials; trial++)
+          yield {
+            trivial: {
+              item: { key: { ...keyBase, trial }, kind, claim },
+              meta,
+              reasoning: "The precondition does not hold, so the claim is trivially true.",
+            },
+          };
         continue;
       }
     }
     toJudge.push({ item: { kind, claim }, keyBase, meta });
   }
   if (toJudge.length === 0) return;
-  // The context is built once per target and shared by every call and trial on it.
-  const shared = context();
-  const size = sink.mode === "batch" && kind !== "count" ? MAX_BATCH_SIZE : 1;
-  for (let trial = 1; trial <= sink.trials; trial++) {
+  // Built on first use and shared by every call and trial on the target.
+  let shared: JudgeContext | undefined;
+  const contextOnce = () => (shared ??= context());
+  const size = shape.mode === "batch" && kind !== "count" ? MAX_BATCH_SIZE : 1;
+  for (let trial = 1; trial <= shape.trials; trial++) {
     for (let i = 0; i < toJudge.length; i += size) {
       const chunk = toJudge.slice(i, i + size);
-      sink.calls.push({
-        request: {
+      yield {
+        call: {
           items: chunk.map((c) => ({ ...c.item, key: { ...c.keyBase, trial } })),
-          context: shared,
           doubleCheck: set.double_check,
+          context: contextOnce,
+          meta: chunk.map((c) => c.meta),
         },
-        meta: chunk.map((c) => c.meta),
-      });
+      };
     }
   }
 }

@@ -48,8 +48,9 @@ export interface EvaluationPlan extends JudgePlan<ItemMeta> {
   channels: string[];
   trials: number;
   mode: "individual" | "batch";
-  calls: PlannedCall[];
-  trivial: PlannedTrivial[];
+  /** The calls, produced afresh on every pass (contexts built only when a call asks for its own). */
+  calls(): Iterable<PlannedCall>;
+  trivial(): Iterable<PlannedTrivial>;
   /** Per agent and per channel: the algorithmic evidence shown to the judge and in reports. */
   evidence: { fluency: Map<string, string>; vocabulary: Map<string, string> };
 }
