@@ -216,7 +216,7 @@ export class CachingJudge implements Judge {
   private readonly inner: Judge;
   private readonly backend: VerdictCacheBackend;
   private readonly settings: VerdictCacheSettings;
-  /** Entries found by `prefetch` (hits already counted in the backend) and entries stored since. */
+  /** Entries found by `prefetch` (hits already counted in the backend) for requests not judged yet. */
   private readonly memory = new Map<string, CachedJudgement>();
   /** Keys by request object: prefetch computes them, judge() reuses them (requests are not mutated). */
   private readonly keys = new WeakMap<JudgeRequest, string[]>();
@@ -379,6 +379,12 @@ export class CachingJudge implements Judge {
     }
     const keys = this.keysOf(request);
     const cached = await this.cached(keys);
+    // What prefetch kept for this request is used now: a run holds the entries of the requests ahead of
+    // its workers, not of every request it made. A key that comes again asks the backend again.
+    for (const key of keys) {
+      this.memory.delete(key);
+      this.looked.delete(key);
+    }
     if (cached) {
       this.tally.hits += keys.length;
       this.tally.served_requests++;
@@ -405,10 +411,7 @@ export class CachingJudge implements Judge {
         usage: shares[i]!,
       });
     });
-    if (entries.length > 0) {
-      await this.backend.put(entries);
-      for (const e of entries) this.memory.set(e.key, e);
-    }
+    if (entries.length > 0) await this.backend.put(entries);
     return response;
   }
 

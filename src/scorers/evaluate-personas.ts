@@ -196,11 +196,16 @@ export async function evaluatePersonas(options: EvaluatePersonasOptions): Promis
   }
 }
 
-/** A persona evaluation ready to run: its input checked and planned, its judge built, its store open. */
+/** A persona evaluation ready to run: its input checked and planned, its judge built, its store open or opening. */
 export interface OpenedPersonaEvaluation {
   prepared: PreparedPersonaEvaluation;
   judge: ReadyJudge;
-  store: Store;
+  /**
+   * The store, or the promise of it while it still opens beside the run (memory://, an existing folder, with
+   * the input read from a file): {@link runPreparedPersonaEvaluation} waits for it only where the verdict
+   * cache or a resume needs it before the first judge call.
+   */
+  store: Store | Promise<Store>;
   /** Closes the store when it was opened here, and the judge when it was built here. */
   close(): Promise<void>;
 }
@@ -237,6 +242,14 @@ export async function openPersonaEvaluation(
   } catch (error) {
     await opening?.then((s) => s.close()).catch(() => {});
     throw error;
+  }
+  if (opening && early) {
+    const close = async () => {
+      // A store that failed to open has nothing to close; the run reports the failure.
+      await opening.then((store) => store.close(), () => {});
+      await ready.close();
+    };
+    return { prepared: early, judge: ready, store: opening, close };
   }
   let used: { store: Store; release(): Promise<void> };
   try {

@@ -263,8 +263,9 @@ export async function evaluate(
       }),
     );
     const runs: RunRow[] = [];
+    const stored = await store;
     for (const r of result.runs) {
-      const row = await store.runs.get(r.run_id);
+      const row = await stored.runs.get(r.run_id);
       if (row) runs.push(row);
     }
     return { result, settings, transcript: prepared.transcript, propositions: prepared.propositions, runs };
