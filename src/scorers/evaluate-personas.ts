@@ -246,7 +246,10 @@ export async function openPersonaEvaluation(
   if (opening && early) {
     const close = async () => {
       // A store that failed to open has nothing to close; the run reports the failure.
-      await opening.then((store) => store.close(), () => {});
+      await opening.then(
+        (store) => store.close(),
+        () => {},
+      );
       await ready.close();
     };
     return { prepared: early, judge: ready, store: opening, close };
