@@ -127,21 +127,9 @@ export function summaryProgram(): Command {
   return program;
 }
 
-/** The full program: imports the command modules (not yet the AI SDK or a database; commands load those). */
-export async function buildProgram(): Promise<Command> {
-  const [
-    { addEvaluationOptions, evalCommand },
-    { registerHarnessCommands },
-    { registerProjectCommands },
-    schemas,
-  ] = await Promise.all([
-    import("./commands/eval.ts"),
-    import("./commands/harness.ts"),
-    import("./commands/project-commands.ts"),
-    formatSchemas(),
-  ]);
-  const program = baseProgram();
-
+/** Adds the `eval` command (its module imported now). */
+async function addEvalCommand(program: Command): Promise<void> {
+  const { addEvaluationOptions, evalCommand } = await import("./commands/eval.ts");
   addEvaluationOptions(
     program
       .command("eval")
@@ -178,6 +166,17 @@ export async function buildProgram(): Promise<Command> {
     .action(async (transcripts: string[], flags) => {
       commandExit = await evalCommand(transcripts, flags);
     });
+}
+
+/** The full program: imports the command modules (not yet the AI SDK or a database; commands load those). */
+export async function buildProgram(): Promise<Command> {
+  const [{ registerHarnessCommands }, { registerProjectCommands }, schemas] = await Promise.all([
+    import("./commands/harness.ts"),
+    import("./commands/project-commands.ts"),
+    formatSchemas(),
+  ]);
+  const program = baseProgram();
+  await addEvalCommand(program);
 
   program
     .command("import")
@@ -258,12 +257,26 @@ export async function buildProgram(): Promise<Command> {
   return program;
 }
 
+/**
+ * The program with `eval` alone, for a command line that runs it: the most common command imports no other
+ * command's modules. Its help and its errors are the full program's (a test keeps them equal).
+ */
+export async function evalProgram(): Promise<Command> {
+  const program = baseProgram();
+  await addEvalCommand(program);
+  return program;
+}
+
 /** Runs the CLI and returns the exit code (0 ok, 1 regression, 2 bad input, 3 could not complete). */
 export async function runCli(argv: string[]): Promise<number> {
   commandExit = 0;
   try {
     const summary = argv.length === 1 && ["-h", "--help", "-V", "--version"].includes(argv[0]!);
-    const program = summary ? summaryProgram() : await buildProgram();
+    const program = summary
+      ? summaryProgram()
+      : argv[0] === "eval"
+        ? await evalProgram()
+        : await buildProgram();
     await program.parseAsync(argv, { from: "user" });
     return commandExit;
   } catch (error) {

@@ -19,8 +19,11 @@ export interface ExecuteOptions<M> {
   concurrency?: number;
   /** Verdict keys (verdictKeyString) already judged, e.g. stored by an interrupted run: not asked again. */
   skip?: ReadonlySet<string>;
-  /** Pending calls (after `skip`), when the caller counted them already; counted here otherwise. */
-  total?: number;
+  /**
+   * Pending calls (after `skip`), or how to count them, when the caller has them; counted here otherwise.
+   * Counted when the first call finishes (for progress), not before the first calls go out.
+   */
+  total?: number | (() => number);
   /**
    * Looks a window of requests up ahead of the workers (the verdict cache's prefetch); a request given
    * here is the object later judged. A failed lookup fails the run at its end (judge() looks up itself).
@@ -84,7 +87,12 @@ export async function executePlan<M>(
   }
   if (trivial.length) await handle(trivial, { calls: 0 });
 
-  const total = options.total ?? planSize(plan, skip).calls;
+  let counted: number | undefined;
+  const total = () => {
+    const given = options.total;
+    counted ??= typeof given === "number" ? given : given ? given() : planSize(plan, skip).calls;
+    return counted;
+  };
   const source = pendingCalls(plan, skip);
   const window = Math.max(1, prefetch ? (options.window ?? 1_000) : 1);
   // The calls drawn from the plan, their requests built, not yet taken by a worker.
@@ -151,10 +159,11 @@ export async function executePlan<M>(
         failure ??= error;
         return;
       }
-      onProgress?.(++done, total);
+      if (onProgress) onProgress(++done, total());
     }
   };
-  const width = Math.max(1, Math.min(options.concurrency ?? 16, total));
+  // Workers stop when the plan runs out; a plan of fewer calls leaves the rest idle at once.
+  const width = Math.max(1, options.concurrency ?? 16);
   await Promise.all(Array.from({ length: width }, worker));
   await Promise.all(lookups);
   if (failure !== undefined) throw failure;

@@ -145,20 +145,34 @@ export async function runEvaluation<M, R>({
   const early = !resume && !cache && isPromise(storeOption);
   if (!early) ready = await setUp;
   const skip = ready?.skip ?? new Set<string>();
-  const whole = planSize(plan);
-  const pending = skip.size ? planSize(plan, skip) : whole;
-  const planned = whole.items + whole.trivial;
+  // The plan's size is counted in a pass of its own; a run that starts judging before its store is open
+  // counts it once the first answers are in, so that the pass does not delay the first requests.
+  let sizes: { pending: number; planned: number } | undefined;
+  const sizesOf = () => {
+    if (!sizes) {
+      const whole = planSize(plan);
+      const pending = skip.size ? planSize(plan, skip) : whole;
+      sizes = { pending: pending.calls, planned: whole.items + whole.trivial };
+    }
+    return sizes;
+  };
   const reused = skip.size;
-  // Announced once the evaluation exists, before any verdict is stored.
-  const announced = setUp.then((r) => {
-    ready = r;
+  let started = false;
+  const start = (r: Awaited<typeof setUp>) => {
+    if (started) return;
+    started = true;
     onProgress?.({
       type: "started",
       evaluation_id: r.evaluationId,
-      total: pending.calls,
+      total: sizesOf().pending,
       reused_verdicts: reused,
       resumed: resume !== undefined,
     });
+  };
+  // Announced once the evaluation exists, before any verdict is stored.
+  const announced = setUp.then((r) => {
+    ready = r;
+    if (!early) start(r);
     return r;
   });
   // Until the caller awaits it below, a failed open is not an unhandled rejection.
@@ -183,7 +197,7 @@ export async function runEvaluation<M, R>({
       judge,
       concurrency,
       skip,
-      total: pending.calls,
+      total: () => sizesOf().pending,
       // Started once the evaluation and its rows exist, so that their rows are not queued behind lookups.
       prefetch: cache?.prefetch ? (requests) => cache.prefetch!(requests) : undefined,
       stop: signal,
@@ -194,7 +208,9 @@ export async function runEvaluation<M, R>({
         // Aggregated in arrival order, before the write lets another worker's answers in.
         evaluation.add(vs, { fresh: true });
         // While the store opens, answers wait here, in order, and are written once it is ready.
-        const { writer, evaluationId } = ready ?? (await announced);
+        const r = ready ?? (await announced);
+        start(r);
+        const { writer, evaluationId } = r;
         await writer.write(
           vs.map((v) => evaluation.scoreRow(v, evaluationId)),
           { durable: calls > 0 },
@@ -204,6 +220,7 @@ export async function runEvaluation<M, R>({
       onProgress: (done, total) => onProgress?.({ type: "judged", done, total }),
     });
     ready ??= await announced;
+    start(ready);
     await ready.writer.close();
   } catch (error) {
     failure = error;
@@ -218,11 +235,11 @@ export async function runEvaluation<M, R>({
   }
   const { store, evaluationId, dimensions } = ready;
   // Interrupted before everything was judged: what was judged is committed; the rest awaits a resume.
-  if (signal?.aborted && stored < planned) {
+  if (signal?.aborted && stored < sizesOf().planned) {
     await evaluation.interrupt(store).catch(() => {});
     await store.evaluations.interrupt(evaluationId).catch(() => {});
     onProgress?.({ type: "finished", evaluation_id: evaluationId, status: "interrupted" });
-    throw new InterruptedError({ evaluationId, done: stored, total: planned });
+    throw new InterruptedError({ evaluationId, done: stored, total: sizesOf().planned });
   }
   if (failure !== undefined || !executed) {
     await failEvaluation(store, evaluation, evaluationId, failure);

@@ -104,6 +104,16 @@ export function planPersonaEvaluation(options: PlanOptions): EvaluationPlan {
     }
   if (dims.has("convergence") && lookup("convergence"))
     for (const channel of channels) evidence.vocabulary.set(channel, vocabularyEvidence(transcript, channel));
+  // Whether any proposition set in use has a precondition (the sets are resolved, so this is a lookup).
+  const sets = [
+    ...agents.flatMap((scope) =>
+      (["adherence", "consistency", "fluency"] as const)
+        .filter((d) => dims.has(d))
+        .map((d) => lookup(d, scope.agent.id)),
+    ),
+    ...(["convergence", "ideas_quantity"] as const).filter((d) => dims.has(d)).map((d) => lookup(d)),
+  ];
+  const preconditions = sets.some((set) => set?.propositions.some((p) => p.precondition !== undefined));
   function* entries(): Generator<PlanEntry> {
     for (const scope of agents) {
       if (dims.has("adherence")) yield* planAdherence(shape, transcript, scope, lookup);
@@ -128,6 +138,8 @@ export function planPersonaEvaluation(options: PlanOptions): EvaluationPlan {
       for (const entry of entries()) if (entry.call) yield entry.call;
     },
     *trivial(): Generator<PlannedTrivial> {
+      // Only a precondition makes a verdict trivial: without one there is no pass to make.
+      if (!preconditions) return;
       for (const entry of entries()) if (entry.trivial) yield entry.trivial;
     },
     evidence,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildProgram, summaryProgram } from "../../src/cli/program.ts";
+import { buildProgram, evalProgram, summaryProgram } from "../../src/cli/program.ts";
 import { cli } from "./run-cli.ts";
 
 describe("the top-level help without the command modules", () => {
@@ -11,6 +11,13 @@ describe("the top-level help without the command modules", () => {
     const full = await cli(["help"]);
     expect(full.stdout).toMatch(/Exit codes:/);
     expect(await cli(["--help"])).toEqual({ ...full, code: 0 });
+  });
+
+  it("a command line that runs eval builds eval alone, with the full program's help for it", async () => {
+    const alone = await evalProgram();
+    expect(alone.commands.map((c) => c.name())).toEqual(["eval"]);
+    const full = (await buildProgram()).commands.find((c) => c.name() === "eval")!;
+    expect(alone.commands[0]!.helpInformation()).toBe(full.helpInformation());
   });
 
   it("dramaturg --version prints the full program's version", async () => {
