@@ -1,6 +1,8 @@
 // The LLM judge on the AI SDK: structured answers, a concurrency limit shared by every call of one judge,
 // retries with backoff (Retry-After honoured), per-call timeouts, double-check turns and token accounting.
 
+import type * as ProviderSdk from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4Prompt, LanguageModelV4Usage } from "@ai-sdk/provider";
 import type * as AiSdk from "ai";
 import type { JSONSchema7, LanguageModel, LanguageModelUsage, ModelMessage, SystemModelMessage } from "ai";
 import type { z } from "zod";
@@ -40,6 +42,13 @@ let aiSdk: typeof AiSdk | undefined;
 async function loadAiSdk(): Promise<typeof AiSdk> {
   aiSdk ??= await import("ai");
   return aiSdk;
+}
+
+/** The provider specification's errors (what a provider's call throws), loaded with the first call. */
+let providerSdk: typeof ProviderSdk | undefined;
+async function loadProviderSdk(): Promise<typeof ProviderSdk> {
+  providerSdk ??= await import("@ai-sdk/provider");
+  return providerSdk;
 }
 
 /**
@@ -152,6 +161,14 @@ class UnusableAnswer extends Error {}
 export class LlmJudge implements Judge {
   readonly descriptor: JudgeDescriptor;
   private readonly model: LanguageModel;
+  /**
+   * The model itself when it is an AI SDK provider model of the current specification: the judge's
+   * conversations then call it directly (`doGenerate`), without `generateText`, whose step, telemetry
+   * and output machinery a one-turn structured answer does not use and which cost as much CPU per call
+   * as the rest of the judge. Anything else (a gateway id, an older specification) goes through
+   * `generateText`, as `ask()` always does.
+   */
+  private readonly direct?: LanguageModelV4;
   private readonly temperature?: number;
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
@@ -181,6 +198,7 @@ export class LlmJudge implements Judge {
       throw new RangeError("maxRetries must be an integer ≥ 0");
     if (!(timeoutMs > 0)) throw new RangeError("timeoutMs must be > 0");
     this.model = model;
+    if (typeof model === "object" && model.specificationVersion === "v4") this.direct = model;
     this.temperature = temperature;
     this.maxRetries = maxRetries;
     this.timeoutMs = timeoutMs;
@@ -309,7 +327,9 @@ export class LlmJudge implements Judge {
     const ask = (turn: ModelMessage[]) =>
       this.withRetries(
         async () => {
-          const answer = await this.call(system, turn, output, signal, tally);
+          const answer = this.direct
+            ? await this.callDirect(this.direct, system, turn, kind, items.length, signal, tally)
+            : await this.call(system, turn, output, signal, tally);
           return { output: answer, verdicts: readAnswer(kind, items, answer) };
         },
         budget,
@@ -349,14 +369,14 @@ export class LlmJudge implements Judge {
     return Math.max(retryAfterMs ?? 0, Math.round(jittered));
   }
 
-  /** One model call: waits for a slot, then runs under the per-call timeout. Counts calls and tokens. */
-  private async call<T>(
-    system: string,
-    messages: ModelMessage[],
-    /** The output spec, built once the AI SDK is loaded (it is loaded with the first call). */
-    output: (ai: typeof AiSdk) => AnswerOutput<T>,
+  /**
+   * One model call: waits for a slot, then runs `send` under the per-call timeout with the signal it must
+   * pass on. Counts the call; `send` counts its tokens.
+   */
+  private async inSlot<T>(
     signal: AbortSignal | undefined,
     tally: Tally,
+    send: (abortSignal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     const release = await this.slots.acquire(signal);
     // The timer starts with the call, not while queueing for a slot.
@@ -367,24 +387,10 @@ export class LlmJudge implements Judge {
       call.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError"));
     }, this.timeoutMs);
     const unlink = followAbort(signal, call);
-    const abortSignal = call.signal;
     this.count(tally, 1, ZERO_USAGE);
     try {
-      const ai = await loadAiSdk();
-      const result = await ai.generateText({
-        model: this.model,
-        instructions: systemMessage(system),
-        messages,
-        output: output(ai),
-        temperature: this.temperature,
-        maxRetries: 0,
-        abortSignal,
-      });
-      this.count(tally, 0, toUsage(result.usage));
-      return result.output as T;
+      return await send(call.signal);
     } catch (error) {
-      if (aiSdk?.NoObjectGeneratedError.isInstance(error) && error.usage)
-        this.count(tally, 0, toUsage(error.usage));
       signal?.throwIfAborted();
       if (timedOut)
         throw new JudgeError(`the judge did not answer within ${this.timeoutMs} ms`, {
@@ -397,6 +403,83 @@ export class LlmJudge implements Judge {
       unlink();
       release();
     }
+  }
+
+  /** One model call through `generateText` with structured output. */
+  private call<T>(
+    system: string,
+    messages: ModelMessage[],
+    /** The output spec, built once the AI SDK is loaded (it is loaded with the first call). */
+    output: (ai: typeof AiSdk) => AnswerOutput<T>,
+    signal: AbortSignal | undefined,
+    tally: Tally,
+  ): Promise<T> {
+    return this.inSlot(signal, tally, async (abortSignal) => {
+      const ai = await loadAiSdk();
+      try {
+        const result = await ai.generateText({
+          model: this.model,
+          instructions: systemMessage(system),
+          messages,
+          output: output(ai),
+          temperature: this.temperature,
+          maxRetries: 0,
+          abortSignal,
+        });
+        this.count(tally, 0, toUsage(result.usage));
+        return result.output as T;
+      } catch (error) {
+        if (ai.NoObjectGeneratedError.isInstance(error) && error.usage)
+          this.count(tally, 0, toUsage(error.usage));
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * One model call straight to the provider's model: the prompt in the provider specification's form, the
+   * answer schema as its JSON response format, and the text answer parsed and checked here, as
+   * `generateText` would (an answer that is not JSON, or not valid, is unusable and retried).
+   */
+  private callDirect(
+    model: LanguageModelV4,
+    system: string,
+    messages: ModelMessage[],
+    kind: VerdictKind,
+    claims: number,
+    signal: AbortSignal | undefined,
+    tally: Tally,
+  ): Promise<JudgeAnswer> {
+    return this.inSlot(signal, tally, async (abortSignal) => {
+      await loadProviderSdk();
+      const result = await model.doGenerate({
+        prompt: providerPrompt(system, messages),
+        responseFormat: {
+          type: "json",
+          schema: requestedJsonSchema(kind, claims) as JSONSchema7,
+          name: ANSWER_NAMES[kind],
+        },
+        ...(this.temperature !== undefined ? { temperature: this.temperature } : {}),
+        abortSignal,
+      });
+      this.count(tally, 0, usageOf(result.usage));
+      const text = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new UnusableAnswer(`the judge's answer was malformed (not JSON): ${truncate(text, 200)}`);
+      }
+      const parsed = checkedAnswerSchema(kind, claims).safeParse(value);
+      if (!parsed.success)
+        throw new UnusableAnswer(
+          `the judge's answer was malformed or out of range: ${truncate(text, 200)} (${truncate(
+            parsed.error.issues.map((i) => `${i.path.join(".") || "answer"}: ${i.message}`).join("; "),
+            200,
+          )})`,
+        );
+      return parsed.data;
+    });
   }
 
   private count(tally: Tally, calls: number, usage: TokenUsage): void {
@@ -426,7 +509,7 @@ export class LlmJudge implements Judge {
         backoff: false,
       };
     }
-    if (ai?.APICallError.isInstance(error)) {
+    if (ai?.APICallError.isInstance(error) || providerSdk?.APICallError.isInstance(error)) {
       const status = error.statusCode;
       const fatal = status !== undefined && FATAL_STATUSES.has(status);
       const retryable = !fatal && error.isRetryable;
@@ -568,6 +651,31 @@ function toUsage(usage: LanguageModelUsage | undefined): TokenUsage {
   };
 }
 
+/** The conversation in the provider specification's prompt form (what `generateText` hands a model). */
+function providerPrompt(system: string, messages: readonly ModelMessage[]): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = [
+    { role: "system", content: system, providerOptions: ANTHROPIC_CACHE_BREAKPOINT },
+  ];
+  for (const message of messages) {
+    if (typeof message.content !== "string" || (message.role !== "user" && message.role !== "assistant"))
+      throw new TypeError("a judge conversation is made of text turns of the user and the assistant");
+    prompt.push({ role: message.role, content: [{ type: "text", text: message.content }] });
+  }
+  return prompt;
+}
+
+/** Token usage as a provider reports it (the specification's form), with cached input when there is any. */
+function usageOf(usage: LanguageModelV4Usage): TokenUsage {
+  const cached = usage.inputTokens.cacheRead;
+  return {
+    input_tokens: usage.inputTokens.total ?? 0,
+    output_tokens: usage.outputTokens.total ?? 0,
+    ...(cached ? { cached_input_tokens: cached } : {}),
+  };
+}
+
+const ANTHROPIC_CACHE_BREAKPOINT = { anthropic: { cacheControl: { type: "ephemeral" } } };
+
 /**
  * The system prompt as a message marked as a prompt-cache breakpoint for Anthropic, whose prompt caching
  * is opt-in (OpenAI caches long prompt prefixes by itself; other providers ignore the option).
@@ -576,7 +684,7 @@ function systemMessage(system: string): SystemModelMessage {
   return {
     role: "system",
     content: system,
-    providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } },
+    providerOptions: ANTHROPIC_CACHE_BREAKPOINT,
   };
 }
 

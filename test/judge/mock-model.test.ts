@@ -1,4 +1,4 @@
-import { MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV3, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { LlmJudge } from "../../src/judge/index.ts";
 
@@ -97,5 +97,68 @@ describe("LlmJudge with MockLanguageModelV4", () => {
         },
       },
     });
+  });
+
+  it("hands a current model the prompt and the answer schema directly, and reads a single claim's verdict", async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        answer("not json at all", 10, 1),
+        answer(JSON.stringify({ reasoning: "fits", value: 6 }), 30, 4),
+      ],
+    });
+    const judge = new LlmJudge({ model, temperature: 0.2 });
+    const response = await judge.judge({
+      items: [
+        { key: { dimension: "adherence", proposition_id: "tone", trial: 1 }, kind: "score", claim: "Calm." },
+      ],
+      context: { trajectory: { title: "Bob", text: "" }, action: { name: "Bob", text: "hi" } },
+      doubleCheck: false,
+    });
+    expect(response.verdicts).toEqual([
+      {
+        ok: true,
+        key: { dimension: "adherence", proposition_id: "tone", trial: 1 },
+        score: 6,
+        reasoning: "fits",
+      },
+    ]);
+    // The unparseable first answer was retried, and both calls' tokens counted.
+    expect(response).toMatchObject({ calls: 2, usage: { input_tokens: 40, output_tokens: 5 } });
+    const call = model.doGenerateCalls[1]!;
+    expect(call.prompt.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(call.prompt[1]).toMatchObject({
+      content: [{ type: "text", text: expect.stringContaining('<claim id="tone">Calm.</claim>') }],
+    });
+    expect(call.responseFormat).toMatchObject({
+      type: "json",
+      name: "claim_scores",
+      schema: { required: ["reasoning", "value"] },
+    });
+    expect(call.temperature).toBe(0.2);
+  });
+
+  it("still judges through generateText with a model of the previous specification", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: {
+        content: [{ type: "text", text: JSON.stringify({ reasoning: "ok", value: 3 }) }],
+        finishReason: { unified: "stop", raw: undefined },
+        usage: {
+          inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 3, text: 3, reasoning: undefined },
+        },
+        warnings: [],
+      },
+    });
+    const judge = new LlmJudge({ model });
+    const response = await judge.judge({
+      items: [
+        { key: { dimension: "fluency", proposition_id: "style", trial: 1 }, kind: "score", claim: "c" },
+      ],
+      context: { trajectory: { title: "Bob", text: "Bob acts: [TALK] hi" } },
+      doubleCheck: false,
+    });
+    expect(response.verdicts[0]).toMatchObject({ ok: true, score: 3, reasoning: "ok" });
+    expect(response.usage).toMatchObject({ input_tokens: 12, output_tokens: 3 });
+    expect(model.doGenerateCalls).toHaveLength(1);
   });
 });
