@@ -8,6 +8,7 @@ import { clock, compareNullsFirst, compareText, isoAt, real } from "./memory-col
 import type { EvaluationRecord, RunRecord } from "./memory-runs.ts";
 import type { ScoreBatchWriter } from "./score-writer.ts";
 import {
+  lastVerdictPerKey,
   SCORE_BATCH,
   type ScoreInput,
   type ScoreRepository,
@@ -100,13 +101,7 @@ export function memoryScoreBatchWriter(
 ): ScoreBatchWriter {
   return async (rows, { onlyNew = false } = {}) => {
     if (rows.length === 0) return 0;
-    const byKey = new Map<string, ScoreInput>();
-    for (const row of rows) {
-      const key = verdictKeyString(row);
-      const earlier = byKey.get(key);
-      if (earlier && earlier.status !== "errored" && row.status === "errored") continue;
-      byKey.set(key, row);
-    }
+    const byKey = lastVerdictPerKey(rows);
     // What the statement would write, checked whole before anything is stored.
     const writes: { evaluation: string; key: string; row: ScoreInput; id: string }[] = [];
     for (const [key, row] of byKey) {

@@ -5,8 +5,8 @@ import { compareText, jsonbText, jsonOut } from "./memory-columns.ts";
 import {
   type CachedVerdictValue,
   type CacheEntry,
-  emptyVerdictCacheStats,
   type VerdictCacheRepository,
+  verdictCacheStatsOf,
 } from "./verdict-cache.ts";
 
 interface Stored {
@@ -113,26 +113,11 @@ export function memoryVerdictCache(): VerdictCacheRepository {
         m.input += t.input;
         m.output += t.output;
       }
-      const stats = emptyVerdictCacheStats();
-      const models = [...byModel.values()].sort(
-        (a, b) => compareText(a.provider, b.provider) || compareText(a.model, b.model),
+      return verdictCacheStatsOf(
+        [...byModel.values()]
+          .sort((x, y) => compareText(x.provider, y.provider) || compareText(x.model, y.model))
+          .map((m) => ({ ...m, saved_input: m.input, saved_output: m.output })),
       );
-      for (const m of models) {
-        stats.entries += m.entries;
-        stats.hits += m.hits;
-        stats.bytes += m.bytes;
-        stats.saved_usage.input_tokens += m.input;
-        stats.saved_usage.output_tokens += m.output;
-        stats.by_model.push({
-          provider: m.provider,
-          model: m.model,
-          entries: m.entries,
-          hits: m.hits,
-          bytes: m.bytes,
-          saved_usage: { input_tokens: m.input, output_tokens: m.output },
-        });
-      }
-      return stats;
     },
     async clear(which = {}) {
       // The hits of what is cleared go too: the statistics describe the cache as it is.

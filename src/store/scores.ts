@@ -161,6 +161,18 @@ function num(value: number | null | undefined): number | null {
   return value === null || value === undefined || !Number.isFinite(value) ? null : value;
 }
 
+/** A batch's rows by verdict key: the last verdict of each key, an error never over a result. */
+export function lastVerdictPerKey(rows: readonly ScoreInput[]): Map<string, ScoreInput> {
+  const byKey = new Map<string, ScoreInput>();
+  for (const row of rows) {
+    const key = verdictKeyString(row);
+    const earlier = byKey.get(key);
+    if (earlier && earlier.status !== "errored" && row.status === "errored") continue;
+    byKey.set(key, row);
+  }
+  return byKey;
+}
+
 /**
  * Writes one batch (any size up to SCORE_BATCH is sensible) in one statement; returns rows written. With
  * `onlyNew`, a stored key fails the whole statement with a unique violation instead of being replaced.
@@ -171,14 +183,8 @@ export async function writeScoreBatch(
   { onlyNew = false }: { onlyNew?: boolean } = {},
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  // One statement may not touch a row twice: keep the last verdict per key, an error never over a result.
-  const byKey = new Map<string, ScoreInput>();
-  for (const row of rows) {
-    const key = verdictKeyString(row);
-    const earlier = byKey.get(key);
-    if (earlier && earlier.status !== "errored" && row.status === "errored") continue;
-    byKey.set(key, row);
-  }
+  // One statement may not touch a row twice.
+  const byKey = lastVerdictPerKey(rows);
   // The distinct ids, and one array per other column, in the order of UPSERT's parameters.
   const evaluations = new Positions();
   const runs = new Positions();

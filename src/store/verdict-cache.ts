@@ -48,6 +48,38 @@ export function emptyVerdictCacheStats(): VerdictCacheStats {
   return { entries: 0, hits: 0, bytes: 0, saved_usage: { input_tokens: 0, output_tokens: 0 }, by_model: [] };
 }
 
+/** One model's figures, as every backend adds them up. */
+export interface ModelCacheFigures {
+  provider: string;
+  model: string;
+  entries: number;
+  hits: number;
+  bytes: number;
+  saved_input: number;
+  saved_output: number;
+}
+
+/** The statistics of a cache from its models' figures (in the order given). */
+export function verdictCacheStatsOf(models: Iterable<ModelCacheFigures>): VerdictCacheStats {
+  const stats = emptyVerdictCacheStats();
+  for (const m of models) {
+    stats.entries += m.entries;
+    stats.hits += m.hits;
+    stats.bytes += m.bytes;
+    stats.saved_usage.input_tokens += m.saved_input;
+    stats.saved_usage.output_tokens += m.saved_output;
+    stats.by_model.push({
+      provider: m.provider,
+      model: m.model,
+      entries: m.entries,
+      hits: m.hits,
+      bytes: m.bytes,
+      saved_usage: { input_tokens: m.saved_input, output_tokens: m.saved_output },
+    });
+  }
+  return stats;
+}
+
 export interface VerdictCacheRepository {
   /** Looks up many keys at once and counts a hit for each found. Missing keys are absent from the map. */
   get(keys: readonly string[]): Promise<Map<string, CacheEntry>>;
@@ -133,15 +165,7 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
       }
     },
     async stats() {
-      const result = await db.query<{
-        provider: string;
-        model: string;
-        entries: number;
-        hits: number;
-        bytes: number;
-        saved_input: number;
-        saved_output: number;
-      }>(
+      const result = await db.query<ModelCacheFigures>(
         `WITH entries AS (
            SELECT provider, model, count(*)::integer AS entries,
                   sum(pg_column_size(value) + COALESCE(pg_column_size(usage), 0) + length(key))::float8 AS bytes
@@ -155,23 +179,7 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
                 COALESCE(saved_output, 0) AS saved_output
            FROM entries FULL JOIN hits USING (provider, model) ORDER BY provider, model`,
       );
-      const stats = emptyVerdictCacheStats();
-      for (const r of result.rows) {
-        stats.entries += r.entries;
-        stats.hits += r.hits;
-        stats.bytes += r.bytes;
-        stats.saved_usage.input_tokens += r.saved_input;
-        stats.saved_usage.output_tokens += r.saved_output;
-        stats.by_model.push({
-          provider: r.provider,
-          model: r.model,
-          entries: r.entries,
-          hits: r.hits,
-          bytes: r.bytes,
-          saved_usage: { input_tokens: r.saved_input, output_tokens: r.saved_output },
-        });
-      }
-      return stats;
+      return verdictCacheStatsOf(result.rows);
     },
     async clear({ model, provider } = {}) {
       // The hits of what is cleared go too: the statistics describe the cache as it is.
