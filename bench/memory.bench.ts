@@ -7,7 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type MemoryStoreKind = "folder" | "memory";
+/**
+ * Where the run stores and how it grows: a folder store or memory://, with a transcript that grows with the
+ * run (five verdicts a message), or (`folder-trials`) the same 1,000 messages judged in more trials, so
+ * that only the verdicts grow and not the input.
+ */
+export type MemoryStoreKind = "folder" | "folder-trials" | "memory";
 
 export interface PeakRun {
   verdicts: number;
@@ -29,13 +34,22 @@ const SELF = fileURLToPath(import.meta.url);
 /** Five adherence propositions per message (bench/fixtures/propositions). */
 const PROPOSITIONS_PER_MESSAGE = 5;
 
-/** In the child: one evaluation of `verdicts` verdicts into the store at `location`; prints its figures. */
-async function runOnce(verdicts: number, location: string): Promise<void> {
+/** Messages of the `folder-trials` runs: 5,000 verdicts a trial. */
+const TRIAL_MESSAGES = 1_000;
+
+/**
+ * In the child: one evaluation of `verdicts` verdicts into the store at `location`, from a transcript of
+ * five verdicts a message or (`byTrials`) of 1,000 messages judged in as many trials as needed; prints
+ * its figures.
+ */
+async function runOnce(verdicts: number, location: string, byTrials: boolean): Promise<void> {
   const { personaInput } = await import("./persona.bench.ts");
   const { InstantJudge } = await import("./instant-judge.ts");
   const { evaluatePersonas } = await import("../src/scorers/index.ts");
   const { openStore } = await import("../src/store/index.ts");
-  const input = await personaInput(Math.ceil(verdicts / PROPOSITIONS_PER_MESSAGE));
+  const messages = byTrials ? TRIAL_MESSAGES : Math.ceil(verdicts / PROPOSITIONS_PER_MESSAGE);
+  const trials = byTrials ? Math.ceil(verdicts / (TRIAL_MESSAGES * PROPOSITIONS_PER_MESSAGE)) : 1;
+  const input = await personaInput(messages);
   const store = await openStore(location);
   try {
     const started = performance.now();
@@ -45,6 +59,7 @@ async function runOnce(verdicts: number, location: string): Promise<void> {
       propositions: input.propositions,
       dimensions: ["adherence"],
       mode: "individual",
+      trials,
       judge: new InstantJudge(),
       store,
       concurrency: 16,
@@ -66,8 +81,9 @@ async function runOnce(verdicts: number, location: string): Promise<void> {
   }
 }
 
-function child(verdicts: number, location: string): PeakRun {
-  const run = spawnSync(process.execPath, [...process.execArgv, SELF, "--run", String(verdicts), location], {
+function child(verdicts: number, location: string, byTrials = false): PeakRun {
+  const args = [SELF, "--run", String(verdicts), location, ...(byTrials ? ["--trials"] : [])];
+  const run = spawnSync(process.execPath, [...process.execArgv, ...args], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
     maxBuffer: 16 * 1024 * 1024,
@@ -83,14 +99,16 @@ export async function benchPeakRss(small = 5_000, large = 100_000): Promise<Peak
     let fresh = 0;
     const locations: Record<MemoryStoreKind, () => string> = {
       folder: () => join(dir, `store-${fresh++}`),
+      "folder-trials": () => join(dir, `store-${fresh++}`),
       memory: () => "memory://",
     };
     // Warm-up: the first new folder may make the pristine data directory (initdb), which peaks far higher.
     child(PROPOSITIONS_PER_MESSAGE * 10, locations.folder());
     const runs = {} as PeakRssFigures["runs"];
     for (const kind of Object.keys(locations) as MemoryStoreKind[]) {
-      const smallRun = child(small, locations[kind]());
-      const largeRun = child(large, locations[kind]());
+      const byTrials = kind === "folder-trials";
+      const smallRun = child(small, locations[kind](), byTrials);
+      const largeRun = child(large, locations[kind](), byTrials);
       runs[kind] = { small: smallRun, large: largeRun, ratio: largeRun.peak_rss_mb / smallRun.peak_rss_mb };
     }
     return { sizes: [small, large], runs };
@@ -99,5 +117,6 @@ export async function benchPeakRss(small = 5_000, large = 100_000): Promise<Peak
   }
 }
 
-if (process.argv[2] === "--run") await runOnce(Number(process.argv[3]), process.argv[4]!);
+if (process.argv[2] === "--run")
+  await runOnce(Number(process.argv[3]), process.argv[4]!, process.argv[5] === "--trials");
 else if (process.argv[1] === SELF) console.log(JSON.stringify(await benchPeakRss(), null, 2));
