@@ -170,9 +170,17 @@ export async function runEvaluation<M, R>({
     });
   };
   // Announced once the evaluation exists, before any verdict is stored.
+  // Answers that came while the store still opened, in arrival order: written first once it is open.
+  let waiting: PlannedVerdict<M>[][] = [];
   const announced = setUp.then((r) => {
     ready = r;
-    if (!early) start(r);
+    if (!early || waiting.length > 0) start(r);
+    if (waiting.length > 0) {
+      // Handed to the writer before any later answer (write() buffers at once), so the order holds.
+      const rows = waiting.flatMap((vs) => vs.map((v) => evaluation.scoreRow(v, r.evaluationId)));
+      waiting = [];
+      r.writer.write(rows, { durable: true }).catch(() => {});
+    }
     return r;
   });
   // Until the caller awaits it below, a failed open is not an unhandled rejection.
@@ -207,17 +215,24 @@ export async function runEvaluation<M, R>({
       onVerdicts: async (vs, { calls }) => {
         // Aggregated in arrival order, before the write lets another worker's answers in.
         evaluation.add(vs, { fresh: true });
-        // While the store opens, answers wait here, in order, and are written once it is ready.
-        const r = ready ?? (await announced);
-        start(r);
-        const { writer, evaluationId } = r;
+        stored += vs.length;
+        // While the store opens, answers wait, in order, without holding their workers back; they are
+        // written once it is open (a kill before then loses them, as it would lose the store itself).
+        if (!ready) {
+          waiting.push(vs);
+          return;
+        }
+        start(ready);
+        const { writer, evaluationId } = ready;
         await writer.write(
           vs.map((v) => evaluation.scoreRow(v, evaluationId)),
           { durable: calls > 0 },
         );
-        stored += vs.length;
       },
-      onProgress: (done, total) => onProgress?.({ type: "judged", done, total }),
+      // Progress follows the `started` event, which needs the evaluation (and so the store).
+      onProgress: (done, total) => {
+        if (started) onProgress?.({ type: "judged", done, total });
+      },
     });
     ready ??= await announced;
     start(ready);

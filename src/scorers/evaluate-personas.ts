@@ -243,16 +243,20 @@ export async function openPersonaEvaluation(
     await opening?.then((s) => s.close()).catch(() => {});
     throw error;
   }
-  if (opening && early) {
+  if (early && typeof where !== "object") {
+    // The input and the judge are good: a new store (a folder not there yet, a server) may be created now,
+    // and it opens beside the run like one opened early.
+    const store = opening ?? openStore(where ?? "memory://");
+    store.catch(() => {});
     const close = async () => {
       // A store that failed to open has nothing to close; the run reports the failure.
-      await opening.then(
-        (store) => store.close(),
+      await store.then(
+        (s) => s.close(),
         () => {},
       );
       await ready.close();
     };
-    return { prepared: early, judge: ready, store: opening, close };
+    return { prepared: early, judge: ready, store, close };
   }
   let used: { store: Store; release(): Promise<void> };
   try {

@@ -71,13 +71,17 @@ export function createScoreWriter(
   let scheduled = false;
 
   /** Writes a batch queued on the chain, unless an earlier one failed; a failure is kept for `check`. */
+  let writing = 0;
   const commit = async (batch: readonly ScoreInput[]) => {
     if (failure !== undefined) return;
+    writing++;
     try {
       await writeBatch(batch);
       written += batch.length;
     } catch (error) {
       failure = error;
+    } finally {
+      writing--;
     }
   };
 
@@ -85,10 +89,13 @@ export function createScoreWriter(
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
+    // With nothing being written, the rows go at once: waiting would only hold their workers back (and,
+    // with every worker waiting for the same batch, fall them into step).
+    const idle = writing === 0;
     chain = chain.then(async () => {
       // Answers that arrived while the last batch was written may still be queued as I/O callbacks
       // (their judge calls, the database's reply): one turn of the event loop lets them join this batch.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!idle) await new Promise<void>((resolve) => setImmediate(resolve));
       scheduled = false;
       if (failure !== undefined || buffer.length === 0) return;
       const batch = buffer;

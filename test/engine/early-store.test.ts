@@ -74,6 +74,10 @@ describe("a store still opening", () => {
       new Promise((resolve) => setTimeout(() => resolve("waited for the store"), 5_000)),
     ]);
     expect(first).toBe("judged");
+    // Answers wait for the store without holding their workers: the judge is asked more than the two
+    // calls in flight allow would it be otherwise.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(judge.requests).toBeGreaterThan(2);
     opening.resolve(store);
     const { evaluationId, result } = await run;
     const summary = await store.scores.summary(evaluationId);
