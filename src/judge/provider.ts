@@ -10,7 +10,6 @@ import {
   redactSecrets,
 } from "../core/index.ts";
 import { deferredLanguageModel } from "./deferred-model.ts";
-import { nodeFetch } from "./node-fetch.ts";
 
 /** Sent as the key to local servers that want none (Ollama, vLLM, llama.cpp); the clients insist on one. */
 export const PLACEHOLDER_API_KEY = "not-needed";
@@ -71,6 +70,8 @@ export function createJudgeModel(
     provider,
     modelId,
     async (): Promise<LanguageModelV4> => {
+      // node:http(s) and zlib load with the provider, not with dramaturg.
+      const { nodeFetch } = await import("./node-fetch.ts");
       switch (provider) {
         case "openai": {
           const { createOpenAI } = await import("@ai-sdk/openai");
