@@ -5,6 +5,8 @@ import { compareText, jsonbText, jsonOut } from "./memory-columns.ts";
 import {
   type CachedVerdictValue,
   type CacheEntry,
+  type HitTally,
+  hitsByModel,
   type VerdictCacheRepository,
   verdictCacheStatsOf,
 } from "./verdict-cache.ts";
@@ -17,17 +19,9 @@ interface Stored {
   usage: string | null;
 }
 
-interface Tally {
-  provider: string;
-  model: string;
-  hits: number;
-  input: number;
-  output: number;
-}
-
 export function memoryVerdictCache(): VerdictCacheRepository {
   const entries = new Map<string, Stored>();
-  let tallies: Tally[] = [];
+  let tallies: HitTally[] = [];
 
   const select = (keys: readonly string[]) => {
     const found = new Map<string, CacheEntry>();
@@ -47,16 +41,7 @@ export function memoryVerdictCache(): VerdictCacheRepository {
   };
   // One tally row per model and call, as the SQL inserts them.
   const tally = (hit: Iterable<CacheEntry>) => {
-    const byModel = new Map<string, Tally>();
-    for (const e of hit) {
-      const id = `${e.provider}\u0000${e.model}`;
-      let t = byModel.get(id);
-      if (!t) byModel.set(id, (t = { provider: e.provider, model: e.model, hits: 0, input: 0, output: 0 }));
-      t.hits++;
-      t.input += e.usage?.input_tokens ?? 0;
-      t.output += e.usage?.output_tokens ?? 0;
-    }
-    tallies.push(...byModel.values());
+    tallies.push(...hitsByModel(hit));
   };
   const matches = (
     { model, provider }: { model?: string; provider?: string },

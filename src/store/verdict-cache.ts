@@ -48,6 +48,29 @@ export function emptyVerdictCacheStats(): VerdictCacheStats {
   return { entries: 0, hits: 0, bytes: 0, saved_usage: { input_tokens: 0, output_tokens: 0 }, by_model: [] };
 }
 
+/** The hits of one lookup for one model, and the tokens the entries served first cost. */
+export interface HitTally {
+  provider: string;
+  model: string;
+  hits: number;
+  input: number;
+  output: number;
+}
+
+/** Served entries tallied by model, one row per model, as both backends record a lookup's hits. */
+export function hitsByModel(entries: Iterable<CacheEntry>): HitTally[] {
+  const byModel = new Map<string, HitTally>();
+  for (const e of entries) {
+    const id = `${e.provider}\u0000${e.model}`;
+    let t = byModel.get(id);
+    if (!t) byModel.set(id, (t = { provider: e.provider, model: e.model, hits: 0, input: 0, output: 0 }));
+    t.hits++;
+    t.input += e.usage?.input_tokens ?? 0;
+    t.output += e.usage?.output_tokens ?? 0;
+  }
+  return [...byModel.values()];
+}
+
 /** One model's figures, as every backend adds them up. */
 export interface ModelCacheFigures {
   provider: string;
@@ -110,20 +133,8 @@ const LOOKUP = `SELECT json_agg(json_build_array(key, provider, model, value, us
 
 export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
   const tally = async (entries: Iterable<CacheEntry>) => {
-    const byModel = new Map<
-      string,
-      { provider: string; model: string; hits: number; input: number; output: number }
-    >();
-    for (const e of entries) {
-      const id = `${e.provider}\u0000${e.model}`;
-      let t = byModel.get(id);
-      if (!t) byModel.set(id, (t = { provider: e.provider, model: e.model, hits: 0, input: 0, output: 0 }));
-      t.hits++;
-      t.input += e.usage?.input_tokens ?? 0;
-      t.output += e.usage?.output_tokens ?? 0;
-    }
-    if (byModel.size === 0) return;
-    const rows = [...byModel.values()];
+    const rows = hitsByModel(entries);
+    if (rows.length === 0) return;
     await db.query(
       `INSERT INTO verdict_cache_hits (provider, model, hits, input_tokens, output_tokens)
        SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::bigint[], $5::bigint[])`,
