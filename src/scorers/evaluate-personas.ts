@@ -243,10 +243,11 @@ export async function openPersonaEvaluation(
     await opening?.then((s) => s.close()).catch(() => {});
     throw error;
   }
-  // A new store (a folder not there yet, a server) is opened before judging, so that the evaluation exists
-  // from the first verdict on: a second Ctrl-C (quit at once) then still leaves a run to resume.
-  if (opening && early) {
-    const store = opening;
+  if (early && typeof where !== "object") {
+    // The input and the judge are good: a new store (a folder not there yet, a server) may be created now,
+    // and it opens beside the run like one opened early.
+    const store = opening ?? openStore(where ?? "memory://");
+    store.catch(() => {});
     const close = async () => {
       // A store that failed to open has nothing to close; the run reports the failure.
       await store.then(
