@@ -4,12 +4,23 @@
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
-/** Runs `work` with an AbortSignal that the first SIGINT/SIGTERM aborts; restores the default handling after. */
-export async function withInterrupts<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with an AbortSignal that the first SIGINT/SIGTERM aborts; restores the default handling after.
+ * `resumable` says whether a run to resume exists yet (an evaluation that judges while its store opens
+ * has none until the store is open): the message of a second Ctrl-C says so.
+ */
+export async function withInterrupts<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  { resumable = () => true }: { resumable?: () => boolean } = {},
+): Promise<T> {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
     if (controller.signal.aborted) {
-      process.stderr.write("\ndramaturg: stopped at once; `dramaturg eval --resume` completes the run\n");
+      process.stderr.write(
+        resumable()
+          ? "\ndramaturg: stopped at once; `dramaturg eval --resume` completes the run\n"
+          : "\ndramaturg: stopped at once, before the store had the evaluation: nothing to resume; run the command again\n",
+      );
       process.exit(130);
     }
     process.stderr.write(

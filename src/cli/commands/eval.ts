@@ -248,19 +248,27 @@ export async function evaluate(
     adjust,
   });
   const { prepared, store } = opened;
+  // The evaluation exists in the store once the run has started (it may judge while the store opens).
+  let started = false;
+  const bar = progressBar("judging", setup.progress);
   try {
-    const result = await withInterrupts((signal) =>
-      runPreparedPersonaEvaluation(prepared, {
-        judge: opened.judge.judge,
-        judgeSettings: judgeSettingsOf(settings),
-        store,
-        cache: settings.cache,
-        concurrency: settings.judge.concurrency,
-        onProgress: progressBar("judging", setup.progress),
-        record: options.record,
-        baseline: options.baseline,
-        signal,
-      }),
+    const result = await withInterrupts(
+      (signal) =>
+        runPreparedPersonaEvaluation(prepared, {
+          judge: opened.judge.judge,
+          judgeSettings: judgeSettingsOf(settings),
+          store,
+          cache: settings.cache,
+          concurrency: settings.judge.concurrency,
+          onProgress: (event) => {
+            if (event.type === "started") started = true;
+            bar(event);
+          },
+          record: options.record,
+          baseline: options.baseline,
+          signal,
+        }),
+      { resumable: () => started },
     );
     const runs: RunRow[] = [];
     const stored = await store;
