@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { openStore, type ScoreInput } from "../src/store/index.ts";
+import { benchRun, benchScoreRow } from "./store.bench.ts";
 
 export interface MemoryRowFigures {
   rows: number;
@@ -27,14 +28,7 @@ function collect(): void {
 export async function benchMemoryRows(rows = 100_000): Promise<MemoryRowFigures> {
   const store = await openStore("memory://");
   try {
-    await store.agents.upsert({ id: "bench-agent", name: "Bench", persona: "A benchmark persona." });
-    const evaluation = await store.evaluations.create({ source: "bench" });
-    const run = await store.runs.create({
-      agent_id: "bench-agent",
-      evaluation_id: evaluation.id,
-      dimensions: ["adherence"],
-      sample_size: rows,
-    });
+    const ids = await benchRun(store, rows);
     collect();
     const before = process.memoryUsage().heapUsed;
     const writer = store.scores.writer();
@@ -42,20 +36,9 @@ export async function benchMemoryRows(rows = 100_000): Promise<MemoryRowFigures>
     const started = performance.now();
     for (let i = 0; i < rows; i++) {
       const row: ScoreInput = {
-        evaluation_id: evaluation.id,
-        evaluation_run_id: run.id,
-        dimension: "adherence",
-        proposition_id: `p-${i % 40}`,
-        agent_id: "bench-agent",
-        message_id: `m-${Math.floor(i / 40)}`,
-        trial: 1,
-        status: "ok",
-        raw_score: i % 10,
-        score: i % 10,
-        weight: 1,
+        ...benchScoreRow(ids, i, `The message stays in character and names the topic (${i}).`),
         inverted: false,
         hard: false,
-        reasoning: `The message stays in character and names the topic (${i}).`,
       };
       text += JSON.stringify(row).length;
       await writer.write(row);
@@ -64,7 +47,7 @@ export async function benchMemoryRows(rows = 100_000): Promise<MemoryRowFigures>
     const write_s = (performance.now() - started) / 1000;
     collect();
     const after = process.memoryUsage().heapUsed;
-    const stored = await store.scores.summary(evaluation.id);
+    const stored = await store.scores.summary(ids.evaluation);
     if (stored.ok !== rows) throw new Error(`stored ${stored.ok} of ${rows} rows`);
     return {
       rows,

@@ -127,9 +127,10 @@ export function summaryProgram(): Command {
   return program;
 }
 
-/** Adds the `eval` command (its module imported now). */
-async function addEvalCommand(program: Command): Promise<void> {
-  const { addEvaluationOptions, evalCommand } = await import("./commands/eval.ts");
+type EvalModule = typeof import("./commands/eval.ts");
+
+/** Adds the `eval` command from its module. */
+function addEvalCommand(program: Command, { addEvaluationOptions, evalCommand }: EvalModule): void {
   addEvaluationOptions(
     program
       .command("eval")
@@ -170,13 +171,14 @@ async function addEvalCommand(program: Command): Promise<void> {
 
 /** The full program: imports the command modules (not yet the AI SDK or a database; commands load those). */
 export async function buildProgram(): Promise<Command> {
-  const [{ registerHarnessCommands }, { registerProjectCommands }, schemas] = await Promise.all([
+  const [evalModule, { registerHarnessCommands }, { registerProjectCommands }, schemas] = await Promise.all([
+    import("./commands/eval.ts"),
     import("./commands/harness.ts"),
     import("./commands/project-commands.ts"),
     formatSchemas(),
   ]);
   const program = baseProgram();
-  await addEvalCommand(program);
+  addEvalCommand(program, evalModule);
 
   program
     .command("import")
@@ -263,7 +265,7 @@ export async function buildProgram(): Promise<Command> {
  */
 export async function evalProgram(): Promise<Command> {
   const program = baseProgram();
-  await addEvalCommand(program);
+  addEvalCommand(program, await import("./commands/eval.ts"));
   return program;
 }
 

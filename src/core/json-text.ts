@@ -130,18 +130,16 @@ function findSyntaxError(text: string): SyntaxProblem | undefined {
       if (text[i] !== ":") fail(`expected ":" after the key, found ${shown(text[i]!)}`);
       i++;
       value();
-      skipBlank();
-      if (i >= n) fail("");
-      if (text[i] === ",") {
-        i++;
-        continue;
-      }
-      if (text[i] === "}") {
-        i++;
-        return;
-      }
-      fail(`expected "," or "}" after a value, found ${shown(text[i]!)}`);
+      if (closes("}", "a value")) return;
     }
+  };
+
+  /** After an item of an object or array: true at its closing bracket, false at a comma (both passed). */
+  const closes = (bracket: "}" | "]", item: string): boolean => {
+    skipBlank();
+    if (i >= n) fail("");
+    if (text[i] === "," || text[i] === bracket) return text[i++] === bracket;
+    return fail(`expected "," or "${bracket}" after ${item}, found ${shown(text[i]!)}`);
   };
 
   const array = () => {
@@ -155,17 +153,7 @@ function findSyntaxError(text: string): SyntaxProblem | undefined {
       skipBlank();
       if (text[i] === "]") fail('a comma before "]" (JSON allows no trailing comma)');
       value();
-      skipBlank();
-      if (i >= n) fail("");
-      if (text[i] === ",") {
-        i++;
-        continue;
-      }
-      if (text[i] === "]") {
-        i++;
-        return;
-      }
-      fail(`expected "," or "]" after a list item, found ${shown(text[i]!)}`);
+      if (closes("]", "a list item")) return;
     }
   };
 

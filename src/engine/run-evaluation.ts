@@ -169,9 +169,9 @@ export async function runEvaluation<M, R>({
       resumed: resume !== undefined,
     });
   };
-  // Announced once the evaluation exists, before any verdict is stored.
   // Answers that came while the store still opened, in arrival order: written first once it is open.
   let waiting: PlannedVerdict<M>[][] = [];
+  // Announced once the evaluation exists, before any verdict is stored.
   const announced = setUp.then((r) => {
     ready = r;
     if (!early || waiting.length > 0) start(r);

@@ -585,7 +585,7 @@ function readAnswer(
     if (!item)
       throw new UnusableAnswer(`the judge answered a claim id it was not given ("${truncate(v.id, 80)}")`);
     if (verdicts.has(v.id)) throw new UnusableAnswer(`the judge answered claim "${v.id}" more than once`);
-    const reasoning = v.reasoning;
+    const { reasoning } = v;
     verdicts.set(
       v.id,
       kind === "score"
@@ -642,11 +642,14 @@ function errored(key: VerdictKey, error: JudgeError): Verdict {
 }
 
 function toUsage(usage: LanguageModelUsage | undefined): TokenUsage {
+  return tokenUsage(usage?.inputTokens, usage?.outputTokens, usage?.inputTokenDetails?.cacheReadTokens);
+}
+
+function tokenUsage(input?: number, output?: number, cached?: number): TokenUsage {
   // Kept only when the provider read some from its cache, so usage without caching stays as it was.
-  const cached = usage?.inputTokenDetails?.cacheReadTokens;
   return {
-    input_tokens: usage?.inputTokens ?? 0,
-    output_tokens: usage?.outputTokens ?? 0,
+    input_tokens: input ?? 0,
+    output_tokens: output ?? 0,
     ...(cached ? { cached_input_tokens: cached } : {}),
   };
 }
@@ -666,12 +669,7 @@ function providerPrompt(system: string, messages: readonly ModelMessage[]): Lang
 
 /** Token usage as a provider reports it (the specification's form), with cached input when there is any. */
 function usageOf(usage: LanguageModelV4Usage): TokenUsage {
-  const cached = usage.inputTokens.cacheRead;
-  return {
-    input_tokens: usage.inputTokens.total ?? 0,
-    output_tokens: usage.outputTokens.total ?? 0,
-    ...(cached ? { cached_input_tokens: cached } : {}),
-  };
+  return tokenUsage(usage.inputTokens.total, usage.outputTokens.total, usage.inputTokens.cacheRead);
 }
 
 const ANTHROPIC_CACHE_BREAKPOINT = { anthropic: { cacheControl: { type: "ephemeral" } } };
