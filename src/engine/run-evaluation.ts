@@ -1,6 +1,7 @@
 // The lifecycle every evaluation kind shares: create (or resume) the evaluation, judge its plan
 // through the verdict cache with a concurrency limit, group-commit verdicts, let the kind aggregate,
 // then complete or fail — and keep the result document with the evaluation.
+import { setMaxListeners } from "node:events";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { DramaturgError, InterruptedError, type TokenUsage, type Verdict } from "../core/index.ts";
 import {
@@ -189,6 +190,8 @@ export async function runEvaluation<M, R>({
   let stored = reused;
   // An interrupt stops new calls at once; calls in flight are aborted only once the grace is over.
   const inFlight = new AbortController();
+  // Every worker's call follows this one signal: `concurrency` listeners is its normal load, not a leak.
+  setMaxListeners(0, inFlight.signal);
   // A store that fails to open ends the calls in flight at once: the run fails with its error.
   if (early) announced.catch((error) => inFlight.abort(error));
   let grace: NodeJS.Timeout | undefined;

@@ -60,6 +60,15 @@ describe("a live judge through the CLI", () => {
     expect(within(estimate.input_tokens, used.input_tokens)).toBe(true);
   });
 
+  it("many calls in flight print no warning: each worker's abort listener is expected", async () => {
+    const r = await cli([
+      ...live("--db", "memory://", "--concurrency", "32", "--no-progress", "--format", "json"),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/Warning/);
+    expect(JSON.parse(r.stdout).totals.calls).toBeGreaterThan(10);
+  });
+
   it("--record writes fixtures that replay to identical scores", async () => {
     const fixtures = join(dir(), "recorded.json");
     const recorded = await cli([...live("--db", "memory://", "--record", fixtures, "--format", "json")]);
