@@ -15,7 +15,13 @@ export {
 } from "../store/index.ts";
 export { type ExecuteOptions, type ExecuteResult, executePlan } from "./execute-plan.ts";
 export { type FindEvaluationOptions, findEvaluation } from "./find-evaluation.ts";
-export { type JudgeOption, type JudgeSettings, prepareJudge, type ReadyJudge } from "./judge-option.ts";
+export {
+  type JudgeOption,
+  type JudgeSettings,
+  openingCache,
+  prepareJudge,
+  type ReadyJudge,
+} from "./judge-option.ts";
 export {
   type JudgePlan,
   metaByKey,

@@ -3,12 +3,14 @@
 import type { LanguageModel } from "ai";
 import { parseJudgeSpec, shownPath } from "../core/index.ts";
 import {
+  type CachedJudgement,
   CachingJudge,
   type CreateJudgeOptions,
   createJudge,
   isLiveJudge,
   type Judge,
   judgeOnModel,
+  type VerdictCacheBackend,
 } from "../judge/index.ts";
 import type { Store } from "../store/index.ts";
 
@@ -30,15 +32,20 @@ function isJudge(value: unknown): value is Judge {
   return typeof value === "object" && value !== null && typeof (value as Judge).judge === "function";
 }
 
-/** Builds the judge of a library call; with a store and `cache` (default true), live judges are cached. */
+/**
+ * Builds the judge of a library call; with a store and `cache` (default true), live judges are cached.
+ * `opening` is a new store still being created: its cache is empty, so the judge is cached without
+ * waiting for it (see {@link openingCache}).
+ */
 export function prepareJudge(
   option: JudgeOption,
   settings: JudgeSettings = {},
   {
     store,
+    opening,
     cache = true,
     mode = "individual",
-  }: { store?: Store; cache?: boolean; mode?: "individual" | "batch" } = {},
+  }: { store?: Store; opening?: Promise<Store>; cache?: boolean; mode?: "individual" | "batch" } = {},
 ): ReadyJudge {
   let judge: Judge;
   let owned = true;
@@ -54,15 +61,46 @@ export function prepareJudge(
     owned = false;
   } else judge = judgeOnModel(option, settings);
   const inner = judge;
+  const fresh = !store && opening ? openingCache(opening) : undefined;
+  const backend = store?.verdictCache ?? fresh;
   const caching =
-    isLiveJudge(judge) && cache && store
-      ? new CachingJudge({ judge, backend: store.verdictCache, mode })
+    isLiveJudge(judge) && cache && backend
+      ? new CachingJudge({ judge, backend, mode, storeFree: fresh !== undefined })
       : undefined;
   return {
     judge: caching ?? judge,
     cache: caching,
     close: async () => {
+      // Entries judged while the store opened go in before the caller closes the store.
+      await fresh?.flushed();
       if (owned) await inner.close?.();
     },
+  };
+}
+
+/**
+ * The verdict cache of a new store while it is still being created: it finds nothing (a new store's cache
+ * is empty) and keeps what it is given until the store is open, then writes it there and hands everything
+ * over to the store's own cache. Losing those entries (a crash before the store opens) costs nothing but
+ * a later cache miss.
+ */
+export function openingCache(opening: Promise<Store>): VerdictCacheBackend & { flushed(): Promise<void> } {
+  let open: VerdictCacheBackend | undefined;
+  let queued: CachedJudgement[] = [];
+  const handedOver = opening.then(async (store) => {
+    open = store.verdictCache;
+    const entries = queued;
+    queued = [];
+    if (entries.length > 0) await open.put(entries);
+  });
+  // A store that fails to open fails the run elsewhere; its queued entries are simply dropped.
+  handedOver.catch(() => {});
+  return {
+    get: (keys) => (open ? open.get(keys) : Promise.resolve(new Map())),
+    put: async (entries) => {
+      if (open) await open.put(entries);
+      else queued.push(...entries);
+    },
+    flushed: () => handedOver.catch(() => {}),
   };
 }

@@ -69,14 +69,19 @@ export interface CacheInUse {
   readonly counters: VerdictCacheCounters;
   /** Looks requests' keys up in bulk, a window ahead of the workers (see CachingJudge.prefetch). */
   prefetch?(requests: readonly JudgeRequest[]): Promise<void>;
+  /**
+   * The cache answers without the store: it is a new store's, and so empty (see `openingCache`). A new
+   * evaluation then judges while the store opens, as it does without a cache.
+   */
+  readonly storeFree?: boolean;
 }
 
 export interface RunEvaluationOptions<M, R> {
   evaluation: EvaluationOfKind<M, R>;
   /**
-   * The store, or the promise of one still opening: a new evaluation without a verdict cache then starts
-   * judging at once, its first verdicts held (in order) until the store is open and its rows exist. A
-   * resume, or a run with a cache (its lookups need the store), waits for the store first.
+   * The store, or the promise of one still opening: a new evaluation without a verdict cache (or with a new
+   * store's, which is empty) then starts judging at once, its first verdicts held (in order) until the
+   * store is open and its rows exist. A resume, or a run whose cache lookups need the store, waits for it.
    */
   store: Store | Promise<Store>;
   judge: Judge;
@@ -119,7 +124,7 @@ export async function runEvaluation<M, R>({
 }: RunEvaluationOptions<M, R>): Promise<EvaluationRunResult<R>> {
   const { plan } = evaluation;
   // The store, its evaluation rows and the writer: ready before judging starts, except for a new
-  // evaluation without a verdict cache, whose first judge requests go out while the store still opens.
+  // evaluation whose cache (if any) needs no store: its first judge requests go out while the store opens.
   const setUp = (async () => {
     const store = await storeOption;
     let evaluationId: string;
@@ -143,7 +148,7 @@ export async function runEvaluation<M, R>({
     return { store, evaluationId, skip, dimensions, writer };
   })();
   let ready: Awaited<typeof setUp> | undefined;
-  const early = !resume && !cache && isPromise(storeOption);
+  const early = !resume && (!cache || cache.storeFree === true) && isPromise(storeOption);
   if (!early) ready = await setUp;
   const skip = ready?.skip ?? new Set<string>();
   // The plan's size is counted in a pass of its own; a run that starts judging before its store is open
@@ -172,10 +177,10 @@ export async function runEvaluation<M, R>({
   };
   // Answers that came while the store still opened, in arrival order: written first once it is open.
   let waiting: PlannedVerdict<M>[][] = [];
-  // Announced once the evaluation exists, before any verdict is stored.
+  // Announced once the evaluation exists, before any verdict is stored: from then on it can be resumed.
   const announced = setUp.then((r) => {
     ready = r;
-    if (!early || waiting.length > 0) start(r);
+    start(r);
     if (waiting.length > 0) {
       // Handed to the writer before any later answer (write() buffers at once), so the order holds.
       const rows = waiting.flatMap((vs) => vs.map((v) => evaluation.scoreRow(v, r.evaluationId)));
@@ -225,7 +230,6 @@ export async function runEvaluation<M, R>({
           waiting.push(vs);
           return;
         }
-        start(ready);
         const { writer, evaluationId } = ready;
         await writer.write(
           vs.map((v) => evaluation.scoreRow(v, evaluationId)),
@@ -238,7 +242,6 @@ export async function runEvaluation<M, R>({
       },
     });
     ready ??= await announced;
-    start(ready);
     await ready.writer.close();
   } catch (error) {
     failure = error;

@@ -101,6 +101,11 @@ export interface CachingJudgeOptions extends VerdictCacheSettings {
   /** The judge asked on a miss; its descriptor is this judge's descriptor. */
   judge: Judge;
   backend: VerdictCacheBackend;
+  /**
+   * The backend answers without waiting for a store (it is a new store's, empty while it opens): a run
+   * need not wait for the store before its first call.
+   */
+  storeFree?: boolean;
 }
 
 /**
@@ -236,9 +241,13 @@ export class CachingJudge implements Judge {
     served_requests: 0,
   };
 
-  constructor({ judge, backend, mode }: CachingJudgeOptions) {
+  /** See {@link CachingJudgeOptions.storeFree}. */
+  readonly storeFree: boolean;
+
+  constructor({ judge, backend, mode, storeFree = false }: CachingJudgeOptions) {
     this.inner = judge;
     this.backend = backend;
+    this.storeFree = storeFree;
     this.settings = { mode };
     this.descriptor = judge.descriptor;
   }

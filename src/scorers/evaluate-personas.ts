@@ -21,6 +21,7 @@ import {
   type ReadyJudge,
   runEvaluation,
   type Store,
+  storeExists,
 } from "../engine/index.ts";
 import { type LoadedPropositions, loadPropositions } from "../propositions/index.ts";
 import {
@@ -190,6 +191,7 @@ export async function evaluatePersonas(options: EvaluatePersonasOptions): Promis
       ...options,
       judge: opened.judge.judge,
       store: opened.store,
+      fresh: opened.fresh,
     });
   } finally {
     await opened.close();
@@ -206,6 +208,8 @@ export interface OpenedPersonaEvaluation {
    * cache or a resume needs it before the first judge call.
    */
   store: Store | Promise<Store>;
+  /** The store is new (memory://, a folder not there before): its verdict cache is empty. */
+  fresh: boolean;
   /** Closes the store when it was opened here, and the judge when it was built here. */
   close(): Promise<void>;
 }
@@ -232,6 +236,8 @@ export async function openPersonaEvaluation(
   },
 ): Promise<OpenedPersonaEvaluation> {
   const prepare = async (store?: Store) => adjust(await preparePersonaEvaluation(input, store));
+  // Asked before anything opens it: opening a folder creates it.
+  const fresh = typeof where !== "object" && !storeExists(where ?? "memory://");
   const opening = typeof where === "object" ? undefined : openStoreEarly(where ?? "memory://");
   let early: PreparedPersonaEvaluation | undefined;
   let ready: ReadyJudge;
@@ -256,7 +262,7 @@ export async function openPersonaEvaluation(
       );
       await ready.close();
     };
-    return { prepared: early, judge: ready, store, close };
+    return { prepared: early, judge: ready, store, fresh, close };
   }
   let used: { store: Store; release(): Promise<void> };
   try {
@@ -272,7 +278,13 @@ export async function openPersonaEvaluation(
     await ready.close();
   };
   try {
-    return { prepared: early ?? (await prepare(used.store)), judge: ready, store: used.store, close };
+    return {
+      prepared: early ?? (await prepare(used.store)),
+      judge: ready,
+      store: used.store,
+      fresh,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
@@ -288,14 +300,18 @@ export async function runPreparedPersonaEvaluation(
      * evaluation starts judging while it opens.
      */
     store: Store | Promise<Store>;
+    /** The store is new, so its verdict cache is empty: the cache needs no open store (see openPersonaEvaluation). */
+    fresh?: boolean;
     /** Continue this stored evaluation instead of starting one. */
     resume?: string;
   },
 ): Promise<EvalResult> {
-  // The verdict cache and a resume read the store before the first judge call.
-  const store = options.cache === false && !options.resume ? options.store : await options.store;
+  // A resume, and the verdict cache of a store that may hold entries, read the store before the first call.
+  const store =
+    (options.cache === false || options.fresh) && !options.resume ? options.store : await options.store;
   const ready = prepareJudge(options.judge, options.judgeSettings, {
     store: isOpen(store) ? store : undefined,
+    opening: isOpen(store) ? undefined : store,
     cache: options.cache,
     mode: prepared.config.mode,
   });

@@ -3,8 +3,8 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { StoreError, type Verdict } from "../../src/core/index.ts";
-import { runEvaluation, type Store } from "../../src/engine/index.ts";
-import type { Judge, JudgeRequest, JudgeResponse } from "../../src/judge/index.ts";
+import { openingCache, runEvaluation, type Store } from "../../src/engine/index.ts";
+import { CachingJudge, type Judge, type JudgeRequest, type JudgeResponse } from "../../src/judge/index.ts";
 import { personaEvaluation, preparePersonaEvaluation } from "../../src/scorers/index.ts";
 import { openStore } from "../../src/store/index.ts";
 
@@ -128,5 +128,41 @@ describe("a store still opening", () => {
     opening.resolve(store);
     await run;
     expect(judge.requests).toBeGreaterThan(0);
+  });
+
+  it("with a new store's cache the run judges while the store opens, and the cache gets every answer", async () => {
+    const store = await openStore("memory://");
+    stores.push(store);
+    const opening = deferred<Store>();
+    const judge = new FirstCallJudge();
+    const backend = openingCache(opening.promise);
+    const cache = new CachingJudge({ judge, backend, mode: "individual", storeFree: true });
+    const input = await prepared();
+    const run = runEvaluation({
+      evaluation: personaEvaluation({ ...input, judge: judge.descriptor }),
+      store: opening.promise,
+      judge: cache,
+      cache,
+      concurrency: 2,
+    });
+    await judge.calledOnce;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(judge.requests).toBeGreaterThan(2);
+    opening.resolve(store);
+    await run;
+    await backend.flushed();
+    // Every answer judged before and after the open is in the store's cache: a rerun judges nothing.
+    const entries = (await store.verdictCache.stats()).entries;
+    expect(entries).toBe(cache.counters.misses);
+    const again = new FirstCallJudge();
+    const rerun = new CachingJudge({ judge: again, backend: store.verdictCache, mode: "individual" });
+    await runEvaluation({
+      evaluation: personaEvaluation({ ...input, judge: judge.descriptor }),
+      store,
+      judge: rerun,
+      cache: rerun,
+    });
+    expect(again.requests).toBe(0);
+    expect(rerun.counters.hits).toBe(entries);
   });
 });

@@ -249,7 +249,10 @@ export async function evaluate(
   });
   const { prepared, store } = opened;
   // The evaluation exists in the store once the run has started (it may judge while the store opens).
-  let started = false;
+  let started!: () => void;
+  const resumable = new Promise<void>((resolve) => {
+    started = resolve;
+  });
   const bar = progressBar("judging", setup.progress);
   try {
     const result = await withInterrupts(
@@ -258,17 +261,18 @@ export async function evaluate(
           judge: opened.judge.judge,
           judgeSettings: judgeSettingsOf(settings),
           store,
+          fresh: opened.fresh,
           cache: settings.cache,
           concurrency: settings.judge.concurrency,
           onProgress: (event) => {
-            if (event.type === "started") started = true;
+            if (event.type === "started") started();
             bar(event);
           },
           record: options.record,
           baseline: options.baseline,
           signal,
         }),
-      { resumable: () => started },
+      { resumable },
     );
     const runs: RunRow[] = [];
     const stored = await store;
