@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, store-writes, memory-rows, startup, store-open, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, session-validation, store-writes, memory-rows, startup, store-open, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -305,6 +305,25 @@ const benchmarks: Benchmark[] = [
           },
         ],
         details: { messages, ms },
+      };
+    },
+  },
+  {
+    name: "session-validation",
+    about: "tool validation: 10,000 sessions × 20 tool calls, parsed and checked against JSON Schemas (ajv)",
+    async run() {
+      const { benchSessionValidation } = await import("./session-validation.bench.ts");
+      const r = await benchSessionValidation();
+      return {
+        checks: [
+          {
+            metric: `${fmt(r.sessions)} sessions, ${fmt(r.calls)} calls (${fmt(r.findings)} findings)`,
+            value: `${fmt(r.ms)} ms`,
+            target: "< 5,000 ms",
+            pass: r.ms < 5_000,
+          },
+        ],
+        details: r,
       };
     },
   },

@@ -101,6 +101,24 @@ export {
   renderTable,
   resumePersonaEvaluation,
 } from "./scorers/index.ts";
+// ── Sessions ────────────────────────────────────────────────────────────────────────────────────
+export type {
+  AgentScores,
+  AnalyzeSessionOptions,
+  Recommendation,
+  Session,
+  SessionAnalysis,
+  SessionsAnalysis,
+  ToolFinding,
+  TurnResult,
+} from "./sessions/index.ts";
+export {
+  analyzeSession,
+  parseSession,
+  SESSION_ANALYSIS_FORMAT,
+  SESSION_FORMAT,
+  SessionSchema,
+} from "./sessions/index.ts";
 export type { EvaluationRow, RunRow, Store } from "./store/index.ts";
 // ── Store ───────────────────────────────────────────────────────────────────────────────────────
 export {

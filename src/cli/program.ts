@@ -63,22 +63,29 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     term: "cache",
     description: "inspect or empty the verdict cache (live judge answers kept in the store)",
   },
+  {
+    name: "session",
+    term: "session",
+    description: "analyse multi-agent sessions: tool calls, per-agent scores, bad turns",
+  },
 ];
 
 /** The formats `dramaturg schema` prints, each built on demand (zod and the schemas load with the command). */
 async function formatSchemas(): Promise<Record<string, () => unknown>> {
-  const [{ z }, core, judge, settings, harness] = await Promise.all([
+  const [{ z }, core, judge, settings, harness, sessions] = await Promise.all([
     import("zod"),
     import("../core/index.ts"),
     import("../judge/index.ts"),
     import("./settings.ts"),
     import("./commands/harness.ts"),
+    import("../sessions/session-format.ts"),
   ]);
   return {
     transcript: () => z.toJSONSchema(core.TranscriptSchema, { io: "input" }),
     propositions: () => z.toJSONSchema(core.PropositionFileSchema, { io: "input" }),
     "judge-fixtures": () => z.toJSONSchema(judge.JudgeFixturesSchema, { io: "input" }),
     config: () => z.toJSONSchema(settings.ProjectFileSchema, { io: "input" }),
+    session: () => z.toJSONSchema(sessions.SessionSchema, { io: "input" }),
     ...harness.HARNESS_SCHEMAS,
   };
 }
@@ -171,10 +178,17 @@ function addEvalCommand(program: Command, { addEvaluationOptions, evalCommand }:
 
 /** The full program: imports the command modules (not yet the AI SDK or a database; commands load those). */
 export async function buildProgram(): Promise<Command> {
-  const [evalModule, { registerHarnessCommands }, { registerProjectCommands }, schemas] = await Promise.all([
+  const [
+    evalModule,
+    { registerHarnessCommands },
+    { registerProjectCommands },
+    { registerSessionCommands },
+    schemas,
+  ] = await Promise.all([
     import("./commands/eval.ts"),
     import("./commands/harness.ts"),
     import("./commands/project-commands.ts"),
+    import("./commands/session.ts"),
     formatSchemas(),
   ]);
   const program = baseProgram();
@@ -254,6 +268,7 @@ export async function buildProgram(): Promise<Command> {
   // <commands>
   registerHarnessCommands(program);
   registerProjectCommands(program);
+  registerSessionCommands(program);
   // </commands>
 
   return program;

@@ -1,0 +1,165 @@
+// `dramaturg session analyze FILE…`: the library's analyzeSession, rendered as JSON (the seed's API
+// response plus tool findings and latency), a table, or Markdown.
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { Option } from "commander";
+import type { SessionAnalysis, SessionsAnalysis } from "../../sessions/index.ts";
+import { examples } from "../program.ts";
+
+const score = (v: number | null) => (v === null ? "—" : v.toFixed(2));
+const ms = (v: number | null) => (v === null ? "—" : `${Math.round(v)} ms`);
+
+/** A plain-text table per session: scores, agents, findings, recommendations, latency. */
+export function renderSessionTable(result: SessionsAnalysis): string {
+  const out: string[] = [];
+  for (const [i, a] of result.analyses.entries()) {
+    if (i > 0) out.push("");
+    out.push(`session ${a.session_id ?? i + 1}${a.task_id ? ` (task ${a.task_id})` : ""}`);
+    out.push(
+      `  overall ${score(a.overall_score)} · coordination ${score(a.coordination_score)} · intent drift ${score(a.intent_drift_score)} · task completed ${a.task_completion ?? "—"}`,
+    );
+    if (a.overall.left_out.length)
+      out.push(
+        `  left out of the overall: ${a.overall.left_out.map((l) => `${l.metric} (${l.reason.replaceAll("_", " ")})`).join(", ")}`,
+      );
+    out.push("", "  agent            overall  tool use  reasoning  handoff  response  interactions");
+    for (const [id, s] of Object.entries(a.per_agent_scores))
+      out.push(
+        `  ${id.padEnd(16).slice(0, 16)} ${score(s.overall).padStart(7)}  ${score(s.tool_use).padStart(8)}  ${score(s.reasoning).padStart(9)}  ${score(s.handoff).padStart(7)}  ${score(s.response_quality).padStart(8)}  ${String(s.interactions_count).padStart(12)}`,
+      );
+    out.push(
+      "",
+      `  tool calls: ${a.tool_calls.total}, with findings: ${a.tool_calls.with_findings}, not checked: ${a.tool_calls.unchecked}`,
+    );
+    for (const f of a.tool_validation)
+      out.push(
+        `  ${f.severity.padEnd(6)} turn ${f.turn_index} ${f.agent_id} ${f.tool_name}: ${f.type} — ${f.message}`,
+      );
+    if (a.recommendations.length) {
+      out.push("", "  recommendations:");
+      for (const r of a.recommendations)
+        out.push(
+          `  - ${r.text}${r.findings.length ? ` (${r.findings.length} finding${r.findings.length === 1 ? "" : "s"})` : ""}`,
+        );
+    }
+    const tools = Object.entries(a.latency.per_tool);
+    if (tools.length) {
+      out.push("", "  tool             calls  errors      p50      p95      max");
+      for (const [name, t] of tools)
+        out.push(
+          `  ${name.padEnd(16).slice(0, 16)} ${String(t.calls).padStart(5)}  ${String(t.errors).padStart(6)}  ${ms(t.p50_ms).padStart(7)}  ${ms(t.p95_ms).padStart(7)}  ${ms(t.max_ms).padStart(7)}`,
+        );
+    }
+    const slow = a.latency.slowest_tool_call ?? a.latency.slowest_interaction;
+    if (slow)
+      out.push(
+        `  slowest: ${slow.agent_id}${slow.tool_name ? ` → ${slow.tool_name}` : ""} in turn ${slow.turn_index}, ${ms(slow.latency_ms)}`,
+      );
+  }
+  if (result.pass_k)
+    out.push(
+      "",
+      `pass^k over ${result.pass_k.tasks} task(s), ${result.pass_k.runs_per_task} runs each: ${Object.entries(
+        result.pass_k.pass_k,
+      )
+        .map(([k, v]) => `k=${k} ${v.toFixed(2)}`)
+        .join(" · ")}`,
+    );
+  for (const s of result.sources) for (const n of s.notes) out.push(`note: ${s.file}: ${n}`);
+  return out.join("\n");
+}
+
+/** Markdown: the same as the table, for a PR comment or a report. */
+export function renderSessionMarkdown(result: SessionsAnalysis): string {
+  const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
+  const out: string[] = [];
+  for (const [i, a] of result.analyses.entries()) {
+    out.push(`## Session ${cell(a.session_id ?? String(i + 1))}`, "");
+    out.push(
+      `Overall **${score(a.overall_score)}** · coordination ${score(a.coordination_score)} · intent drift ${score(a.intent_drift_score)}`,
+      "",
+    );
+    out.push(
+      "| agent | overall | tool use | reasoning | handoff | response | interactions |",
+      "|---|---|---|---|---|---|---|",
+    );
+    for (const [id, s] of Object.entries(a.per_agent_scores))
+      out.push(
+        `| ${cell(id)} | ${score(s.overall)} | ${score(s.tool_use)} | ${score(s.reasoning)} | ${score(s.handoff)} | ${score(s.response_quality)} | ${s.interactions_count} |`,
+      );
+    if (a.tool_validation.length) {
+      out.push("", "| turn | agent | tool | finding | severity | detail |", "|---|---|---|---|---|---|");
+      for (const f of a.tool_validation)
+        out.push(
+          `| ${f.turn_index} | ${cell(f.agent_id)} | ${cell(f.tool_name)} | ${f.type} | ${f.severity} | ${cell(f.message)} |`,
+        );
+    }
+    if (a.recommendations.length) {
+      out.push("");
+      for (const r of a.recommendations) out.push(`- ${cell(r.text)}`);
+    }
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+function render(result: SessionsAnalysis, format: string): string {
+  if (format === "json")
+    return `${JSON.stringify(result.analyses.length === 1 && !result.pass_k ? { ...result.analyses[0], sources: result.sources } : result, null, 2)}\n`;
+  return `${format === "markdown" ? renderSessionMarkdown(result) : renderSessionTable(result)}\n`;
+}
+
+export function registerSessionCommands(program: Command): void {
+  const session = program
+    .command("session")
+    .description("analyse multi-agent sessions: tool calls, per-agent scores, bad turns");
+  session
+    .command("analyze")
+    .description("analyse sessions (our format, ReAsk's, OpenAI chat logs) and print the analysis")
+    .argument("<files...>", "session files (JSON, or JSONL with one session or chat log per line)")
+    .addOption(
+      new Option("--from <format>", "read the files as this format (default: recognised)").choices([
+        "session",
+        "openai",
+      ]),
+    )
+    .option("--tools <file>", "OpenAI-format tools for chat logs that do not carry them")
+    .addOption(
+      new Option("--judge <judge>", "judge for the judged metrics; none = the deterministic parts only")
+        .choices(["none"])
+        .default("none"),
+    )
+    .addOption(
+      new Option("--format <format>", "output format")
+        .choices(["table", "json", "markdown"])
+        .default("table"),
+    )
+    .option("--out <file>", "write the output to a file instead of stdout")
+    .addHelpText(
+      "after",
+      examples(
+        "dramaturg session analyze examples/sessions/refund.session.json --judge none",
+        "dramaturg session analyze chat-log.jsonl --tools tools.json --format json",
+      ),
+    )
+    .action(
+      async (
+        files: string[],
+        flags: { from?: string; tools?: string; judge: "none"; format: string; out?: string },
+      ) => {
+        const { analyzeSession } = await import("../../sessions/index.ts");
+        const result = await analyzeSession(files, {
+          from: flags.from,
+          tools: flags.tools,
+          judge: flags.judge,
+        });
+        const text = render(result, flags.format);
+        if (flags.out) {
+          writeFileSync(flags.out, text);
+          process.stderr.write(`wrote ${flags.out}\n`);
+        } else process.stdout.write(text);
+      },
+    );
+}
+
+export type { SessionAnalysis };

@@ -1,0 +1,62 @@
+// `dramaturg session analyze` as a user runs it: the seed's response as JSON, a table, and bad input.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useTempDir } from "../temp-dir.ts";
+import { cli, ROOT } from "./run-cli.ts";
+
+const dir = useTempDir("dramaturg-session-");
+const FAULTS = `${ROOT}test/fixtures/sessions/four-faults.session.json`;
+
+describe("dramaturg session analyze", () => {
+  it("--format json prints the seed's response with the tool findings and latency", async () => {
+    const r = await cli(["session", "analyze", FAULTS, "--judge", "none", "--format", "json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const a = JSON.parse(r.stdout);
+    for (const key of [
+      "overall_score",
+      "coordination_score",
+      "intent_drift_score",
+      "per_agent_scores",
+      "turn_results",
+      "conversation",
+      "tool_validation",
+      "latency",
+    ])
+      expect(a).toHaveProperty(key);
+    expect(a.tool_validation.filter((f: { type: string }) => f.type !== "tool_error")).toHaveLength(4);
+    expect(a.per_agent_scores.booker.issues).toContain(
+      "Tool parameter hallucination in turn 0 (search_flights: passengers.pets)",
+    );
+    expect(a.sources).toEqual([{ file: FAULTS, from: "session", sessions: 1, notes: [] }]);
+  });
+
+  it("the table names each finding with its turn, agent and tool", async () => {
+    const r = await cli(["session", "analyze", FAULTS]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/HIGH {3}turn 1 router book_flight: unauthorized_tool/);
+    expect(r.stdout).toMatch(/Check booker's tool calls against the tools' schemas/);
+  });
+
+  it("bad input exits 2 naming the file and the JSON path, and prints no analysis", async () => {
+    const file = join(dir(), "bad.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        agents: [{ id: "a" }],
+        turns: [{ user_message: "x", agent_interactions: [{ agent_id: "b" }] }],
+      }),
+    );
+    const r = await cli(["session", "analyze", file, "--format", "json"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`${file}:turns[0].agent_interactions[0].agent_id: unknown agent "b"`);
+  });
+
+  it("schema session prints the format's JSON Schema", async () => {
+    const r = await cli(["schema", "session"]);
+    expect(r.code, r.stderr).toBe(0);
+    const schema = JSON.parse(r.stdout);
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(["agents", "turns", "task_id"]));
+  });
+});
