@@ -101,22 +101,28 @@ export function recommend({
       findings: turnsOf(undefined),
     });
   const judged = conversation.good_responses + conversation.bad_responses;
-  const rate = (n: number) => (judged > 0 ? n / judged : 0);
-  if (conversation.rdm_detections > 0 && rate(conversation.rdm_detections) >= HIGH_DETECTION_RATE)
-    out.push({
-      condition: `rdm detections ≥ ${HIGH_DETECTION_RATE * 100}% of responses`,
-      value: rate(conversation.rdm_detections),
-      threshold: HIGH_DETECTION_RATE,
+  const detections = [
+    {
+      type: "rdm",
+      count: conversation.rdm_detections,
       text: "Users are frequently correcting responses - improve accuracy",
-      findings: turnsOf(undefined, "rdm"),
-    });
-  if (conversation.ccm_detections > 0 && rate(conversation.ccm_detections) >= HIGH_DETECTION_RATE)
-    out.push({
-      condition: `ccm detections ≥ ${HIGH_DETECTION_RATE * 100}% of responses`,
-      value: rate(conversation.ccm_detections),
-      threshold: HIGH_DETECTION_RATE,
+    },
+    {
+      type: "ccm",
+      count: conversation.ccm_detections,
       text: "Users are re-asking questions - improve response completeness",
-      findings: turnsOf(undefined, "ccm"),
-    });
+    },
+  ];
+  for (const { type, count, text } of detections) {
+    const rate = judged > 0 ? count / judged : 0;
+    if (count > 0 && rate >= HIGH_DETECTION_RATE)
+      out.push({
+        condition: `${type} detections ≥ ${HIGH_DETECTION_RATE * 100}% of responses`,
+        value: rate,
+        threshold: HIGH_DETECTION_RATE,
+        text,
+        findings: turnsOf(undefined, type),
+      });
+  }
   return out;
 }

@@ -16,21 +16,28 @@ function start(): { child: ChildProcess; output: () => string; exited: Promise<n
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  // Generous: a loaded CI machine can take seconds to start a TypeScript child.
+  for (const deadline = Date.now() + 25_000; Date.now() < deadline; ) {
     if (check()) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Starts the child and presses Ctrl-C twice, each once the one before has been answered. */
+async function startAndPressTwice() {
+  const run = start();
+  await until(() => run.output().includes("ready"), "the child");
+  run.child.kill("SIGINT");
+  await until(() => run.output().includes("finishing the judge calls"), "the first Ctrl-C");
+  run.child.kill("SIGINT");
+  await until(() => run.output().includes("stopping as soon as the store holds"), "the second Ctrl-C");
+  return run;
+}
+
 describe("Ctrl-C before the store holds the evaluation", () => {
   it("a second Ctrl-C waits for the evaluation to be stored, then quits with a run to resume", async () => {
-    const { child, output, exited } = start();
-    await until(() => output().includes("ready"), "the child");
-    child.kill("SIGINT");
-    await until(() => output().includes("finishing the judge calls"), "the first Ctrl-C");
-    child.kill("SIGINT");
-    await until(() => output().includes("stopping as soon as the store holds"), "the second Ctrl-C");
+    const { child, output, exited } = await startAndPressTwice();
     // Still running: nothing to resume yet, so it does not quit.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(child.exitCode).toBeNull();
@@ -38,18 +45,13 @@ describe("Ctrl-C before the store holds the evaluation", () => {
     expect(await exited).toBe(130);
     expect(output()).toMatch(/stopped at once; `dramaturg eval --resume` completes the run/);
     expect(output()).not.toMatch(/before the store had the evaluation/);
-  }, 15_000);
+  }, 60_000);
 
   it("a third Ctrl-C quits at once and says there is nothing to resume", async () => {
-    const { child, output, exited } = start();
-    await until(() => output().includes("ready"), "the child");
-    child.kill("SIGINT");
-    await until(() => output().includes("finishing the judge calls"), "the first Ctrl-C");
-    child.kill("SIGINT");
-    await until(() => output().includes("stopping as soon as the store holds"), "the second Ctrl-C");
+    const { child, output, exited } = await startAndPressTwice();
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(output()).toMatch(/before the store had the evaluation: nothing to resume; run the command again/);
     expect(output()).not.toMatch(/completes the run/);
-  }, 15_000);
+  }, 60_000);
 });

@@ -1,23 +1,13 @@
 // Reading sessions: our format and ReAsk's names, OpenAI chat logs without a flag, and bad input named by
 // file and JSON path.
 import { describe, expect, it } from "vitest";
-import { InputError } from "../../src/core/index.ts";
 import { analyzeSession, importSessions, parseSession } from "../../src/sessions/index.ts";
+import { inputError } from "../input-error.ts";
 
 const twoAgents = (interaction: Record<string, unknown>) => ({
   agents: [{ id: "planner" }, { id: "executor" }],
   turns: [{ user_message: "hi", agent_interactions: [{ agent_id: "planner" }, interaction] }],
 });
-
-function inputError(run: () => unknown): InputError {
-  try {
-    run();
-  } catch (error) {
-    if (InputError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("no error");
-}
 
 describe("the session format", () => {
   it("an interaction by an agent the session does not define is bad input at its JSON path", () => {
