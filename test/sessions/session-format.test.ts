@@ -1,5 +1,6 @@
 // Reading sessions: our format and ReAsk's names, OpenAI chat logs without a flag, and bad input named by
 // file and JSON path.
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { analyzeSession, importSessions, parseSession } from "../../src/sessions/index.ts";
 import { inputError } from "../input-error.ts";
@@ -139,5 +140,42 @@ describe("OpenAI chat logs", () => {
     expect(e.message).toMatch(
       /^trace\.json: not a format Dramaturg reads as sessions; expected session, openai/,
     );
+  });
+});
+
+describe("OpenAI Agents SDK trace exports", () => {
+  const EXPORT = fileURLToPath(new URL("../fixtures/sessions/openai-agents-export.json", import.meta.url));
+
+  it("are recognised without a flag: agents, their tools by name, calls, handoffs, words and latency", async () => {
+    const { analyses, sources } = await analyzeSession(EXPORT, { judge: "none" });
+    expect(sources[0]!.from).toBe("openai-agents");
+    expect(sources[0]!.notes).toEqual(["trace trace_0a1b: guardrail span span_guard not mapped"]);
+    const a = analyses[0]!;
+    expect(a.session_id).toBe("trace_0a1b");
+    expect(Object.keys(a.per_agent_scores)).toEqual(["Triage", "Billing"]);
+    // close_ticket is not among Billing's tools; the refund failed in the tool, not in the call.
+    expect(a.tool_validation.map((f) => [f.agent_id, f.tool_name, f.type])).toEqual([
+      ["Billing", "refund", "tool_error"],
+      ["Billing", "close_ticket", "unauthorized_tool"],
+    ]);
+    expect(a.latency.per_tool.refund).toMatchObject({ calls: 1, errors: 1, max_ms: 1100 });
+    expect(a.latency.per_agent.Billing).toMatchObject({ interactions: 1, max_ms: 2500 });
+    expect(a.latency.slowest_tool_call).toMatchObject({
+      agent_id: "Billing",
+      tool_name: "refund",
+      latency_ms: 1100,
+    });
+  });
+
+  it("keep the user's message, each agent's words and the handoff", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { sessions } = importSessions(JSON.parse(readFileSync(EXPORT, "utf8")), { file: EXPORT });
+    const turn = sessions[0]!.turns[0]!;
+    expect(turn.user_message).toBe("I was charged twice for order 77.");
+    expect(turn.agent_interactions.map((x) => [x.agent_id, x.output])).toEqual([
+      ["Triage", "Let me pass you to billing."],
+      ["Billing", "The refund failed on the provider's side; I have closed the ticket."],
+    ]);
+    expect(turn.agent_interactions[0]!.agent_steps).toContainEqual({ handoff: { to: "Billing" } });
   });
 });

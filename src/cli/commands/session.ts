@@ -115,7 +115,9 @@ export function registerSessionCommands(program: Command): void {
     .description("analyse multi-agent sessions: tool calls, per-agent scores, bad turns");
   session
     .command("analyze")
-    .description("analyse sessions (our format, ReAsk's, OpenAI chat logs) and print the analysis")
+    .description(
+      "analyse sessions (our format, ReAsk's, OpenAI chat logs, OpenAI Agents SDK traces) and print the analysis",
+    )
     .argument("<files...>", "session files (JSON, or JSONL with one session or chat log per line)")
     .addOption(
       new Option("--from <format>", "read the files as this format (default: recognised)").choices([

@@ -2,13 +2,18 @@
 import { InputError } from "../../core/index.ts";
 import { parseSession, type Session } from "../session-format.ts";
 import type { ImportOptions, SessionImporter } from "./importer.ts";
+import { openaiAgentsImporter } from "./openai-agents.ts";
 import { OpenAIToolsSchema, openaiChatImporter } from "./openai-chat.ts";
 import { sessionImporter } from "./session.ts";
 
 export type { Imported, ImportOptions, SessionImporter } from "./importer.ts";
 export { OpenAIToolsSchema };
 
-export const SESSION_IMPORTERS: SessionImporter[] = [sessionImporter, openaiChatImporter];
+export const SESSION_IMPORTERS: SessionImporter[] = [
+  sessionImporter,
+  openaiChatImporter,
+  openaiAgentsImporter,
+];
 
 export interface ImportedSessions {
   sessions: Session[];

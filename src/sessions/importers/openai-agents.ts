@@ -1,0 +1,184 @@
+// The OpenAI Agents SDK's trace export (`{data: [trace, trace.span…]}`, or the spans alone) as sessions,
+// one per trace: agent spans are the interactions (the agent's name its id, its tools by name: calls are
+// checked against the list, not against schemas the export does not carry), function spans its tool
+// calls, handoff spans its handoffs, generation spans its words. What the export leaves out stays out.
+import { z } from "zod";
+import { firstIssue, InputError, issuePath, validateInput } from "../../core/index.ts";
+import type { SessionInput } from "../session-format.ts";
+import type { Imported, SessionImporter } from "./importer.ts";
+
+const SpanSchema = z
+  .object({
+    object: z.literal("trace.span"),
+    id: z.string(),
+    trace_id: z.string(),
+    parent_id: z.string().nullable().optional(),
+    started_at: z.string().nullable().optional(),
+    ended_at: z.string().nullable().optional(),
+    span_data: z.object({ type: z.string() }).loose(),
+    error: z.object({ message: z.string(), data: z.unknown().optional() }).loose().nullable().optional(),
+  })
+  .loose();
+
+const ExportSchema = z.object({ data: z.array(z.object({ object: z.string() }).loose()) }).loose();
+
+type Span = z.infer<typeof SpanSchema>;
+
+const isSpanList = (v: unknown) =>
+  Array.isArray(v) && v.length > 0 && v.some((x) => (x as { object?: unknown })?.object === "trace.span");
+
+function ms(span: Span): number | undefined {
+  if (!span.started_at || !span.ended_at) return undefined;
+  const d = Date.parse(span.ended_at) - Date.parse(span.started_at);
+  return Number.isFinite(d) && d >= 0 ? d : undefined;
+}
+
+/** The text of a message list's last message of `role`: a string content or its text parts. */
+function lastText(messages: unknown, role: string): string | undefined {
+  if (typeof messages === "string") return role === "user" ? messages : undefined;
+  if (!Array.isArray(messages)) return undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown; content?: unknown };
+    if (m?.role !== role) continue;
+    if (typeof m.content === "string") return m.content;
+    if (Array.isArray(m.content))
+      return m.content
+        .map((p) => (typeof p === "string" ? p : ((p as { text?: string }).text ?? "")))
+        .join("");
+  }
+  return undefined;
+}
+
+function parseArguments(input: unknown): { parameters: Record<string, unknown>; arguments_text?: string } {
+  if (typeof input === "object" && input !== null && !Array.isArray(input))
+    return { parameters: input as Record<string, unknown> };
+  if (typeof input !== "string" || input.trim() === "") return { parameters: {} };
+  try {
+    const v = JSON.parse(input);
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) return { parameters: v };
+  } catch {}
+  return { parameters: {}, arguments_text: input };
+}
+
+export const openaiAgentsImporter: SessionImporter = {
+  name: "openai-agents",
+  detect: (value) =>
+    isSpanList(value) ||
+    (typeof value === "object" && value !== null && isSpanList((value as { data?: unknown }).data)),
+  import(value, { file }): Imported {
+    const items = Array.isArray(value)
+      ? value
+      : (() => {
+          const parsed = validateInput(ExportSchema, value);
+          if (!parsed.success) {
+            const issue = firstIssue(parsed.error);
+            throw new InputError(issue.message, { file, place: issuePath(issue.path) });
+          }
+          return parsed.data.data;
+        })();
+    const prefix = Array.isArray(value) ? [] : ["data"];
+    const spans: Span[] = [];
+    items.forEach((item, i) => {
+      if ((item as { object?: unknown }).object !== "trace.span") return;
+      const parsed = validateInput(SpanSchema, item);
+      if (!parsed.success) {
+        const issue = firstIssue(parsed.error);
+        throw new InputError(issue.message, { file, place: issuePath([...prefix, i, ...issue.path]) });
+      }
+      spans.push(parsed.data);
+    });
+    const notes: string[] = [];
+    const byTrace = new Map<string, Span[]>();
+    for (const s of spans) byTrace.set(s.trace_id, [...(byTrace.get(s.trace_id) ?? []), s]);
+    const sessions: SessionInput[] = [];
+    for (const [traceId, traceSpans] of byTrace) {
+      const byId = new Map(traceSpans.map((s) => [s.id, s]));
+      /** The agent span a span belongs to: its nearest agent ancestor. */
+      const agentOf = (s: Span): Span | undefined => {
+        for (
+          let p = s.parent_id ? byId.get(s.parent_id) : undefined;
+          p;
+          p = p.parent_id ? byId.get(p.parent_id) : undefined
+        )
+          if (p.span_data.type === "agent") return p;
+        return undefined;
+      };
+      const time = (s: Span) => (s.started_at ? Date.parse(s.started_at) : 0);
+      const ordered = [...traceSpans].sort((a, b) => time(a) - time(b));
+      const agentSpans = ordered.filter((s) => s.span_data.type === "agent");
+      if (agentSpans.length === 0) {
+        notes.push(`trace ${traceId}: no agent span; left out`);
+        continue;
+      }
+      const agents = new Map<string, { tools: Set<string>; handoffs: Set<string> }>();
+      type Interaction = NonNullable<SessionInput["turns"][number]["agent_interactions"]>[number];
+      const interactions = new Map<string, Interaction>();
+      let userMessage: string | undefined;
+      for (const a of agentSpans) {
+        const name = String(a.span_data.name ?? "agent");
+        const entry = agents.get(name) ?? { tools: new Set<string>(), handoffs: new Set<string>() };
+        for (const t of (a.span_data.tools as string[] | undefined) ?? []) entry.tools.add(String(t));
+        for (const h of (a.span_data.handoffs as string[] | undefined) ?? []) entry.handoffs.add(String(h));
+        agents.set(name, entry);
+        interactions.set(a.id, {
+          agent_id: name,
+          agent_steps: [],
+          ...(ms(a) !== undefined ? { latency_ms: ms(a) } : {}),
+        });
+      }
+      for (const s of ordered) {
+        const owner = s.span_data.type === "agent" ? undefined : agentOf(s);
+        const x = owner ? interactions.get(owner.id) : undefined;
+        const d = s.span_data as Record<string, unknown>;
+        if (s.span_data.type === "function") {
+          if (!x) {
+            notes.push(`trace ${traceId}: function span ${s.id} under no agent; left out`);
+            continue;
+          }
+          const latency = ms(s);
+          x.agent_steps!.push({
+            tool_call: {
+              tool_name: String(d.name ?? "?"),
+              ...parseArguments(d.input),
+              ...(d.output !== undefined && d.output !== null ? { result: d.output } : {}),
+              ...(s.error ? { error: s.error.message } : {}),
+              ...(latency !== undefined ? { latency_ms: latency } : {}),
+            },
+          });
+        } else if (s.span_data.type === "handoff") {
+          const from = String(d.from_agent ?? "");
+          const to = d.to_agent ? String(d.to_agent) : undefined;
+          const source = x ?? [...interactions.values()].findLast((i) => i.agent_id === from);
+          if (!source || !to) {
+            notes.push(`trace ${traceId}: handoff span ${s.id} without its agents; left out`);
+            continue;
+          }
+          source.agent_steps!.push({ handoff: { to } });
+        } else if (s.span_data.type === "generation") {
+          userMessage ??= lastText(d.input, "user");
+          const said = lastText(d.output, "assistant");
+          if (x && said) x.output = said;
+        } else if (s.span_data.type !== "agent" && s.span_data.type !== "response")
+          notes.push(`trace ${traceId}: ${s.span_data.type} span ${s.id} not mapped`);
+      }
+      const handedTo = [...interactions.values()].flatMap((i) =>
+        i.agent_steps!.flatMap((st) => (st.handoff ? [st.handoff.to] : [])),
+      );
+      for (const to of handedTo)
+        if (!agents.has(to)) agents.set(to, { tools: new Set(), handoffs: new Set() });
+      if (userMessage === undefined)
+        notes.push(
+          `trace ${traceId}: no generation span gives the user's message (the Responses API keeps it out of the trace)`,
+        );
+      sessions.push({
+        id: traceId,
+        agents: [...agents].map(([id, a]) => ({
+          id,
+          tools_available: [...a.tools].map((name) => ({ name })),
+        })),
+        turns: [{ user_message: userMessage ?? "", agent_interactions: [...interactions.values()] }],
+      });
+    }
+    return { sessions, notes };
+  },
+};
