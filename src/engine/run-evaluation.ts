@@ -152,7 +152,7 @@ export async function runEvaluation<M, R>({
   if (!early) ready = await setUp;
   const skip = ready?.skip ?? new Set<string>();
   // The plan's size is counted in a pass of its own; a run that starts judging before its store is open
-  // counts it once the first answers are in, so that the pass does not delay the first requests.
+  // counts it once the store is (for the `started` event), so that the pass does not delay its first requests.
   let sizes: { pending: number; planned: number } | undefined;
   const sizesOf = () => {
     if (!sizes) {
