@@ -9,5 +9,7 @@ const resumable = new Promise<void>((resolve) => {
 process.stdin.on("data", (data) => {
   if (String(data).includes("open")) open();
 });
+// "ready" only once the signal handlers are in place: a Ctrl-C before then would end the process.
+const running = withInterrupts(() => new Promise<never>(() => {}), { resumable });
 process.stdout.write("ready\n");
-await withInterrupts(() => new Promise<never>(() => {}), { resumable });
+await running;
