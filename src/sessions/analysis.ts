@@ -108,7 +108,8 @@ export interface SessionAnalysis {
   tool_calls: { total: number; with_findings: number; unchecked: number };
   recommendations: Recommendation[];
   latency: SessionLatency;
-  cost: { agents: number | null; judge: { calls: number; input_tokens: number; output_tokens: number } };
+  /** The agents' cost (from the session), apart from the judge's: the run's, in the result's `judge`. */
+  cost: { agents: number | null };
   judge: { spec: string; errored: number };
 }
 
@@ -155,8 +156,8 @@ const DETECTION_LABEL: Record<Exclude<DetectionType, "none">, string> = {
 export interface BuildAnalysisOptions {
   validation: ToolValidation;
   judged?: JudgedSession;
-  /** The judge's spec (`none` without one) and what it cost. */
-  judge?: { spec: string; calls: number; input_tokens: number; output_tokens: number };
+  /** The judge's spec (`none` without one). */
+  judge?: { spec: string };
 }
 
 /** The analysis of a session from its tool validation and the judge's metrics (if any). Pure. */
@@ -303,14 +304,7 @@ export function buildAnalysis(
     },
     recommendations,
     latency: sessionLatency(session),
-    cost: {
-      agents: session.total_cost ?? (agentCost.length ? agentCost.reduce((a, b) => a + b, 0) : null),
-      judge: {
-        calls: judge?.calls ?? 0,
-        input_tokens: judge?.input_tokens ?? 0,
-        output_tokens: judge?.output_tokens ?? 0,
-      },
-    },
+    cost: { agents: session.total_cost ?? (agentCost.length ? agentCost.reduce((a, b) => a + b, 0) : null) },
     judge: { spec: judge?.spec ?? "none", errored: judged?.errored ?? 0 },
   };
 }

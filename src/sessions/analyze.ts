@@ -1,21 +1,44 @@
 // The library's session analysis: `analyzeSession(input)` reads a session (any format an importer knows),
 // validates its tools, and builds the analysis. The deterministic parts (tool validation, latency, cost,
 // the formulas over what is known) need no judge: `judge: "none"`.
-import { InputError, parseJsonText, readInputFile } from "../core/index.ts";
+import { InputError, parseJsonText, readInputFile, type TokenUsage } from "../core/index.ts";
+import {
+  type EngineTotals,
+  type JudgeOption,
+  type JudgeSettings,
+  openStore,
+  type ProgressListener,
+  prepareJudge,
+  runEvaluation,
+  type Store,
+} from "../engine/index.ts";
 import { buildAnalysis, type SessionAnalysis } from "./analysis.ts";
 import { passK } from "./formulas.ts";
 import type { ImportOptions } from "./importers/importer.ts";
 import { type ImportedSessions, importSessions, OpenAIToolsSchema } from "./importers/index.ts";
+import { type SessionJudgingOptions, sessionEvaluation } from "./judged.ts";
 import type { Session } from "./session-format.ts";
 import { compileSessionTools, validateToolCalls } from "./tool-validation.ts";
 
-export interface AnalyzeSessionOptions {
-  /** The importer to use (`session`, `openai`); default: recognised from the content. */
+export interface AnalyzeSessionOptions extends SessionJudgingOptions {
+  /** The importer to use (`session`, `openai`, `openai-agents`); default: recognised from the content. */
   from?: string;
   /** OpenAI-format tools for logs that do not carry them (a file path or the list). */
   tools?: string | ImportOptions["tools"];
-  /** `"none"`: only the deterministic parts; judged metrics stay null and say so. */
-  judge?: "none";
+  /**
+   * The judge of the judged metrics: a spec (`openai:gpt-4o-mini`, `fixtures:FILE`…), an AI SDK model or a
+   * Judge; `"none"` (the default) for the deterministic parts alone, judged metrics null and saying so.
+   */
+  judge?: JudgeOption | "none";
+  judgeSettings?: JudgeSettings;
+  /** Where the analysis is kept: an open Store or a location. Default `memory://`. */
+  store?: Store | string;
+  /** Judge calls in flight. Default 16. */
+  concurrency?: number;
+  /** The verdict cache (live judges). Default true. */
+  cache?: boolean;
+  onProgress?: ProgressListener;
+  signal?: AbortSignal;
 }
 
 export interface SessionsAnalysis {
@@ -24,6 +47,19 @@ export interface SessionsAnalysis {
   sources: { file: string; from: string; sessions: number; notes: string[] }[];
   /** pass^k over sessions that share a task_id and say whether they succeeded. */
   pass_k: ReturnType<typeof passK> | null;
+  /** The judge and what it cost, for the whole analysis (absent with `judge: "none"`). */
+  judge?: {
+    spec: string;
+    requests: number;
+    calls: number;
+    calls_per_session: number;
+    token_usage: TokenUsage;
+    /** Verdicts that failed: each left its metric null. */
+    errored: number;
+    cache?: EngineTotals["cache"];
+  };
+  /** The stored evaluation, when the analysis was judged. */
+  evaluation_id?: string;
 }
 
 /** The tools given apart, validated: a file of OpenAI-format tools, or the list itself. */
@@ -86,14 +122,10 @@ export async function analyzeSession(
   input: string | readonly string[] | Session | unknown,
   options: AnalyzeSessionOptions = {},
 ): Promise<SessionsAnalysis> {
-  if (options.judge !== undefined && options.judge !== "none")
-    throw new InputError(
-      `judge "${String(options.judge)}": session metrics are judged in a later version; use "none"`,
-    );
   const files =
     typeof input === "string"
       ? [input]
-      : Array.isArray(input) && input.every((f) => typeof f === "string")
+      : Array.isArray(input) && input.length > 0 && input.every((f) => typeof f === "string")
         ? (input as string[])
         : undefined;
   const read: { file: string; imported: ImportedSessions }[] = files
@@ -112,23 +144,69 @@ export async function analyzeSession(
   const sessions = read.flatMap(({ file, imported }) =>
     imported.sessions.map((session) => ({ session, file, tools: compileSessionTools(session, file) })),
   );
-  const analyses = sessions.map(({ session, tools }) =>
-    buildAnalysis(session, { validation: validateToolCalls(session, tools) }),
+  const validations = sessions.map(({ session, tools }) => validateToolCalls(session, tools));
+  const sources = read.map(({ file, imported }) => ({
+    file,
+    from: imported.from,
+    sessions: imported.sessions.length,
+    notes: imported.notes,
+  }));
+  if (options.judge === undefined || options.judge === "none") {
+    const runs = sessions
+      .map(({ session }) => session)
+      .filter(
+        (s): s is Session & { task_id: string; success: boolean } =>
+          s.task_id !== undefined && s.success !== undefined,
+      );
+    return {
+      analyses: sessions.map(({ session }, i) => buildAnalysis(session, { validation: validations[i]! })),
+      sources,
+      pass_k: runs.length > 0 ? passK(runs) : null,
+    };
+  }
+  return judgedAnalysis(
+    sessions.map((s) => s.session),
+    validations,
+    sources,
+    options as AnalyzeSessionOptions & { judge: JudgeOption },
   );
-  const runs = sessions
-    .map(({ session }) => session)
-    .filter(
-      (s): s is Session & { task_id: string; success: boolean } =>
-        s.task_id !== undefined && s.success !== undefined,
-    );
-  return {
-    analyses,
-    sources: read.map(({ file, imported }) => ({
-      file,
-      from: imported.from,
-      sessions: imported.sessions.length,
-      notes: imported.notes,
-    })),
-    pass_k: runs.length > 0 ? passK(runs) : null,
-  };
+}
+
+/** The judged analysis: the session kind on the run engine (judge, cache, store, progress). */
+async function judgedAnalysis(
+  sessions: Session[],
+  validations: ReturnType<typeof validateToolCalls>[],
+  sources: SessionsAnalysis["sources"],
+  options: AnalyzeSessionOptions & { judge: JudgeOption },
+): Promise<SessionsAnalysis> {
+  const owned = typeof options.store !== "object";
+  const store =
+    typeof options.store === "object" ? options.store : await openStore(options.store ?? "memory://");
+  const ready = prepareJudge(options.judge, options.judgeSettings, {
+    store,
+    cache: options.cache,
+    mode: "batch",
+  });
+  try {
+    const { evaluationId, result } = await runEvaluation({
+      evaluation: sessionEvaluation({
+        sessions,
+        validations,
+        sources,
+        judge: ready.judge.descriptor,
+        judgeSpec: typeof options.judge === "string" ? options.judge : ready.judge.descriptor.model,
+        ccmThreshold: options.ccmThreshold,
+      }),
+      store,
+      judge: ready.judge,
+      cache: ready.cache,
+      concurrency: options.concurrency,
+      onProgress: options.onProgress,
+      signal: options.signal,
+    });
+    return { ...result, evaluation_id: evaluationId };
+  } finally {
+    await ready.close();
+    if (owned) await store.close();
+  }
 }

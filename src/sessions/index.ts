@@ -4,6 +4,7 @@ export * from "./analysis.ts";
 export * from "./analyze.ts";
 export * from "./formulas.ts";
 export * from "./importers/index.ts";
+export * from "./judged.ts";
 export * from "./latency.ts";
 export * from "./recommendations.ts";
 export * from "./session-format.ts";

@@ -60,3 +60,23 @@ describe("dramaturg session analyze", () => {
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(["agents", "turns", "task_id"]));
   });
 });
+
+describe("dramaturg session analyze --judge", () => {
+  const REFUND = `${ROOT}examples/sessions/refund.session.json`;
+  const FIXTURES = `fixtures:${ROOT}examples/sessions/refund.judge-fixtures.json`;
+
+  it("judges with replayed fixtures and prints the scores, the judge's requests and the recommendations", async () => {
+    const r = await cli(["session", "analyze", REFUND, "--judge", FIXTURES]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/overall 0\.88 · coordination 0\.89 · intent drift 0\.11 · task completed true/);
+    expect(r.stdout).toMatch(/planner {13}0\.89 {6}1\.00 {7}0\.67/);
+    expect(r.stdout).toMatch(/judge fixtures:.*: 6 request\(s\)/);
+    expect(r.stdout).toMatch(/- Agent planner's reasoning could be more structured/);
+  });
+
+  it("a judge spec it cannot build is bad input (exit 2) before anything is judged", async () => {
+    const r = await cli(["session", "analyze", REFUND, "--judge", "nonsense"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+  });
+});

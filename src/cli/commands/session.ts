@@ -27,6 +27,14 @@ export function renderSessionTable(result: SessionsAnalysis): string {
       out.push(
         `  ${id.padEnd(16).slice(0, 16)} ${score(s.overall).padStart(7)}  ${score(s.tool_use).padStart(8)}  ${score(s.reasoning).padStart(9)}  ${score(s.handoff).padStart(7)}  ${score(s.response_quality).padStart(8)}  ${String(s.interactions_count).padStart(12)}`,
       );
+    const bad = a.turn_results.filter((t) => t.is_bad);
+    if (bad.length) {
+      out.push("", "  bad turns:");
+      for (const t of bad)
+        out.push(
+          `  turn ${t.turn_index}: ${t.detection_type} (${t.confidence.toFixed(2)})${t.agent_id ? ` by ${t.agent_id}` : ""}${t.reason ? ` — ${t.reason}` : ""}`,
+        );
+    }
     out.push(
       "",
       `  tool calls: ${a.tool_calls.total}, with findings: ${a.tool_calls.with_findings}, not checked: ${a.tool_calls.unchecked}`,
@@ -55,6 +63,13 @@ export function renderSessionTable(result: SessionsAnalysis): string {
       out.push(
         `  slowest: ${slow.agent_id}${slow.tool_name ? ` → ${slow.tool_name}` : ""} in turn ${slow.turn_index}, ${ms(slow.latency_ms)}`,
       );
+  }
+  if (result.judge) {
+    const j = result.judge;
+    out.push(
+      "",
+      `judge ${j.spec}: ${j.requests} request(s), ${j.calls} model call(s) (${j.calls_per_session.toFixed(1)} per session), ${j.token_usage.input_tokens + j.token_usage.output_tokens} tokens${j.errored ? `, ${j.errored} verdict(s) failed` : ""}`,
+    );
   }
   if (result.pass_k)
     out.push(
@@ -105,7 +120,7 @@ export function renderSessionMarkdown(result: SessionsAnalysis): string {
 
 function render(result: SessionsAnalysis, format: string): string {
   if (format === "json")
-    return `${JSON.stringify(result.analyses.length === 1 && !result.pass_k ? { ...result.analyses[0], sources: result.sources } : result, null, 2)}\n`;
+    return `${JSON.stringify(result.analyses.length === 1 && !result.pass_k ? { ...result.analyses[0], sources: result.sources, ...(result.judge ? { judge_run: result.judge } : {}) } : result, null, 2)}\n`;
   return `${format === "markdown" ? renderSessionMarkdown(result) : renderSessionTable(result)}\n`;
 }
 
@@ -123,14 +138,25 @@ export function registerSessionCommands(program: Command): void {
       new Option("--from <format>", "read the files as this format (default: recognised)").choices([
         "session",
         "openai",
+        "openai-agents",
       ]),
     )
     .option("--tools <file>", "OpenAI-format tools for chat logs that do not carry them")
-    .addOption(
-      new Option("--judge <judge>", "judge for the judged metrics; none = the deterministic parts only")
-        .choices(["none"])
-        .default("none"),
+    .option(
+      "--judge <judge>",
+      "judge of the judged metrics (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL, fixtures:FILE); none = the deterministic parts only",
+      "none",
     )
+    .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server (Ollama, vLLM…)")
+    .option("--judge-api-key-env <name>", "environment variable that holds the judge's API key")
+    .option("--concurrency <n>", "judge calls in flight", "16")
+    .option("--no-cache", "ask the judge even where the verdict cache has the answer")
+    .option(
+      "--ccm-threshold <x>",
+      "word overlap (0–1) the two user messages need for a re-ask to count",
+      "0.5",
+    )
+    .option("--db <location>", "where the analysis is kept (a folder, postgres://…)", "memory://")
     .addOption(
       new Option("--format <format>", "output format")
         .choices(["table", "json", "markdown"])
@@ -141,27 +167,56 @@ export function registerSessionCommands(program: Command): void {
       "after",
       examples(
         "dramaturg session analyze examples/sessions/refund.session.json --judge none",
+        "dramaturg session analyze examples/sessions/refund.session.json --judge fixtures:examples/sessions/refund.judge-fixtures.json",
+        "OPENAI_API_KEY=… dramaturg session analyze session.json --judge openai:gpt-4o-mini --format markdown",
         "dramaturg session analyze chat-log.jsonl --tools tools.json --format json",
       ),
     )
-    .action(
-      async (
-        files: string[],
-        flags: { from?: string; tools?: string; judge: "none"; format: string; out?: string },
-      ) => {
-        const { analyzeSession } = await import("../../sessions/index.ts");
-        const result = await analyzeSession(files, {
-          from: flags.from,
-          tools: flags.tools,
-          judge: flags.judge,
-        });
-        const text = render(result, flags.format);
-        if (flags.out) {
-          writeFileSync(flags.out, text);
-          process.stderr.write(`wrote ${flags.out}\n`);
-        } else process.stdout.write(text);
-      },
-    );
+    .action(async (files: string[], flags: SessionFlags) => {
+      const { analyzeSession } = await import("../../sessions/index.ts");
+      const { InputError } = await import("../../core/index.ts");
+      const concurrency = Number(flags.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+        throw new InputError(
+          `--concurrency must be a whole number from 1 to 256, got "${flags.concurrency}"`,
+        );
+      const ccmThreshold = Number(flags.ccmThreshold);
+      if (!(ccmThreshold >= 0 && ccmThreshold <= 1))
+        throw new InputError(`--ccm-threshold must be a number from 0 to 1, got "${flags.ccmThreshold}"`);
+      const result = await analyzeSession(files, {
+        from: flags.from,
+        tools: flags.tools,
+        judge: flags.judge,
+        judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
+        store: flags.db,
+        concurrency,
+        cache: flags.cache,
+        ccmThreshold,
+      });
+      if (result.judge?.errored)
+        process.stderr.write(
+          `dramaturg: ${result.judge.errored} judge verdict(s) failed; their metrics are null and left out of the scores\n`,
+        );
+      const text = render(result, flags.format);
+      if (flags.out) {
+        writeFileSync(flags.out, text);
+        process.stderr.write(`wrote ${flags.out}\n`);
+      } else process.stdout.write(text);
+    });
+}
+
+interface SessionFlags {
+  from?: string;
+  tools?: string;
+  judge: string;
+  judgeBaseUrl?: string;
+  judgeApiKeyEnv?: string;
+  concurrency: string;
+  cache: boolean;
+  ccmThreshold: string;
+  db: string;
+  format: string;
+  out?: string;
 }
 
 export type { SessionAnalysis };

@@ -1,0 +1,106 @@
+// The judged analysis on the run engine: hand-written fixture verdicts in, the seed's formulas out
+// (computed here by hand), judge failures left null and counted, and the live judge through the AI SDK.
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { analyzeSession } from "../../src/sessions/index.ts";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
+
+const example = (name: string) => fileURLToPath(new URL(`../../examples/sessions/${name}`, import.meta.url));
+const SESSION = example("refund.session.json");
+const FIXTURES = `fixtures:${example("refund.judge-fixtures.json")}`;
+
+describe("a judged session analysis", () => {
+  it("gives the seed's per-agent and overall scores from the fixture verdicts, renormalised by hand", async () => {
+    const result = await analyzeSession(SESSION, { judge: FIXTURES });
+    const a = result.analyses[0]!;
+    // planner, one interaction where everything applies: tool use 9, reasoning 6, handoff 9, response 8.
+    const planner = 0.35 * 1 + 0.25 * (6 / 9) + 0.2 * 1 + 0.2 * (8 / 9);
+    expect(a.per_agent_scores.planner!.overall).toBeCloseTo(planner, 10);
+    // executor: tool use 7 in both interactions, response 9 then 6; no reasoning or handoff (left out).
+    const executor = (0.35 * (7 / 9) + 0.2 * ((9 / 9 + 6 / 9) / 2)) / (0.35 + 0.2);
+    expect(a.per_agent_scores.executor!.overall).toBeCloseTo(executor, 10);
+    expect(a.per_agent_scores.executor!.left_out).toEqual([
+      { metric: "reasoning", reason: "not_applicable" },
+      { metric: "handoff", reason: "not_applicable" },
+    ]);
+    // Session: both turns good; tool use over the three interactions with calls; reasoning the planner's.
+    const toolUse = (1 + 7 / 9 + 7 / 9) / 3;
+    const overall = 0.3 * 1 + 0.25 * toolUse + 0.2 * (8 / 9) + 0.15 * (6 / 9) + 0.1 * (1 - 1 / 9);
+    expect(a.overall_score).toBeCloseTo(overall, 10);
+    expect([a.coordination_score, a.intent_drift_score, a.task_completion]).toEqual([8 / 9, 1 / 9, true]);
+    expect(a.turn_results.map((t) => [t.is_bad, t.detection_type])).toEqual([
+      [false, "none"],
+      [false, "none"],
+    ]);
+    // One call per interaction (3), per turn (2) and for the session: fewer than one per metric.
+    expect(result.judge).toMatchObject({ spec: FIXTURES, requests: 6, errored: 0 });
+  });
+
+  it("a tool call with a HIGH finding scores 0 whatever the judge says; MEDIUM at most 0.5", async () => {
+    const session = {
+      id: "s",
+      agents: [
+        {
+          id: "a",
+          tools_available: [
+            { name: "t", parameters_schema: { type: "object", properties: { n: { type: "integer" } } } },
+          ],
+        },
+      ],
+      turns: [
+        {
+          user_message: "go",
+          agent_interactions: [
+            {
+              agent_id: "a",
+              agent_steps: [
+                { tool_call: { tool_name: "other" } },
+                { tool_call: { tool_name: "t", parameters: { n: "x" } } },
+              ],
+              output: "ok",
+            },
+          ],
+        },
+      ],
+    };
+    const judge = (await import("../../src/testing/index.ts")).scriptedJudge(() => ({ score: 9 }));
+    const a = (await analyzeSession(session, { judge })).analyses[0]!;
+    // The unauthorized call counts 0, the badly typed one 0.5: (0 + 0.5) / 2.
+    expect(a.per_agent_scores.a!.tool_use).toBeCloseTo(0.25, 10);
+  });
+
+  it("a verdict the judge could not give leaves its metric null and is counted, never a pass", async () => {
+    const { scriptedJudge } = await import("../../src/testing/index.ts");
+    const judge = scriptedJudge((item) => {
+      if (item.key.proposition_id === "reasoning") throw new Error("the judge did not answer");
+      return { score: 9 };
+    });
+    const result = await analyzeSession(SESSION, { judge });
+    const planner = result.analyses[0]!.per_agent_scores.planner!;
+    expect(planner.reasoning).toBeNull();
+    expect(planner.left_out).toEqual([{ metric: "reasoning", reason: "errored" }]);
+    expect(result.judge!.errored).toBe(1);
+    expect(result.analyses[0]!.judge.errored).toBe(1);
+  });
+});
+
+describe("a live judge through the AI SDK", () => {
+  let server: FakeOpenAIServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAIServer({ latencyMs: 1 });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("judges every metric of an interaction in one model call", async () => {
+    const before = server.stats.calls;
+    const result = await analyzeSession(SESSION, {
+      judge: "openai-compatible:fake-model",
+      judgeSettings: { baseUrl: server.url },
+    });
+    expect(server.stats.calls - before).toBe(6);
+    expect(result.judge).toMatchObject({ calls: 6, errored: 0 });
+    expect(result.analyses[0]!.overall_score).not.toBeNull();
+  });
+});
