@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, session-validation, store-writes, memory-rows, startup, store-open, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, session-validation, session-judged, store-writes, memory-rows, startup, store-open, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -321,6 +321,38 @@ const benchmarks: Benchmark[] = [
             value: `${fmt(r.ms)} ms`,
             target: "< 5,000 ms",
             pass: r.ms < 5_000,
+          },
+        ],
+        details: r,
+      };
+    },
+  },
+  {
+    name: "session-judged",
+    about:
+      "judged session analysis: 200 planner/executor sessions of 2 turns, fake server at 200 ms, concurrency 16, real OpenAI provider + LlmJudge",
+    async run() {
+      const { benchSessionJudged } = await import("./session-judged.bench.ts");
+      const r = await benchSessionJudged();
+      return {
+        checks: [
+          {
+            metric: "wall / ideal",
+            value: `${fmt(r.ratio, 2)}× (${fmt(r.wall_s, 1)} s / ${fmt(r.ideal_s, 1)} s)`,
+            target: "≤ 1.20×",
+            pass: r.ratio <= 1.2,
+          },
+          {
+            metric: "judge calls per session; judged metrics per session",
+            value: `${fmt(r.calls_per_session, 1)}; ${fmt(r.judged_metrics_per_session, 1)}`,
+            target: "fewer calls than metrics",
+            pass: r.calls_per_session < r.judged_metrics_per_session,
+          },
+          {
+            metric: "verdicts errored",
+            value: fmt(r.errored),
+            target: "0",
+            pass: r.errored === 0,
           },
         ],
         details: r,

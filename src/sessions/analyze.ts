@@ -182,7 +182,9 @@ async function judgedAnalysis(
   const owned = typeof options.store !== "object";
   const store =
     typeof options.store === "object" ? options.store : await openStore(options.store ?? "memory://");
-  const ready = prepareJudge(options.judge, options.judgeSettings, {
+  // The judge's own limit follows the run's, unless its settings give one.
+  const settings = { concurrency: options.concurrency ?? 16, ...options.judgeSettings };
+  const ready = prepareJudge(options.judge, settings, {
     store,
     cache: options.cache,
     mode: "batch",

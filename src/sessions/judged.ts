@@ -150,9 +150,17 @@ export function sessionPlan(
   sessions: readonly Session[],
   validations: readonly ToolValidation[],
 ): JudgePlan<SessionMeta> {
+  // Each session's verdicts are keyed by its id; two sessions with one id are told apart by position.
+  const seen = new Map<string, number>();
+  const sids = sessions.map((session, s) => {
+    const id = sessionKeyOf(session, s);
+    const n = (seen.get(id) ?? 0) + 1;
+    seen.set(id, n);
+    return n === 1 ? id : `${id}#${n}`;
+  });
   function* calls(): Generator<PlannedCall<SessionMeta>> {
     for (const [s, session] of sessions.entries()) {
-      const sid = sessionKeyOf(session, s);
+      const sid = sids[s]!;
       const findings = validations[s]!.calls;
       for (const [t, turn] of session.turns.entries()) {
         for (const [i, x] of turn.agent_interactions.entries()) {

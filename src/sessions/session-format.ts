@@ -278,6 +278,12 @@ export function parseSession(value: unknown, name = "<session>"): Session {
     return { id: a.id, name: a.name, role: a.role, description: a.description, tools };
   });
   const known = [...ids].map((id) => `"${id}"`).join(", ");
+  const turnIndexes = new Set<number>();
+  input.turns.forEach((t, i) => {
+    const index = t.turn_index ?? i;
+    if (turnIndexes.has(index)) fail(`turn_index ${index} is used twice`, ["turns", i, "turn_index"]);
+    turnIndexes.add(index);
+  });
   const turns = input.turns.map((t, i): Turn => {
     const interactions = t.agent_interactions.map((x, j): AgentInteraction => {
       const at = ["turns", i, "agent_interactions", j];

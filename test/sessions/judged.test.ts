@@ -104,3 +104,17 @@ describe("a live judge through the AI SDK", () => {
     expect(result.analyses[0]!.overall_score).not.toBeNull();
   });
 });
+
+describe("several sessions in one analysis", () => {
+  it("two sessions with the same id are judged and stored apart", async () => {
+    const { readFileSync } = await import("node:fs");
+    const one = JSON.parse(readFileSync(SESSION, "utf8"));
+    const { scriptedJudge } = await import("../../src/testing/index.ts");
+    const result = await analyzeSession([one, one], { judge: scriptedJudge(() => ({ score: 7 })) });
+    expect(result.analyses).toHaveLength(2);
+    expect(result.judge).toMatchObject({ requests: 12, errored: 0 });
+    expect(result.analyses[1]!.overall_score).toBeCloseTo(result.analyses[0]!.overall_score!, 12);
+    // Two runs of the refund task, both successful.
+    expect(result.pass_k).toEqual({ tasks: 1, runs_per_task: 2, pass_k: { "1": 1, "2": 1 } });
+  });
+});
