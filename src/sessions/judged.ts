@@ -272,7 +272,7 @@ export function sessionPlan(
 }
 
 /** A verdict's 0–1 value, or why it has none. */
-function valueOf(verdict: Verdict | undefined): number | { missing: "errored" } | undefined {
+function metricOf(verdict: Verdict | undefined): number | { missing: "errored" } | undefined {
   if (!verdict) return undefined;
   if (!verdict.ok || verdict.score === undefined) return { missing: "errored" };
   return verdict.score / 9;
@@ -304,7 +304,7 @@ export function judgedSession(
       const applies = applicableMetrics(x);
       const metric = (m: InteractionMetric) => {
         if (!applies[m]) return { missing: "not_applicable" as const };
-        return valueOf(get(`${t}/${i}/${m}`)) ?? { missing: "errored" as const };
+        return metricOf(get(`${t}/${i}/${m}`)) ?? { missing: "errored" as const };
       };
       const toolUse = metric("tool_use");
       const caps = validation.calls
@@ -329,7 +329,7 @@ export function judgedSession(
     for (const check of ["rdm", "ccm", "hallucination", "llm_judge"] as const) {
       const v = get(`${t}/${check}`);
       if (!v) continue;
-      const value = valueOf(v);
+      const value = metricOf(v);
       if (typeof value !== "number") {
         unknown = true;
         continue;
@@ -349,7 +349,7 @@ export function judgedSession(
       ? { is_bad: null, detection_type: "none", confidence: 0 }
       : { is_bad: false, detection_type: "none", confidence: calm };
   });
-  const sessionValue = (m: SessionMetric) => valueOf(get(`session/${m}`));
+  const sessionValue = (m: SessionMetric) => metricOf(get(`session/${m}`));
   const completion = sessionValue("task_completion");
   return {
     interactions,
