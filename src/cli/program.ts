@@ -64,6 +64,11 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     description: "inspect or empty the verdict cache (live judge answers kept in the store)",
   },
   {
+    name: "sessions",
+    term: "sessions [options]",
+    description: "list stored session analyses, newest first",
+  },
+  {
     name: "session",
     term: "session",
     description: "analyse multi-agent sessions: tool calls, per-agent scores, bad turns",

@@ -4,6 +4,7 @@
 import { InputError, parseJsonText, readInputFile, type TokenUsage } from "../core/index.ts";
 import {
   type EngineTotals,
+  findEvaluation,
   type JudgeOption,
   type JudgeSettings,
   openStore,
@@ -12,11 +13,12 @@ import {
   runEvaluation,
   type Store,
 } from "../engine/index.ts";
+import type { Judge } from "../judge/index.ts";
 import { buildAnalysis, type SessionAnalysis } from "./analysis.ts";
-import { passK } from "./formulas.ts";
+import type { passK } from "./formulas.ts";
 import type { ImportOptions } from "./importers/importer.ts";
 import { type ImportedSessions, importSessions, OpenAIToolsSchema } from "./importers/index.ts";
-import { type SessionJudgingOptions, sessionEvaluation } from "./judged.ts";
+import { type SessionJudgingOptions, sessionEvaluation, sessionsResult } from "./judged.ts";
 import type { Session } from "./session-format.ts";
 import { compileSessionTools, validateToolCalls } from "./tool-validation.ts";
 
@@ -31,7 +33,10 @@ export interface AnalyzeSessionOptions extends SessionJudgingOptions {
    */
   judge?: JudgeOption | "none";
   judgeSettings?: JudgeSettings;
-  /** Where the analysis is kept: an open Store or a location. Default `memory://`. */
+  /**
+   * Where the analysis is kept (an open Store or a location), to list and reprint it later. Without one,
+   * an analysis with `judge: "none"` is computed and kept nowhere; a judged one uses `memory://`.
+   */
   store?: Store | string;
   /** Judge calls in flight. Default 16. */
   concurrency?: number;
@@ -41,7 +46,10 @@ export interface AnalyzeSessionOptions extends SessionJudgingOptions {
   signal?: AbortSignal;
 }
 
+export const SESSIONS_ANALYSIS_FORMAT = "dramaturg.sessions-analysis/v1";
+
 export interface SessionsAnalysis {
+  format: typeof SESSIONS_ANALYSIS_FORMAT;
   analyses: SessionAnalysis[];
   /** Per file: the importer that read it and what it could not map. */
   sources: { file: string; from: string; sessions: number; notes: string[] }[];
@@ -151,64 +159,135 @@ export async function analyzeSession(
     sessions: imported.sessions.length,
     notes: imported.notes,
   }));
-  if (options.judge === undefined || options.judge === "none") {
-    const runs = sessions
-      .map(({ session }) => session)
-      .filter(
-        (s): s is Session & { task_id: string; success: boolean } =>
-          s.task_id !== undefined && s.success !== undefined,
-      );
-    return {
-      analyses: sessions.map(({ session }, i) => buildAnalysis(session, { validation: validations[i]! })),
+  const none = options.judge === undefined || options.judge === "none";
+  if (none && options.store === undefined)
+    return sessionsResult(
+      sessions.map((s) => s.session),
+      sessions.map(({ session }, i) => buildAnalysis(session, { validation: validations[i]! })),
       sources,
-      pass_k: runs.length > 0 ? passK(runs) : null,
-    };
-  }
-  return judgedAnalysis(
+    );
+  return analysisRun(
     sessions.map((s) => s.session),
     validations,
     sources,
-    options as AnalyzeSessionOptions & { judge: JudgeOption },
+    options,
   );
 }
 
-/** The judged analysis: the session kind on the run engine (judge, cache, store, progress). */
-async function judgedAnalysis(
+/** A judge for an analysis without one: its plan has no calls, so it is never asked. */
+const NO_JUDGE: Judge = {
+  descriptor: { provider: "none", model: "none", prompt_version: "none" },
+  judge: () => Promise.reject(new Error("judge: none was asked to judge")),
+};
+
+/** The analysis as an evaluation on the run engine (judge, cache, store, progress), kept in the store. */
+async function analysisRun(
   sessions: Session[],
   validations: ReturnType<typeof validateToolCalls>[],
   sources: SessionsAnalysis["sources"],
-  options: AnalyzeSessionOptions & { judge: JudgeOption },
+  options: AnalyzeSessionOptions,
 ): Promise<SessionsAnalysis> {
-  const owned = typeof options.store !== "object";
-  const store =
-    typeof options.store === "object" ? options.store : await openStore(options.store ?? "memory://");
-  // The judge's own limit follows the run's, unless its settings give one.
+  // The judge is built first (a bad spec, a missing fixtures file or API key is bad input), then the store
+  // opens (creating a new one), and the verdict cache goes in front of a live judge.
   const settings = { concurrency: options.concurrency ?? 16, ...options.judgeSettings };
-  const ready = prepareJudge(options.judge, settings, {
-    store,
-    cache: options.cache,
-    mode: "batch",
-  });
+  const built =
+    options.judge === undefined || options.judge === "none"
+      ? undefined
+      : prepareJudge(options.judge, settings, { cache: false });
+  const owned = typeof options.store !== "object";
+  let store: Store;
+  try {
+    store = typeof options.store === "object" ? options.store : await openStore(options.store ?? "memory://");
+  } catch (error) {
+    await built?.close();
+    throw error;
+  }
+  const ready = built && prepareJudge(built.judge, settings, { store, cache: options.cache, mode: "batch" });
   try {
     const { evaluationId, result } = await runEvaluation({
       evaluation: sessionEvaluation({
         sessions,
         validations,
         sources,
-        judge: ready.judge.descriptor,
-        judgeSpec: typeof options.judge === "string" ? options.judge : ready.judge.descriptor.model,
+        judge: ready?.judge.descriptor,
+        judgeSpec:
+          typeof options.judge === "string" ? options.judge : (ready?.judge.descriptor.model ?? "none"),
         ccmThreshold: options.ccmThreshold,
       }),
       store,
-      judge: ready.judge,
-      cache: ready.cache,
+      judge: ready?.judge ?? NO_JUDGE,
+      cache: ready?.cache,
       concurrency: options.concurrency,
       onProgress: options.onProgress,
       signal: options.signal,
     });
     return { ...result, evaluation_id: evaluationId };
   } finally {
-    await ready.close();
+    await ready?.close();
+    await built?.close();
     if (owned) await store.close();
   }
+}
+
+/** A stored analysis (the latest, or by id or its first 8+ characters): `dramaturg show` for sessions. */
+export async function loadSessionAnalysis({
+  store,
+  id,
+}: {
+  store: Store;
+  id?: string;
+}): Promise<SessionsAnalysis> {
+  const evaluation = await findEvaluation(store, id, { kind: "session", pick: "latest", place: "id" });
+  const short = evaluation.id.slice(0, 8);
+  if (evaluation.status !== "completed")
+    throw new InputError(`session analysis ${short} is ${evaluation.status}; it has no result`);
+  const result = (await store.evaluations.result(evaluation.id)) as SessionsAnalysis | undefined;
+  if (result?.format !== SESSIONS_ANALYSIS_FORMAT)
+    throw new InputError(`session analysis ${short} was stored without its result; analyse again`);
+  return { ...result, evaluation_id: evaluation.id };
+}
+
+/** One line per stored analysis, newest first: `dramaturg sessions`. */
+export interface StoredSessionAnalysis {
+  id: string;
+  created_at: string;
+  status: string;
+  source: string;
+  sessions: number;
+  /** Each session's id and overall score, when the analysis completed. */
+  scores: { session_id: string | null; overall_score: number | null; findings: number; bad_turns: number }[];
+  judge: string | null;
+}
+
+export async function listSessionAnalyses({
+  store,
+  limit = 50,
+}: {
+  store: Store;
+  limit?: number;
+}): Promise<StoredSessionAnalysis[]> {
+  const rows = await store.evaluations.list({ kind: "session", limit });
+  const out: StoredSessionAnalysis[] = [];
+  for (const row of rows) {
+    const result =
+      row.status === "completed"
+        ? ((await store.evaluations.result(row.id)) as SessionsAnalysis | undefined)
+        : undefined;
+    const analyses = result?.format === SESSIONS_ANALYSIS_FORMAT ? result.analyses : [];
+    out.push({
+      id: row.id,
+      created_at: row.created_at,
+      status: row.status,
+      source: row.source,
+      sessions: analyses.length,
+      scores: analyses.map((a) => ({
+        session_id: a.session_id,
+        overall_score: a.overall_score,
+        findings: a.tool_validation.filter((f) => f.type !== "tool_error").length,
+        bad_turns: a.conversation.bad_responses,
+      })),
+      judge: result?.judge?.spec ?? (result ? "none" : null),
+    });
+  }
+  return out;
 }

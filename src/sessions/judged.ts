@@ -18,9 +18,10 @@ import {
   type DetectionType,
   type InteractionMetrics,
   type JudgedSession,
+  type SessionAnalysis,
   type TurnDetection,
 } from "./analysis.ts";
-import type { SessionsAnalysis } from "./analyze.ts";
+import { SESSIONS_ANALYSIS_FORMAT, type SessionsAnalysis } from "./analyze.ts";
 import { passK } from "./formulas.ts";
 import type { AgentInteraction, Session, Turn } from "./session-format.ts";
 import type { ToolValidation } from "./tool-validation.ts";
@@ -372,9 +373,30 @@ export interface SessionEvaluationInput extends SessionJudgingOptions {
   sessions: Session[];
   validations: ToolValidation[];
   sources: SessionsAnalysis["sources"];
-  judge: JudgeDescriptor;
+  /** The judge; absent for `--judge none` (the plan then has no calls: only the deterministic parts). */
+  judge?: JudgeDescriptor;
   /** The judge as the user named it (`openai:gpt-4o-mini`), for the result. */
   judgeSpec: string;
+}
+
+/** The document of an analysis: the sessions' analyses, where they came from, pass^k, and the judge's run. */
+export function sessionsResult(
+  sessions: readonly Session[],
+  analyses: SessionAnalysis[],
+  sources: SessionsAnalysis["sources"],
+  judge?: SessionsAnalysis["judge"],
+): SessionsAnalysis {
+  const runs = sessions.filter(
+    (s): s is Session & { task_id: string; success: boolean } =>
+      s.task_id !== undefined && s.success !== undefined,
+  );
+  return {
+    format: SESSIONS_ANALYSIS_FORMAT,
+    analyses,
+    sources,
+    pass_k: runs.length ? passK(runs) : null,
+    ...(judge ? { judge } : {}),
+  };
 }
 
 /** A session analysis for the run engine: its plan, its score rows, and the analyses it builds. */
@@ -382,7 +404,9 @@ export function sessionEvaluation(
   input: SessionEvaluationInput,
 ): EvaluationOfKind<SessionMeta, SessionsAnalysis> {
   const { sessions, validations, sources, judge, judgeSpec } = input;
-  const plan = sessionPlan(sessions, validations);
+  const plan: JudgePlan<SessionMeta> = judge
+    ? sessionPlan(sessions, validations)
+    : { calls: () => [], trivial: () => [] };
   // Verdicts by session and place: a session analysis is small (calls ≈ interactions + turns + 1).
   const verdicts = sessions.map(() => new Map<string, Verdict>());
   return {
@@ -401,6 +425,12 @@ export function sessionEvaluation(
       for (const v of planned) verdicts[v.meta.session]!.set(placeKey(v.meta), v.verdict);
     },
     async finish({ totals }) {
+      if (!judge) {
+        const analyses = sessions.map((session, s) =>
+          buildAnalysis(session, { validation: validations[s]! }),
+        );
+        return { result: sessionsResult(sessions, analyses, sources), errored: 0 };
+      }
       let errored = 0;
       const analyses = sessions.map((session, s) => {
         const judged = judgedSession(session, validations[s]!, verdicts[s]!, input);
@@ -408,24 +438,15 @@ export function sessionEvaluation(
         // The judge's cost is the run's, reported once in `judge` beside the sessions.
         return buildAnalysis(session, { validation: validations[s]!, judged, judge: { spec: judgeSpec } });
       });
-      const runs = sessions.filter(
-        (s): s is Session & { task_id: string; success: boolean } =>
-          s.task_id !== undefined && s.success !== undefined,
-      );
-      const result: SessionsAnalysis = {
-        analyses,
-        sources,
-        pass_k: runs.length ? passK(runs) : null,
-        judge: {
-          spec: judgeSpec,
-          requests: totals.requests,
-          calls: totals.calls,
-          calls_per_session: sessions.length ? totals.calls / sessions.length : 0,
-          token_usage: totals.token_usage,
-          errored,
-          ...(totals.cache ? { cache: totals.cache } : {}),
-        },
-      };
+      const result = sessionsResult(sessions, analyses, sources, {
+        spec: judgeSpec,
+        requests: totals.requests,
+        calls: totals.calls,
+        calls_per_session: sessions.length ? totals.calls / sessions.length : 0,
+        token_usage: totals.token_usage,
+        errored,
+        ...(totals.cache ? { cache: totals.cache } : {}),
+      });
       return { result, errored };
     },
     async fail() {},

@@ -1,5 +1,5 @@
 // `dramaturg session analyze` as a user runs it: the seed's response as JSON, a table, and bad input.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../temp-dir.ts";
@@ -10,7 +10,17 @@ const FAULTS = `${ROOT}test/fixtures/sessions/four-faults.session.json`;
 
 describe("dramaturg session analyze", () => {
   it("--format json prints the seed's response with the tool findings and latency", async () => {
-    const r = await cli(["session", "analyze", FAULTS, "--judge", "none", "--format", "json"]);
+    const r = await cli([
+      "session",
+      "analyze",
+      FAULTS,
+      "--judge",
+      "none",
+      "--format",
+      "json",
+      "--db",
+      "memory://",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const a = JSON.parse(r.stdout);
     for (const key of [
@@ -32,7 +42,7 @@ describe("dramaturg session analyze", () => {
   });
 
   it("the table names each finding with its turn, agent and tool", async () => {
-    const r = await cli(["session", "analyze", FAULTS]);
+    const r = await cli(["session", "analyze", FAULTS, "--db", "memory://"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/HIGH {3}turn 1 router book_flight: unauthorized_tool/);
     expect(r.stdout).toMatch(/Check booker's tool calls against the tools' schemas/);
@@ -47,10 +57,11 @@ describe("dramaturg session analyze", () => {
         turns: [{ user_message: "x", agent_interactions: [{ agent_id: "b" }] }],
       }),
     );
-    const r = await cli(["session", "analyze", file, "--format", "json"]);
+    const r = await cli(["session", "analyze", file, "--format", "json", "--db", join(dir(), "bad-store")]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`${file}:turns[0].agent_interactions[0].agent_id: unknown agent "b"`);
+    expect(existsSync(join(dir(), "bad-store"))).toBe(false);
   });
 
   it("schema session prints the format's JSON Schema", async () => {
@@ -66,7 +77,7 @@ describe("dramaturg session analyze --judge", () => {
   const FIXTURES = `fixtures:${ROOT}examples/sessions/refund.judge-fixtures.json`;
 
   it("judges with replayed fixtures and prints the scores, the judge's requests and the recommendations", async () => {
-    const r = await cli(["session", "analyze", REFUND, "--judge", FIXTURES]);
+    const r = await cli(["session", "analyze", REFUND, "--judge", FIXTURES, "--db", "memory://"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/overall 0\.88 · coordination 0\.89 · intent drift 0\.11 · task completed true/);
     expect(r.stdout).toMatch(/planner {13}0\.89 {6}1\.00 {7}0\.67/);
@@ -75,8 +86,46 @@ describe("dramaturg session analyze --judge", () => {
   });
 
   it("a judge spec it cannot build is bad input (exit 2) before anything is judged", async () => {
-    const r = await cli(["session", "analyze", REFUND, "--judge", "nonsense"]);
+    const r = await cli([
+      "session",
+      "analyze",
+      REFUND,
+      "--judge",
+      "nonsense",
+      "--db",
+      join(dir(), "nonsense"),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
+    expect(existsSync(join(dir(), "nonsense"))).toBe(false);
+  });
+
+  it("an analysis is stored: sessions lists it and show reprints it without the input file", async () => {
+    const db = join(dir(), "store");
+    const analyzed = await cli([
+      "session",
+      "analyze",
+      REFUND,
+      "--judge",
+      FIXTURES,
+      "--db",
+      db,
+      "--format",
+      "json",
+    ]);
+    expect(analyzed.code, analyzed.stderr).toBe(0);
+    const { evaluation_id: id, ...first } = JSON.parse(analyzed.stdout);
+    const listed = await cli(["sessions", "--db", db, "--format", "json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const [row] = JSON.parse(listed.stdout).analyses;
+    expect(row).toMatchObject({ id, status: "completed", sessions: 1, judge: FIXTURES });
+    expect(row.scores[0].overall_score).toBeCloseTo(first.analyses[0].overall_score, 10);
+    const table = await cli(["sessions", "--db", db]);
+    expect(table.stdout).toContain(id.slice(0, 8));
+    const shown = await cli(["show", id.slice(0, 8), "--db", db, "--format", "json"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const { evaluation_id: again, ...reprinted } = JSON.parse(shown.stdout);
+    expect(again).toBe(id);
+    expect(reprinted).toEqual(first);
   });
 });

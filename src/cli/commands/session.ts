@@ -124,7 +124,70 @@ function render(result: SessionsAnalysis, format: string): string {
   return `${format === "markdown" ? renderSessionMarkdown(result) : renderSessionTable(result)}\n`;
 }
 
+/** Writes an analysis in `format` to `out` or stdout. */
+export function emitSessions(result: SessionsAnalysis, format: string, out?: string): void {
+  const text = render(result, format);
+  if (out) {
+    writeFileSync(out, text);
+    process.stderr.write(`wrote ${out}\n`);
+  } else process.stdout.write(text);
+}
+
 export function registerSessionCommands(program: Command): void {
+  program
+    .command("sessions")
+    .description("list stored session analyses, newest first")
+    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .option("--limit <n>", "at most this many analyses", "50")
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--config <file>", "project file to use")
+    .addHelpText("after", examples("dramaturg sessions", "dramaturg show 3f2a91c0"))
+    .action(async (flags: { format: string; limit: string; db?: string; config?: string }) => {
+      const [
+        { listSessionAnalyses },
+        { resolveSettings },
+        { limitFlag },
+        { openStore, storeExists },
+        { InputError },
+      ] = await Promise.all([
+        import("../../sessions/index.ts"),
+        import("../settings.ts"),
+        import("../flags.ts"),
+        import("../../store/index.ts"),
+        import("../../core/index.ts"),
+      ]);
+      const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+      const limit = limitFlag(flags.limit, 50);
+      if (!storeExists(settings.db))
+        throw new InputError("no store here to list from", { place: settings.db });
+      const store = await openStore(settings.db);
+      try {
+        const rows = await listSessionAnalyses({ store, limit });
+        if (flags.format === "json") {
+          process.stdout.write(`${JSON.stringify({ analyses: rows }, null, 2)}\n`);
+          return;
+        }
+        if (rows.length === 0) {
+          process.stdout.write("no session analyses in this store\n");
+          return;
+        }
+        const lines = [
+          "id        created              status     sessions  overall  findings  bad turns  judge",
+        ];
+        for (const r of rows) {
+          const overall = r.scores.map((x) => score(x.overall_score)).join(" ");
+          const findings = r.scores.reduce((n, x) => n + x.findings, 0);
+          const bad = r.scores.reduce((n, x) => n + x.bad_turns, 0);
+          lines.push(
+            `${r.id.slice(0, 8)}  ${new Date(r.created_at).toISOString().slice(0, 19).replace("T", " ")}  ${r.status.padEnd(9)}  ${String(r.sessions).padStart(8)}  ${overall.padStart(7)}  ${String(findings).padStart(8)}  ${String(bad).padStart(9)}  ${r.judge ?? "—"}`,
+          );
+        }
+        process.stdout.write(`${lines.join("\n")}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+
   const session = program
     .command("session")
     .description("analyse multi-agent sessions: tool calls, per-agent scores, bad turns");
@@ -156,7 +219,8 @@ export function registerSessionCommands(program: Command): void {
       "word overlap (0–1) the two user messages need for a re-ask to count",
       "0.5",
     )
-    .option("--db <location>", "where the analysis is kept (a folder, postgres://…)", "memory://")
+    .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
+    .option("--config <file>", "project file to use")
     .addOption(
       new Option("--format <format>", "output format")
         .choices(["table", "json", "markdown"])
@@ -183,12 +247,14 @@ export function registerSessionCommands(program: Command): void {
       const ccmThreshold = Number(flags.ccmThreshold);
       if (!(ccmThreshold >= 0 && ccmThreshold <= 1))
         throw new InputError(`--ccm-threshold must be a number from 0 to 1, got "${flags.ccmThreshold}"`);
+      const { resolveSettings } = await import("../settings.ts");
+      const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
       const result = await analyzeSession(files, {
         from: flags.from,
         tools: flags.tools,
         judge: flags.judge,
         judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
-        store: flags.db,
+        store: settings.db,
         concurrency,
         cache: flags.cache,
         ccmThreshold,
@@ -197,11 +263,7 @@ export function registerSessionCommands(program: Command): void {
         process.stderr.write(
           `dramaturg: ${result.judge.errored} judge verdict(s) failed; their metrics are null and left out of the scores\n`,
         );
-      const text = render(result, flags.format);
-      if (flags.out) {
-        writeFileSync(flags.out, text);
-        process.stderr.write(`wrote ${flags.out}\n`);
-      } else process.stdout.write(text);
+      emitSessions(result, flags.format, flags.out);
     });
 }
 
@@ -214,7 +276,8 @@ interface SessionFlags {
   concurrency: string;
   cache: boolean;
   ccmThreshold: string;
-  db: string;
+  db?: string;
+  config?: string;
   format: string;
   out?: string;
 }
