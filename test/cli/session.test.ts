@@ -64,6 +64,15 @@ describe("dramaturg session analyze", () => {
     expect(existsSync(join(dir(), "bad-store"))).toBe(false);
   });
 
+  it("an OTLP file that is not a trace exits 2 and names the file", async () => {
+    const file = join(dir(), "metrics.json");
+    writeFileSync(file, JSON.stringify({ resourceMetrics: [] }));
+    const r = await cli(["session", "analyze", file, "--db", join(dir(), "metrics-store")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}: an OTLP metrics export, not a trace`);
+    expect(existsSync(join(dir(), "metrics-store"))).toBe(false);
+  });
+
   it("schema session prints the format's JSON Schema", async () => {
     const r = await cli(["schema", "session"]);
     expect(r.code, r.stderr).toBe(0);

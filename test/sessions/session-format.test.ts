@@ -136,9 +136,9 @@ describe("OpenAI chat logs", () => {
   });
 
   it("a file in no known format is bad input that says which formats are read", () => {
-    const e = inputError(() => importSessions({ resourceSpans: "x" }, { file: "trace.json" }));
-    expect(e.message).toMatch(
-      /^trace\.json: not a format Dramaturg reads as sessions; expected session, openai/,
+    const e = inputError(() => importSessions({ events: [] }, { file: "log.json" }));
+    expect(e.message).toBe(
+      "log.json: not a format Dramaturg reads as sessions; expected session, openai, openai-agents, otlp (choose one with --from)",
     );
   });
 });

@@ -194,7 +194,7 @@ export function registerSessionCommands(program: Command): void {
   session
     .command("analyze")
     .description(
-      "analyse sessions (our format, ReAsk's, OpenAI chat logs, OpenAI Agents SDK traces) and print the analysis",
+      "analyse sessions (our format, ReAsk's, OpenAI chat logs, OpenAI Agents SDK traces, OTLP traces) and print the analysis",
     )
     .argument("<files...>", "session files (JSON, or JSONL with one session or chat log per line)")
     .addOption(
@@ -202,6 +202,7 @@ export function registerSessionCommands(program: Command): void {
         "session",
         "openai",
         "openai-agents",
+        "otlp",
       ]),
     )
     .option("--tools <file>", "OpenAI-format tools for chat logs that do not carry them")

@@ -4,6 +4,7 @@ import { parseSession, type Session } from "../session-format.ts";
 import type { ImportOptions, SessionImporter } from "./importer.ts";
 import { openaiAgentsImporter } from "./openai-agents.ts";
 import { OpenAIToolsSchema, openaiChatImporter } from "./openai-chat.ts";
+import { otlpImporter } from "./otlp.ts";
 import { sessionImporter } from "./session.ts";
 
 export type { Imported, ImportOptions, SessionImporter } from "./importer.ts";
@@ -13,6 +14,7 @@ export const SESSION_IMPORTERS: SessionImporter[] = [
   sessionImporter,
   openaiChatImporter,
   openaiAgentsImporter,
+  otlpImporter,
 ];
 
 export interface ImportedSessions {
