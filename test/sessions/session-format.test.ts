@@ -1,5 +1,6 @@
 // Reading sessions: our format and ReAsk's names, OpenAI chat logs without a flag, and bad input named by
 // file and JSON path.
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { analyzeSession, importSessions, parseSession } from "../../src/sessions/index.ts";
@@ -149,9 +150,12 @@ describe("OpenAI Agents SDK trace exports", () => {
   it("are recognised without a flag: agents, their tools by name, calls, handoffs, words and latency", async () => {
     const { analyses, sources } = await analyzeSession(EXPORT, { judge: "none" });
     expect(sources[0]!.from).toBe("openai-agents");
-    expect(sources[0]!.notes).toEqual(["trace trace_0a1b: guardrail span span_guard not mapped"]);
+    expect(sources[0]!.notes).toEqual([
+      "trace trace_0a1b: 1 guardrail span not mapped",
+      "the trace names each agent's tools but not their schemas: arguments are not checked (give them with --tools FILE)",
+    ]);
     const a = analyses[0]!;
-    expect(a.session_id).toBe("trace_0a1b");
+    expect(a.session_id).toBe("conv-9");
     expect(Object.keys(a.per_agent_scores)).toEqual(["Triage", "Billing"]);
     // close_ticket is not among Billing's tools; the refund failed in the tool, not in the call.
     expect(a.tool_validation.map((f) => [f.agent_id, f.tool_name, f.type])).toEqual([
@@ -168,7 +172,6 @@ describe("OpenAI Agents SDK trace exports", () => {
   });
 
   it("keep the user's message, each agent's words and the handoff", async () => {
-    const { readFileSync } = await import("node:fs");
     const { sessions } = importSessions(JSON.parse(readFileSync(EXPORT, "utf8")), { file: EXPORT });
     const turn = sessions[0]!.turns[0]!;
     expect(turn.user_message).toBe("I was charged twice for order 77.");
@@ -177,5 +180,28 @@ describe("OpenAI Agents SDK trace exports", () => {
       ["Billing", "The refund failed on the provider's side; I have closed the ticket."],
     ]);
     expect(turn.agent_interactions[0]!.agent_steps).toContainEqual({ handoff: { to: "Billing" } });
+  });
+});
+
+describe("a real OpenAI Agents SDK export (examples/sessions, recorded by scripts/record-otlp)", () => {
+  const TRACE = fileURLToPath(new URL("../../examples/sessions/openai-agents.trace.json", import.meta.url));
+  const TOOLS = fileURLToPath(new URL("../../examples/sessions/openai-agents.tools.json", import.meta.url));
+
+  it("gives the agents, the handoff and the tool failure; with the tools' schemas, the undeclared argument too", async () => {
+    const without = await analyzeSession(TRACE, { judge: "none" });
+    expect(without.analyses[0]!.session_id).toBe("conv-42");
+    expect(Object.keys(without.analyses[0]!.per_agent_scores)).toEqual(["Triage", "Billing"]);
+    expect(without.analyses[0]!.tool_validation.map((f) => [f.agent_id, f.tool_name, f.type])).toEqual([
+      ["Billing", "refund", "tool_error"],
+    ]);
+    const { analyses } = await analyzeSession(TRACE, { judge: "none", tools: TOOLS });
+    expect(analyses[0]!.tool_validation.map((f) => [f.agent_id, f.tool_name, f.type, f.parameters])).toEqual([
+      ["Billing", "refund", "hallucinated_parameter", ["notify_customer"]],
+      ["Billing", "refund", "tool_error", []],
+    ]);
+    const { sessions } = importSessions(JSON.parse(readFileSync(TRACE, "utf8")), { file: TRACE });
+    expect(sessions[0]!.turns[0]!.agent_interactions[0]!.agent_steps).toContainEqual({
+      handoff: { to: "Billing" },
+    });
   });
 });

@@ -60,12 +60,105 @@ function parseArguments(input: unknown): { parameters: Record<string, unknown>; 
   return { parameters: {}, arguments_text: input };
 }
 
+type Turn = SessionInput["turns"][number];
+type Interaction = NonNullable<Turn["agent_interactions"]>[number];
+
+/** One trace as a turn: its agent spans as interactions, and each agent's tools by name. */
+function traceTurn(
+  traceId: string,
+  traceSpans: Span[],
+  notes: string[],
+): { turn: Turn; agents: Map<string, Set<string>> } | undefined {
+  const byId = new Map(traceSpans.map((s) => [s.id, s]));
+  /** The agent span a span belongs to: its nearest agent ancestor. */
+  const agentOf = (s: Span): Span | undefined => {
+    for (
+      let p = s.parent_id ? byId.get(s.parent_id) : undefined;
+      p;
+      p = p.parent_id ? byId.get(p.parent_id) : undefined
+    )
+      if (p.span_data.type === "agent") return p;
+    return undefined;
+  };
+  const time = (s: Span) => (s.started_at ? Date.parse(s.started_at) : 0);
+  const ordered = [...traceSpans].sort((a, b) => time(a) - time(b));
+  const agentSpans = ordered.filter((s) => s.span_data.type === "agent");
+  if (agentSpans.length === 0) {
+    notes.push(`trace ${traceId}: no agent span; left out`);
+    return undefined;
+  }
+  const agents = new Map<string, Set<string>>();
+  const interactions = new Map<string, Interaction>();
+  let userMessage: string | undefined;
+  for (const a of agentSpans) {
+    const name = String(a.span_data.name ?? "agent");
+    const tools = agents.get(name) ?? new Set<string>();
+    for (const t of (a.span_data.tools as string[] | undefined) ?? []) tools.add(String(t));
+    agents.set(name, tools);
+    const latency = ms(a);
+    interactions.set(a.id, {
+      agent_id: name,
+      agent_steps: [],
+      ...(latency !== undefined ? { latency_ms: latency } : {}),
+    });
+  }
+  const unmapped = new Map<string, number>();
+  for (const s of ordered) {
+    const owner = s.span_data.type === "agent" ? undefined : agentOf(s);
+    const x = owner ? interactions.get(owner.id) : undefined;
+    const d = s.span_data as Record<string, unknown>;
+    if (s.span_data.type === "function") {
+      if (!x) {
+        notes.push(`trace ${traceId}: function span ${s.id} under no agent; left out`);
+        continue;
+      }
+      const latency = ms(s);
+      // The SDK puts the tool's own error in data.error; the message says only that a tool failed.
+      const detail = (s.error?.data as { error?: unknown } | undefined)?.error;
+      x.agent_steps!.push({
+        tool_call: {
+          tool_name: String(d.name ?? "?"),
+          ...parseArguments(d.input),
+          ...(d.output !== undefined && d.output !== null ? { result: d.output } : {}),
+          ...(s.error ? { error: typeof detail === "string" ? detail : s.error.message } : {}),
+          ...(latency !== undefined ? { latency_ms: latency } : {}),
+        },
+      });
+    } else if (s.span_data.type === "handoff") {
+      const from = String(d.from_agent ?? "");
+      const to = d.to_agent ? String(d.to_agent) : undefined;
+      const source = x ?? [...interactions.values()].findLast((i) => i.agent_id === from);
+      if (!source || !to) {
+        notes.push(`trace ${traceId}: handoff span ${s.id} without its agents; left out`);
+        continue;
+      }
+      source.agent_steps!.push({ handoff: { to } });
+      if (!agents.has(to)) agents.set(to, new Set());
+    } else if (s.span_data.type === "generation") {
+      userMessage ??= lastText(d.input, "user");
+      const said = lastText(d.output, "assistant");
+      if (x && said) x.output = said;
+    } else if (s.span_data.type !== "agent" && s.span_data.type !== "response")
+      unmapped.set(s.span_data.type, (unmapped.get(s.span_data.type) ?? 0) + 1);
+  }
+  for (const [type, n] of unmapped)
+    notes.push(`trace ${traceId}: ${n} ${type} span${n === 1 ? "" : "s"} not mapped`);
+  if (userMessage === undefined)
+    notes.push(
+      `trace ${traceId}: no generation span gives the user's message or the agents' words (not recorded in the trace)`,
+    );
+  return {
+    turn: { user_message: userMessage ?? "", agent_interactions: [...interactions.values()] },
+    agents,
+  };
+}
+
 export const openaiAgentsImporter: SessionImporter = {
   name: "openai-agents",
   detect: (value) =>
     isSpanList(value) ||
     (typeof value === "object" && value !== null && isSpanList((value as { data?: unknown }).data)),
-  import(value, { file }): Imported {
+  import(value, { file, tools: given }): Imported {
     const items = Array.isArray(value)
       ? value
       : (() => {
@@ -88,97 +181,54 @@ export const openaiAgentsImporter: SessionImporter = {
       spans.push(parsed.data);
     });
     const notes: string[] = [];
+    // Traces of one conversation share a group id (`withTrace(…, {groupId})`): they are its turns.
+    const groupOf = new Map<string, string>();
+    for (const item of items) {
+      const t = item as { object?: unknown; id?: unknown; group_id?: unknown };
+      if (t.object === "trace" && typeof t.id === "string" && typeof t.group_id === "string" && t.group_id)
+        groupOf.set(t.id, t.group_id);
+    }
     const byTrace = new Map<string, Span[]>();
     for (const s of spans) byTrace.set(s.trace_id, [...(byTrace.get(s.trace_id) ?? []), s]);
-    const sessions: SessionInput[] = [];
+    const time = (s: Span) => (s.started_at ? Date.parse(s.started_at) : 0);
+    const conversations = new Map<
+      string,
+      { agents: Map<string, Set<string>>; turns: { at: number; turn: Turn }[] }
+    >();
     for (const [traceId, traceSpans] of byTrace) {
-      const byId = new Map(traceSpans.map((s) => [s.id, s]));
-      /** The agent span a span belongs to: its nearest agent ancestor. */
-      const agentOf = (s: Span): Span | undefined => {
-        for (
-          let p = s.parent_id ? byId.get(s.parent_id) : undefined;
-          p;
-          p = p.parent_id ? byId.get(p.parent_id) : undefined
-        )
-          if (p.span_data.type === "agent") return p;
-        return undefined;
-      };
-      const time = (s: Span) => (s.started_at ? Date.parse(s.started_at) : 0);
-      const ordered = [...traceSpans].sort((a, b) => time(a) - time(b));
-      const agentSpans = ordered.filter((s) => s.span_data.type === "agent");
-      if (agentSpans.length === 0) {
-        notes.push(`trace ${traceId}: no agent span; left out`);
-        continue;
+      const read = traceTurn(traceId, traceSpans, notes);
+      if (!read) continue;
+      const key = groupOf.get(traceId) ?? traceId;
+      const c = conversations.get(key) ?? { agents: new Map<string, Set<string>>(), turns: [] };
+      conversations.set(key, c);
+      for (const [id, tools] of read.agents) {
+        const known = c.agents.get(id) ?? new Set<string>();
+        for (const t of tools) known.add(t);
+        c.agents.set(id, known);
       }
-      const agents = new Map<string, { tools: Set<string>; handoffs: Set<string> }>();
-      type Interaction = NonNullable<SessionInput["turns"][number]["agent_interactions"]>[number];
-      const interactions = new Map<string, Interaction>();
-      let userMessage: string | undefined;
-      for (const a of agentSpans) {
-        const name = String(a.span_data.name ?? "agent");
-        const entry = agents.get(name) ?? { tools: new Set<string>(), handoffs: new Set<string>() };
-        for (const t of (a.span_data.tools as string[] | undefined) ?? []) entry.tools.add(String(t));
-        for (const h of (a.span_data.handoffs as string[] | undefined) ?? []) entry.handoffs.add(String(h));
-        agents.set(name, entry);
-        interactions.set(a.id, {
-          agent_id: name,
-          agent_steps: [],
-          ...(ms(a) !== undefined ? { latency_ms: ms(a) } : {}),
-        });
-      }
-      for (const s of ordered) {
-        const owner = s.span_data.type === "agent" ? undefined : agentOf(s);
-        const x = owner ? interactions.get(owner.id) : undefined;
-        const d = s.span_data as Record<string, unknown>;
-        if (s.span_data.type === "function") {
-          if (!x) {
-            notes.push(`trace ${traceId}: function span ${s.id} under no agent; left out`);
-            continue;
-          }
-          const latency = ms(s);
-          x.agent_steps!.push({
-            tool_call: {
-              tool_name: String(d.name ?? "?"),
-              ...parseArguments(d.input),
-              ...(d.output !== undefined && d.output !== null ? { result: d.output } : {}),
-              ...(s.error ? { error: s.error.message } : {}),
-              ...(latency !== undefined ? { latency_ms: latency } : {}),
-            },
-          });
-        } else if (s.span_data.type === "handoff") {
-          const from = String(d.from_agent ?? "");
-          const to = d.to_agent ? String(d.to_agent) : undefined;
-          const source = x ?? [...interactions.values()].findLast((i) => i.agent_id === from);
-          if (!source || !to) {
-            notes.push(`trace ${traceId}: handoff span ${s.id} without its agents; left out`);
-            continue;
-          }
-          source.agent_steps!.push({ handoff: { to } });
-        } else if (s.span_data.type === "generation") {
-          userMessage ??= lastText(d.input, "user");
-          const said = lastText(d.output, "assistant");
-          if (x && said) x.output = said;
-        } else if (s.span_data.type !== "agent" && s.span_data.type !== "response")
-          notes.push(`trace ${traceId}: ${s.span_data.type} span ${s.id} not mapped`);
-      }
-      const handedTo = [...interactions.values()].flatMap((i) =>
-        i.agent_steps!.flatMap((st) => (st.handoff ? [st.handoff.to] : [])),
-      );
-      for (const to of handedTo)
-        if (!agents.has(to)) agents.set(to, { tools: new Set(), handoffs: new Set() });
-      if (userMessage === undefined)
-        notes.push(
-          `trace ${traceId}: no generation span gives the user's message (the Responses API keeps it out of the trace)`,
-        );
-      sessions.push({
-        id: traceId,
-        agents: [...agents].map(([id, a]) => ({
-          id,
-          tools_available: [...a.tools].map((name) => ({ name })),
-        })),
-        turns: [{ user_message: userMessage ?? "", agent_interactions: [...interactions.values()] }],
-      });
+      c.turns.push({ at: Math.min(...traceSpans.map(time)), turn: read.turn });
     }
+    // The export names each agent's tools but carries no schemas: `--tools FILE` gives them.
+    const schemas = new Map((given ?? []).map((t) => [t.function.name, t.function]));
+    if (!given)
+      notes.push(
+        "the trace names each agent's tools but not their schemas: arguments are not checked (give them with --tools FILE)",
+      );
+    const sessions: SessionInput[] = [...conversations].map(([id, c]) => ({
+      id,
+      agents: [...c.agents].map(([agent, tools]) => ({
+        id: agent,
+        tools_available: [...tools].map((name) => {
+          const known = schemas.get(name);
+          return {
+            name,
+            ...(known?.description ? { description: known.description } : {}),
+            ...(known?.parameters ? { parameters_schema: known.parameters } : {}),
+          };
+        }),
+      })),
+      turns: c.turns.sort((a, b) => a.at - b.at).map((t) => t.turn),
+    }));
     return { sessions, notes };
   },
 };
