@@ -48,6 +48,24 @@ describe.each([
   });
 });
 
+describe("a real OpenInference export (openinference-instrumentation-openai)", () => {
+  it("reads the instrumentation's LLM spans and the app's AGENT and TOOL spans", async () => {
+    const file = path("examples/sessions/openinference.otlp.json");
+    const { sessions } = read(file);
+    expect(sessions.map((s) => [s.id, s.agents.map((a) => [a.id, a.tools?.map((t) => t.name)])])).toEqual([
+      ["chat-7", [["forecaster", ["get_weather"]]]],
+    ]);
+    expect(sessions[0]!.turns[0]).toMatchObject({
+      user_message: "What's the weather in Porto?",
+      final_response: "It is 19 °C and sunny in Porto.",
+    });
+    const { analyses } = await analyzeSession(file, { judge: "none" });
+    expect(analyses[0]!.tool_validation.map((f) => [f.tool_name, f.type, f.parameters])).toEqual([
+      ["get_weather", "hallucinated_parameter", ["units"]],
+    ]);
+  });
+});
+
 describe("other OTLP vocabularies", () => {
   it("reads OpenInference spans (tools from llm.tools, session.id) and the older event form", async () => {
     const { analyses } = await analyzeSession(
