@@ -177,6 +177,8 @@ export async function runEvaluation<M, R>({
   };
   // Answers that came while the store still opened, in arrival order: written first once it is open.
   let waiting: PlannedVerdict<M>[][] = [];
+  // Their commit, which their workers wait for.
+  let waitingWritten: Promise<void> = Promise.resolve();
   // Announced once the evaluation exists, before any verdict is stored: from then on it can be resumed.
   const announced = setUp.then((r) => {
     ready = r;
@@ -185,7 +187,8 @@ export async function runEvaluation<M, R>({
       // Handed to the writer before any later answer (write() buffers at once), so the order holds.
       const rows = waiting.flatMap((vs) => vs.map((v) => evaluation.scoreRow(v, r.evaluationId)));
       waiting = [];
-      r.writer.write(rows, { durable: true }).catch(() => {});
+      waitingWritten = r.writer.write(rows, { durable: true });
+      waitingWritten.catch(() => {});
     }
     return r;
   });
@@ -224,10 +227,16 @@ export async function runEvaluation<M, R>({
         // Aggregated in arrival order, before the write lets another worker's answers in.
         evaluation.add(vs, { fresh: true });
         stored += vs.length;
-        // While the store opens, answers wait, in order, without holding their workers back; they are
-        // written once it is open (a kill before then loses them, as it would lose the store itself).
+        // While the store opens, answers wait, in order, and are written first once it is open. Their
+        // workers wait with them, as they would for any commit: a kill loses at most the calls in flight,
+        // even before the store is open (then with nothing to resume, the first requests having gone out
+        // at once all the same).
         if (!ready) {
           waiting.push(vs);
+          if (calls > 0) {
+            await announced;
+            await waitingWritten;
+          }
           return;
         }
         const { writer, evaluationId } = ready;
