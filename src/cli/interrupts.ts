@@ -13,7 +13,10 @@ const SIGNALS = ["SIGINT", "SIGTERM"] as const;
  */
 export async function withInterrupts<T>(
   work: (signal: AbortSignal) => Promise<T>,
-  { resumable }: { resumable?: Promise<void> } = {},
+  {
+    resumable,
+    resumeWith = "dramaturg eval --resume",
+  }: { resumable?: Promise<void> /** The command that completes the run. */; resumeWith?: string } = {},
 ): Promise<T> {
   const controller = new AbortController();
   let canResume = resumable === undefined;
@@ -22,7 +25,7 @@ export async function withInterrupts<T>(
   });
   let quitting = false;
   const quit = () => {
-    process.stderr.write("\ndramaturg: stopped at once; `dramaturg eval --resume` completes the run\n");
+    process.stderr.write(`\ndramaturg: stopped at once; \`${resumeWith}\` completes the run\n`);
     process.exit(130);
   };
   const onSignal = (name: NodeJS.Signals) => {

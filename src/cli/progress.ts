@@ -1,4 +1,5 @@
 // A progress bar on stderr, drawn only when stderr is a terminal (CI logs stay clean).
+import type { ProgressListener } from "../engine/index.ts";
 
 export interface Progress {
   update(done: number, total: number): void;
@@ -28,5 +29,14 @@ export function createProgress(label: string, enabled = process.stderr.isTTY ===
     done() {
       if (drawn) process.stderr.write("\r\x1b[2K");
     },
+  };
+}
+
+/** A progress bar on stderr (when it is a terminal) fed by the engine's progress events. */
+export function progressBar(label: string, enabled: boolean): ProgressListener {
+  const bar = createProgress(label, enabled && process.stderr.isTTY === true);
+  return (event) => {
+    if (event.type === "judged") bar.update(event.done, event.total);
+    else if (event.type === "finished") bar.done();
   };
 }

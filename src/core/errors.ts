@@ -144,10 +144,16 @@ export class InterruptedError extends DramaturgError {
   readonly done: number;
   readonly total: number;
 
-  constructor({ evaluationId, done, total }: { evaluationId: string; done: number; total: number }) {
+  constructor({
+    evaluationId,
+    done,
+    total,
+    kind = "persona",
+  }: { evaluationId: string; done: number; total: number; kind?: string }) {
+    const command = kind === "session" ? "dramaturg session analyze --resume" : "dramaturg eval --resume";
     super(
       "InterruptedError",
-      `interrupted after ${done} of ${total} verdicts; \`dramaturg eval --resume ${evaluationId.slice(0, 8)}\` completes it`,
+      `interrupted after ${done} of ${total} verdicts; \`${command} ${evaluationId.slice(0, 8)}\` completes it`,
       { exitCode: 130 },
     );
     this.evaluationId = evaluationId;

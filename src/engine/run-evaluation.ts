@@ -269,7 +269,12 @@ export async function runEvaluation<M, R>({
     await evaluation.interrupt(store).catch(() => {});
     await store.evaluations.interrupt(evaluationId).catch(() => {});
     onProgress?.({ type: "finished", evaluation_id: evaluationId, status: "interrupted" });
-    throw new InterruptedError({ evaluationId, done: stored, total: sizesOf().planned });
+    throw new InterruptedError({
+      evaluationId,
+      done: stored,
+      total: sizesOf().planned,
+      kind: evaluation.kind,
+    });
   }
   if (failure !== undefined || !executed) {
     await failEvaluation(store, evaluation, evaluationId, failure);

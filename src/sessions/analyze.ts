@@ -229,6 +229,64 @@ async function analysisRun(
   }
 }
 
+export interface ResumeSessionOptions
+  extends Pick<AnalyzeSessionOptions, "judgeSettings" | "concurrency" | "cache" | "onProgress" | "signal"> {
+  store: Store;
+  /** The analysis to complete (id or its first 8+ characters); default the latest unfinished one. */
+  id?: string;
+  /** The judge; default the one it started with. */
+  judge?: JudgeOption;
+}
+
+/**
+ * Completes an interrupted session analysis in place: the sessions kept with it are planned again and
+ * only the verdicts not stored yet are judged.
+ */
+export async function resumeSessionAnalysis(options: ResumeSessionOptions): Promise<SessionsAnalysis> {
+  const { store } = options;
+  const evaluation = await findEvaluation(store, options.id, { kind: "session", place: "--resume" });
+  const short = evaluation.id.slice(0, 8);
+  if (evaluation.status === "completed")
+    throw new InputError(`session analysis ${short} is already completed; nothing to resume`, {
+      place: "--resume",
+    });
+  const input = (await store.evaluations.input(evaluation.id)) as
+    | { sessions?: Session[]; sources?: SessionsAnalysis["sources"] }
+    | undefined;
+  const config = evaluation.config as { judge?: unknown; ccm_threshold?: unknown };
+  if (!Array.isArray(input?.sessions) || typeof config.judge !== "string")
+    throw new InputError(`session analysis ${short} has no resumable input (stored by another version?)`);
+  const sessions = input.sessions;
+  const validations = sessions.map((session) => validateToolCalls(session, compileSessionTools(session)));
+  const spec = options.judge ?? config.judge;
+  const settings = { concurrency: options.concurrency ?? 16, ...options.judgeSettings };
+  const built = prepareJudge(spec, settings, { cache: false });
+  const ready = prepareJudge(built.judge, settings, { store, cache: options.cache, mode: "batch" });
+  try {
+    const { evaluationId, result } = await runEvaluation({
+      evaluation: sessionEvaluation({
+        sessions,
+        validations,
+        sources: input.sources ?? [],
+        judge: built.judge.descriptor,
+        judgeSpec: typeof spec === "string" ? spec : built.judge.descriptor.model,
+        ccmThreshold: typeof config.ccm_threshold === "number" ? config.ccm_threshold : undefined,
+      }),
+      store,
+      judge: ready.judge,
+      cache: ready.cache,
+      concurrency: options.concurrency,
+      resume: evaluation.id,
+      onProgress: options.onProgress,
+      signal: options.signal,
+    });
+    return { ...result, evaluation_id: evaluationId };
+  } finally {
+    await ready.close();
+    await built.close();
+  }
+}
+
 /** A stored analysis (the latest, or by id or its first 8+ characters): `dramaturg show` for sessions. */
 export async function loadSessionAnalysis({
   store,

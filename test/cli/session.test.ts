@@ -138,3 +138,23 @@ describe("dramaturg session analyze --judge", () => {
     expect(reprinted).toEqual(first);
   });
 });
+
+describe("dramaturg session analyze --resume", () => {
+  it("says there is nothing to resume when the analysis completed, and needs no files", async () => {
+    const db = join(dir(), "resume-store");
+    const FIXTURES = `fixtures:${ROOT}examples/sessions/refund.judge-fixtures.json`;
+    const first = await cli([
+      "session",
+      "analyze",
+      `${ROOT}examples/sessions/refund.session.json`,
+      "--judge",
+      FIXTURES,
+      "--db",
+      db,
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    const again = await cli(["session", "analyze", "--resume", "--db", db]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/no interrupted session evaluation to resume in this store/);
+  });
+});

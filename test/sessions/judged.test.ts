@@ -118,3 +118,60 @@ describe("several sessions in one analysis", () => {
     expect(result.pass_k).toEqual({ tasks: 1, runs_per_task: 2, pass_k: { "1": 1, "2": 1 } });
   });
 });
+
+describe("an interrupted analysis", () => {
+  it("stops with a resume hint, and resuming judges only what is missing, to the same scores", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { scriptedJudge } = await import("../../src/testing/index.ts");
+    const { openStore } = await import("../../src/store/index.ts");
+    const { InterruptedError } = await import("../../src/core/index.ts");
+    const { resumeSessionAnalysis } = await import("../../src/sessions/index.ts");
+    const one = JSON.parse(readFileSync(SESSION, "utf8"));
+    const sessions = [one, { ...one, id: "again" }, { ...one, id: "third" }];
+    const score = (item: { key: { proposition_id: string } }) => ({
+      score: item.key.proposition_id.length % 10,
+    });
+    const reference = await analyzeSession(sessions, { judge: scriptedJudge(score) });
+
+    const store = await openStore("memory://");
+    try {
+      const stop = new AbortController();
+      let asked = 0;
+      const inner = scriptedJudge(score);
+      const judge = {
+        descriptor: inner.descriptor,
+        judge: async (request: Parameters<typeof inner.judge>[0]) => {
+          if (++asked === 5) stop.abort(new Error("Ctrl-C"));
+          return inner.judge(request);
+        },
+      };
+      const error = await analyzeSession(sessions, {
+        judge,
+        store,
+        concurrency: 1,
+        signal: stop.signal,
+      }).catch((e) => e);
+      expect(InterruptedError.isInstance(error)).toBe(true);
+      expect(error.message).toMatch(/`dramaturg session analyze --resume [0-9a-f]{8}` completes it/);
+      let resumedAsks = 0;
+      const resumed = await resumeSessionAnalysis({
+        store,
+        judge: {
+          descriptor: inner.descriptor,
+          judge: (request) => {
+            resumedAsks++;
+            return inner.judge(request);
+          },
+        },
+      });
+      // 18 requests in all (6 per session): 5 judged before the stop, the rest on resume.
+      expect(resumedAsks).toBe(18 - 5);
+      expect(resumed.analyses.map((a) => a.overall_score)).toEqual(
+        reference.analyses.map((a) => a.overall_score),
+      );
+      expect(resumed.analyses[2]!.session_id).toBe("third");
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -29,7 +29,7 @@ import { openStore, type RunRow, storeExists } from "../../store/index.ts";
 import { printDryRun } from "../dry-run.ts";
 import { withInterrupts } from "../interrupts.ts";
 import { describeLiveJudge, requireJudgeSpec } from "../judge-setup.ts";
-import { createProgress } from "../progress.ts";
+import { progressBar } from "../progress.ts";
 import { DEFAULT_SETTINGS, type FlagSettings, resolveSettings, type Settings } from "../settings.ts";
 
 export interface EvalFlags extends FlagSettings {
@@ -164,15 +164,6 @@ export function judgeSettingsOf(settings: Settings) {
     concurrency: settings.judge.concurrency,
     retries: settings.judge.retries,
     timeoutMs: settings.judge.timeout_ms,
-  };
-}
-
-/** A progress bar on stderr (when it is a terminal) fed by the engine's progress events. */
-export function progressBar(label: string, enabled: boolean): ProgressListener {
-  const bar = createProgress(label, enabled && process.stderr.isTTY === true);
-  return (event) => {
-    if (event.type === "judged") bar.update(event.done, event.total);
-    else if (event.type === "finished") bar.done();
   };
 }
 

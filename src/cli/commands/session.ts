@@ -196,7 +196,7 @@ export function registerSessionCommands(program: Command): void {
     .description(
       "analyse sessions (our format, ReAsk's, OpenAI chat logs, OpenAI Agents SDK traces, OTLP traces) and print the analysis",
     )
-    .argument("<files...>", "session files (JSON, or JSONL with one session or chat log per line)")
+    .argument("[files...]", "session files (JSON, or JSONL with one session or chat log per line)")
     .addOption(
       new Option("--from <format>", "read the files as this format (default: recognised)").choices([
         "session",
@@ -221,6 +221,8 @@ export function registerSessionCommands(program: Command): void {
       "0.5",
     )
     .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
+    .option("--resume [id]", "complete the last interrupted analysis (or this one) in place")
+    .option("--no-progress", "no progress bar")
     .option("--config <file>", "project file to use")
     .addOption(
       new Option("--format <format>", "output format")
@@ -248,18 +250,68 @@ export function registerSessionCommands(program: Command): void {
       const ccmThreshold = Number(flags.ccmThreshold);
       if (!(ccmThreshold >= 0 && ccmThreshold <= 1))
         throw new InputError(`--ccm-threshold must be a number from 0 to 1, got "${flags.ccmThreshold}"`);
-      const { resolveSettings } = await import("../settings.ts");
+      const [{ resolveSettings }, { withInterrupts }, { progressBar }] = await Promise.all([
+        import("../settings.ts"),
+        import("../interrupts.ts"),
+        import("../progress.ts"),
+      ]);
       const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-      const result = await analyzeSession(files, {
-        from: flags.from,
-        tools: flags.tools,
-        judge: flags.judge,
-        judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
-        store: settings.db,
-        concurrency,
-        cache: flags.cache,
-        ccmThreshold,
-      });
+      const judgeSettings = { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv };
+      const onProgress = progressBar(flags.resume ? "resuming" : "judging", flags.progress !== false);
+      let result: SessionsAnalysis;
+      if (flags.resume !== undefined) {
+        if (files.length > 0)
+          throw new InputError("--resume continues a stored analysis; give no files with it");
+        const { resumeSessionAnalysis } = await import("../../sessions/index.ts");
+        const { openStore, storeExists } = await import("../../store/index.ts");
+        if (!storeExists(settings.db))
+          throw new InputError("no store here to resume from", { place: settings.db });
+        const store = await openStore(settings.db);
+        try {
+          result = await withInterrupts(
+            (signal) =>
+              resumeSessionAnalysis({
+                store,
+                id: typeof flags.resume === "string" ? flags.resume : undefined,
+                judge: flags.judge === "none" ? undefined : flags.judge,
+                judgeSettings,
+                concurrency,
+                cache: flags.cache,
+                onProgress,
+                signal,
+              }),
+            { resumeWith: "dramaturg session analyze --resume" },
+          );
+        } finally {
+          await store.close();
+        }
+      } else {
+        if (files.length === 0) throw new InputError("give the session files to analyse (or --resume)");
+        // The run exists in the store once it has started: until then a second Ctrl-C waits for it.
+        let started!: () => void;
+        const resumable = new Promise<void>((resolve) => {
+          started = resolve;
+        });
+        result = await withInterrupts(
+          (signal) =>
+            analyzeSession(files, {
+              from: flags.from,
+              tools: flags.tools,
+              judge: flags.judge,
+              judgeSettings,
+              store: settings.db,
+              concurrency,
+              cache: flags.cache,
+              ccmThreshold,
+              onProgress: (event) => {
+                if (event.type === "started") started();
+                onProgress(event);
+              },
+              signal,
+            }),
+          { resumable, resumeWith: "dramaturg session analyze --resume" },
+        );
+      }
       if (result.judge?.errored)
         process.stderr.write(
           `dramaturg: ${result.judge.errored} judge verdict(s) failed; their metrics are null and left out of the scores\n`,
@@ -279,6 +331,8 @@ interface SessionFlags {
   ccmThreshold: string;
   db?: string;
   config?: string;
+  resume?: string | boolean;
+  progress?: boolean;
   format: string;
   out?: string;
 }
