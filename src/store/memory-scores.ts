@@ -2,7 +2,7 @@
 // by verdict key within its evaluation: about the size of the row's own text, where an object per row with
 // twenty-odd fields would cost several times that. A ScoreRow is built only when a row is read.
 import { randomUUID } from "node:crypto";
-import { StoreError, verdictKeyString } from "../core/index.ts";
+import { StoreError } from "../core/index.ts";
 import { isUuid } from "./columns.ts";
 import { clock, compareNullsFirst, compareText, isoAt, real } from "./memory-columns.ts";
 import type { EvaluationRecord, RunRecord } from "./memory-runs.ts";

@@ -9,7 +9,6 @@ import {
   shownPath,
   type Transcript,
 } from "../../core/index.ts";
-import type { ProgressListener } from "../../engine/index.ts";
 import type { LoadedPropositions } from "../../propositions/index.ts";
 import {
   cachedShare,
