@@ -205,3 +205,19 @@ describe("a real OpenAI Agents SDK export (examples/sessions, recorded by script
     });
   });
 });
+
+describe("a chat-completions conversation as the OpenAI Agents SDK sends it (examples/sessions/openai-chat.json)", () => {
+  it("imports without a flag and its valid calls give no finding", async () => {
+    const file = fileURLToPath(new URL("../../examples/sessions/openai-chat.json", import.meta.url));
+    const { analyses, sources } = await analyzeSession(file, { judge: "none" });
+    expect(sources[0]!.from).toBe("openai");
+    expect(analyses[0]!.tool_calls).toEqual({ total: 2, with_findings: 0, unchecked: 0 });
+    expect(analyses[0]!.tool_validation).toEqual([]);
+    const { sessions } = importSessions(JSON.parse(readFileSync(file, "utf8")), { file });
+    const steps = sessions[0]!.turns[0]!.agent_interactions[0]!.agent_steps;
+    expect(steps.map((st) => [st.tool_call?.tool_name, st.tool_call?.result])).toEqual([
+      ["search_flights", [{ flight_id: "TP1234", departs: "09:10" }]],
+      ["book_flight", { booking: "BK-77" }],
+    ]);
+  });
+});
