@@ -197,8 +197,21 @@ export function sessionPlan(
                     .join("\n") || "(no role given)",
               },
               trajectory: {
-                title: "The session up to this interaction",
-                text: sessionLines(session, t, i).join("\n"),
+                title: applies.handoff
+                  ? "The session up to this interaction, and what the agents did after it in this turn"
+                  : "The session up to this interaction",
+                // A handoff is judged by what the receiving agent then had to do: the rest of the turn.
+                text: [
+                  ...sessionLines(session, t, i),
+                  ...(applies.handoff
+                    ? turn.agent_interactions
+                        .slice(i + 1)
+                        .map(
+                          (later) =>
+                            `(after) ${later.agent_id}: ${interactionText(later).replaceAll("\n", " | ")}`,
+                        )
+                    : []),
+                ].join("\n"),
               },
               action: { name: x.agent_id, text: interactionText(x) },
               ...(mine.length
