@@ -77,13 +77,14 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
 
 /** The formats `dramaturg schema` prints, each built on demand (zod and the schemas load with the command). */
 async function formatSchemas(): Promise<Record<string, () => unknown>> {
-  const [{ z }, core, judge, settings, harness, sessions] = await Promise.all([
+  const [{ z }, core, judge, settings, harness, sessions, conversations] = await Promise.all([
     import("zod"),
     import("../core/index.ts"),
     import("../judge/index.ts"),
     import("./settings.ts"),
     import("./commands/harness.ts"),
     import("../sessions/session-format.ts"),
+    import("../conversations/job.ts"),
   ]);
   return {
     transcript: () => z.toJSONSchema(core.TranscriptSchema, { io: "input" }),
@@ -91,6 +92,7 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     "judge-fixtures": () => z.toJSONSchema(judge.JudgeFixturesSchema, { io: "input" }),
     config: () => z.toJSONSchema(settings.ProjectFileSchema, { io: "input" }),
     session: () => z.toJSONSchema(sessions.SessionSchema, { io: "input" }),
+    conversation: () => conversations.conversationJobJsonSchema(),
     ...harness.HARNESS_SCHEMAS,
   };
 }

@@ -8,13 +8,14 @@ import {
   formatJudgeSpec,
   formatStoreLocation,
   InputError,
+  type LocatedYaml,
   PERSONA_DIMENSIONS,
   type PersonaDimension,
   parseJudgeSpec,
+  parseLocatedYaml,
   parseStoreLocation,
   readInputFile,
 } from "../core/index.ts";
-import { type LocatedYaml, parseLocatedYaml } from "../propositions/index.ts";
 
 export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
 

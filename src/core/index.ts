@@ -6,6 +6,7 @@ export * from "./escape.ts";
 export * from "./hash.ts";
 export * from "./json-text.ts";
 export * from "./judge-spec.ts";
+export * from "./located-yaml.ts";
 export * from "./proposition.ts";
 export * from "./redact.ts";
 export * from "./sample.ts";

@@ -16,7 +16,6 @@ export {
   loadPropositions,
   propositionSetFor,
 } from "./load-propositions.ts";
-export { type DocumentPath, type LocatedYaml, parseLocatedYaml } from "./located-yaml.ts";
 export { evaluatePrecondition, type Precondition, withPrecondition } from "./precondition.ts";
 export {
   DEFAULT_FILE_NAME,

@@ -1,14 +1,15 @@
 import { basename, dirname, extname } from "node:path";
 import {
   AGENT_DIMENSIONS,
+  type DocumentPath,
   InputError,
   isPersonaDimension,
   type PersonaDimension,
   type PropositionFile,
   PropositionFileSchema,
+  parseLocatedYaml,
   readInputFile,
 } from "../core/index.ts";
-import { type DocumentPath, parseLocatedYaml } from "./located-yaml.ts";
 
 /** File name (without extension) of the set that applies to every agent of a dimension. */
 export const DEFAULT_FILE_NAME = "_default";

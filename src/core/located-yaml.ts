@@ -4,7 +4,8 @@ import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import type { Document } from "yaml";
 import type { z } from "zod";
-import { boundNoun, describeValue, InputError, nounForType, validateInput } from "../core/index.ts";
+import { InputError } from "./errors.ts";
+import { boundNoun, describeValue, nounForType, validateInput } from "./zod-issues.ts";
 
 /** yaml (a CommonJS package) is required by the first parse, so importing dramaturg does not load it. */
 let yamlModule: typeof Yaml | undefined;

@@ -1,0 +1,3 @@
+// The conversation kind: a job (simulated user, tasks, facts, assertions) run against a live agent.
+// This far: the job format, read and checked.
+export * from "./job.ts";
