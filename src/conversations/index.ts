@@ -1,3 +1,5 @@
 // The conversation kind: a job (simulated user, tasks, facts, assertions) run against a live agent.
 // This far: the job format, read and checked.
+
+export * from "./agent-client.ts";
 export * from "./job.ts";
