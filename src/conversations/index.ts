@@ -2,4 +2,6 @@
 // This far: the job format, read and checked.
 
 export * from "./agent-client.ts";
+export * from "./assertions.ts";
+export * from "./composite.ts";
 export * from "./job.ts";
