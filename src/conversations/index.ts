@@ -5,3 +5,4 @@ export * from "./agent-client.ts";
 export * from "./assertions.ts";
 export * from "./composite.ts";
 export * from "./job.ts";
+export * from "./simulated-user.ts";
