@@ -81,7 +81,8 @@ export function windowEvents<T>(
   };
 }
 
-const TAG_LIKE = /<\s*(\/?)\s*(trajectory|persona|evidence|claim|message|propositions|data|conversation|tasks|facts)\b/gi;
+const TAG_LIKE =
+  /<\s*(\/?)\s*(trajectory|persona|evidence|claim|message|propositions|data|conversation|tasks|facts)\b/gi;
 
 /**
  * Neutralises text that could close or open one of the prompt's data delimiters, so an agent's
