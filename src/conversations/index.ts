@@ -4,5 +4,6 @@
 export * from "./agent-client.ts";
 export * from "./assertions.ts";
 export * from "./composite.ts";
+export * from "./conversation-loop.ts";
 export * from "./job.ts";
 export * from "./simulated-user.ts";
