@@ -6,4 +6,5 @@ export * from "./assertions.ts";
 export * from "./composite.ts";
 export * from "./conversation-loop.ts";
 export * from "./job.ts";
+export * from "./run-conversation.ts";
 export * from "./simulated-user.ts";

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import type { JudgeItem, JudgeRequest } from "../../src/judge/index.ts";
 import {
   assignItemIds,

@@ -1,0 +1,289 @@
+// The library's live conversation evaluation: `runConversation(job, options)` runs each pass (without
+// and with the facts) against the agent, checks the assertions on what it did, and scores the transcripts
+// through the Judge on the run engine (fixtures, record/replay, the verdict cache, the store, progress):
+// the tone and each task against its acceptance criteria, then the seed's composite per pass.
+import type { LanguageModel } from "ai";
+import { InputError, type Verdict } from "../core/index.ts";
+import {
+  type EvaluationOfKind,
+  type JudgeOption,
+  type JudgeSettings,
+  openStore,
+  type PlannedCall,
+  type ProgressListener,
+  prepareJudge,
+  runEvaluation,
+  type Store,
+  scoreFromVerdict,
+} from "../engine/index.ts";
+import type { JudgeItem } from "../judge/index.ts";
+import { createAgentClient } from "./agent-client.ts";
+import { checkAssertions } from "./assertions.ts";
+import { type AssertionOutcome, type Composite, compositeScore } from "./composite.ts";
+import { type PassTranscript, runConversationPass } from "./conversation-loop.ts";
+import { type ConversationJob, loadConversationJob } from "./job.ts";
+
+export const CONVERSATION_RESULT_FORMAT = "dramaturg.conversation-result/v1";
+
+export type PassName = "without_facts" | "with_facts";
+
+export interface PassResult {
+  pass: PassName;
+  transcript: PassTranscript;
+  tone: number | null;
+  tasks: { task: string; type: string; score: number | null; reasoning: string }[];
+  assertions: AssertionOutcome[];
+  composite: Composite;
+}
+
+export interface ConversationResult {
+  format: typeof CONVERSATION_RESULT_FORMAT;
+  job: string;
+  passes: PassResult[];
+  /** with_facts − without_facts, when both ran and scored. */
+  difference: number | null;
+  judge: { spec: string; requests: number; calls: number; errored: number };
+  evaluation_id?: string;
+}
+
+export interface RunConversationOptions {
+  /** The simulated user's model (an AI SDK model). */
+  userModel: LanguageModel;
+  /** The scorer: a judge spec, an AI SDK model or a Judge (`fixtures:FILE` replays). */
+  judge: JudgeOption;
+  judgeSettings?: JudgeSettings;
+  /** Overrides the job's target URL. */
+  targetUrl?: string;
+  passes?: "both" | "without" | "with";
+  /** Chooses each pass's greeting. Default 1. */
+  seed?: number;
+  store?: Store | string;
+  onProgress?: ProgressListener;
+  signal?: AbortSignal;
+}
+
+type Meta = { pass: number; item: "tone" | number };
+
+const TONE_CLAIM =
+  "The assistant's tone suits the user and the conversation: courteous, clear and natural, neither curt nor padded.";
+const taskClaim = (t: ConversationJob["tasks"][number]) =>
+  `The assistant got this ${t.type === "question" ? "question answered" : "task done"}: ${t.task}. It counts as done when: ${t.acceptanceCriteria}`;
+
+/** The scorer's requests for the passes: the tone and every task, at most 10 claims a request. */
+function scoringCalls(job: ConversationJob, name: string, passes: readonly PassTranscript[]) {
+  return function* calls(): Generator<PlannedCall<Meta>> {
+    for (const [p, pass] of passes.entries()) {
+      const items: { item: JudgeItem; meta: Meta }[] = [
+        {
+          item: {
+            key: {
+              dimension: "conversation",
+              proposition_id: "tone",
+              channel: name,
+              message_id: pass.with_facts ? "with_facts" : "without_facts",
+              trial: 1,
+            },
+            kind: "score",
+            claim: TONE_CLAIM,
+          },
+          meta: { pass: p, item: "tone" },
+        },
+        ...job.tasks.map((t, i) => ({
+          item: {
+            key: {
+              dimension: "conversation",
+              proposition_id: `task-${i + 1}`,
+              channel: name,
+              message_id: pass.with_facts ? "with_facts" : "without_facts",
+              trial: 1,
+            },
+            kind: "score" as const,
+            claim: taskClaim(t),
+          },
+          meta: { pass: p, item: i } as Meta,
+        })),
+      ];
+      const text = pass.turns
+        .map((t) => `${t.role === "user" ? "User" : "Assistant"}: ${t.content}`)
+        .join("\n");
+      for (let at = 0; at < items.length; at += 10) {
+        const chunk = items.slice(at, at + 10);
+        yield {
+          items: chunk.map((c) => c.item),
+          meta: chunk.map((c) => c.meta),
+          doubleCheck: false,
+          context: () => ({
+            trajectory: { title: "The conversation", text },
+            ...(job.facts.length
+              ? { additional: `Ground truth:\n${job.facts.map((f) => `- ${f}`).join("\n")}` }
+              : {}),
+          }),
+        };
+      }
+    }
+  };
+}
+
+function conversationKind(
+  job: ConversationJob,
+  name: string,
+  passes: { name: PassName; transcript: PassTranscript; assertions: AssertionOutcome[] }[],
+  judgeSpec: string,
+): EvaluationOfKind<Meta, ConversationResult> {
+  const verdicts = passes.map(() => new Map<Meta["item"], Verdict>());
+  return {
+    kind: "conversation",
+    plan: {
+      calls: scoringCalls(
+        job,
+        name,
+        passes.map((p) => p.transcript),
+      ),
+      trivial: () => [],
+    },
+    describe: () => ({ source: name, config: { judge: judgeSpec }, input: { job, passes } }),
+    async begin() {},
+    async reopen() {},
+    scoreRow: (v, evaluationId) => scoreFromVerdict(v.verdict, { evaluation_id: evaluationId }),
+    add(planned) {
+      for (const v of planned) verdicts[v.meta.pass]!.set(v.meta.item, v.verdict);
+    },
+    async finish({ totals }) {
+      let errored = 0;
+      const value = (v: Verdict | undefined) => {
+        if (!v?.ok || v.score === undefined) {
+          errored++;
+          return null;
+        }
+        return v.score / 9;
+      };
+      const results = passes.map((p, i): PassResult => {
+        const tone = value(verdicts[i]!.get("tone"));
+        const tasks = job.tasks.map((t, k) => {
+          const v = verdicts[i]!.get(k);
+          return { task: t.task, type: t.type, score: value(v), reasoning: v?.ok ? v.reasoning : "" };
+        });
+        return {
+          pass: p.name,
+          transcript: p.transcript,
+          tone,
+          tasks,
+          assertions: p.assertions,
+          composite: compositeScore({
+            aspirationalAverage: job.aspirationalAverage,
+            latencies: p.transcript.latencies,
+            taskScores: tasks.map((t) => t.score),
+            assertions: p.assertions,
+            failures: p.transcript.failures,
+          }),
+        };
+      });
+      const without = results.find((r) => r.pass === "without_facts")?.composite.score;
+      const withFacts = results.find((r) => r.pass === "with_facts")?.composite.score;
+      return {
+        result: {
+          format: CONVERSATION_RESULT_FORMAT,
+          job: name,
+          passes: results,
+          difference:
+            typeof without === "number" && typeof withFacts === "number" ? withFacts - without : null,
+          judge: { spec: judgeSpec, requests: totals.requests, calls: totals.calls, errored },
+        },
+        errored,
+      };
+    },
+    async fail() {},
+    async interrupt() {},
+  };
+}
+
+/** Runs `setup` before a pass: HTTP calls here; SQL and Cypher setup need their databases (not yet). */
+async function runSetup(job: ConversationJob): Promise<void> {
+  for (const step of job.setup) {
+    if (!("http" in step))
+      throw new InputError(
+        `${"sql" in step ? "sql" : "cypher"} setup is not supported yet; use an http setup step`,
+      );
+    const response = await fetch(step.http, {
+      method: step.method,
+      headers: { "content-type": "application/json" },
+      ...(step.body !== undefined ? { body: JSON.stringify(step.body) } : {}),
+      signal: AbortSignal.timeout(job.target.timeoutMs),
+    });
+    if (!response.ok)
+      throw new InputError(`setup ${step.method} ${step.http} answered HTTP ${response.status}`);
+  }
+}
+
+/**
+ * Runs a conversation job against its agent: each pass from freshly set-up state, the assertions checked
+ * after it, the transcripts scored through the judge, the composite per pass and the difference.
+ */
+export async function runConversation(
+  job: ConversationJob | string,
+  options: RunConversationOptions,
+): Promise<ConversationResult> {
+  const name = typeof job === "string" ? job : "<job>";
+  const loaded = typeof job === "string" ? loadConversationJob(job) : job;
+  const chosen = options.passes ?? "both";
+  const passNames: PassName[] =
+    chosen === "both"
+      ? ["without_facts", "with_facts"]
+      : chosen === "with"
+        ? ["with_facts"]
+        : ["without_facts"];
+  const built = prepareJudge(options.judge, options.judgeSettings, { cache: false });
+  const passes: { name: PassName; transcript: PassTranscript; assertions: AssertionOutcome[] }[] = [];
+  try {
+    for (const [i, passName] of passNames.entries()) {
+      await runSetup(loaded);
+      const agent = createAgentClient(loaded.target, {
+        url: options.targetUrl,
+        conversationId: `${name}#${passName}`,
+      });
+      const transcript = await runConversationPass(loaded, {
+        agent,
+        userModel: options.userModel,
+        withFacts: passName === "with_facts",
+        seed: (options.seed ?? 1) + i,
+        signal: options.signal,
+      });
+      let objectContext: unknown;
+      if (loaded.target.stateUrl) {
+        const response = await fetch(loaded.target.stateUrl, {
+          signal: AbortSignal.timeout(loaded.target.timeoutMs),
+        });
+        objectContext = response.ok ? await response.json() : undefined;
+      }
+      const assertions = await checkAssertions(loaded.assertions, {
+        objectContext,
+        conversation: {
+          turns: transcript.turns.map(({ role, content }) => ({ role, content })),
+          tool_calls: transcript.tool_calls,
+        },
+      });
+      passes.push({ name: passName, transcript, assertions });
+    }
+    const owned = typeof options.store !== "object";
+    const store =
+      typeof options.store === "object" ? options.store : await openStore(options.store ?? "memory://");
+    const ready = prepareJudge(built.judge, options.judgeSettings, { store, cache: true, mode: "batch" });
+    try {
+      const judgeSpec = typeof options.judge === "string" ? options.judge : built.judge.descriptor.model;
+      const { evaluationId, result } = await runEvaluation({
+        evaluation: conversationKind(loaded, name, passes, judgeSpec),
+        store,
+        judge: ready.judge,
+        cache: ready.cache,
+        onProgress: options.onProgress,
+        signal: options.signal,
+      });
+      return { ...result, evaluation_id: evaluationId };
+    } finally {
+      await ready.close();
+      if (owned) await store.close();
+    }
+  } finally {
+    await built.close();
+  }
+}

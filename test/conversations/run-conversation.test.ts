@@ -1,0 +1,122 @@
+// A job end to end against a small agent over HTTP (it keeps reminders in its state), a scripted user,
+// and a scripted scorer: both passes, the assertions with their actual values, the composite per pass.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ConversationJob, loadConversationJob, runConversation } from "../../src/conversations/index.ts";
+import { scriptedJudge } from "../../src/testing/index.ts";
+
+let server: Server;
+let base: string;
+/** Whether the agent really writes the reminder it says it made. */
+let writes = true;
+let reminders: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let text = "";
+    req.on("data", (d) => (text += d));
+    req.on("end", () => {
+      if (req.url === "/state") return res.writeHead(200).end(JSON.stringify({ reminders }));
+      if (req.url === "/reset") {
+        reminders = [];
+        return res.writeHead(200).end("{}");
+      }
+      const { messages } = JSON.parse(text);
+      const last = messages.at(-1).content as string;
+      let content = "How can I help?";
+      if (/remind/i.test(last)) {
+        if (writes) reminders.push("tomorrow 09:00");
+        content = "Done: a reminder for tomorrow at 9:00.";
+      } else if (/capital/i.test(last)) content = "Paris.";
+      res.writeHead(200).end(JSON.stringify({ choices: [{ message: { role: "assistant", content } }] }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function job(): ConversationJob {
+  const loaded = loadConversationJob(
+    fileURLToPath(new URL("../fixtures/conversations/seed-example.yml", import.meta.url)),
+  );
+  return {
+    ...loaded,
+    seeds: [],
+    target: { ...loaded.target, url: `${base}/v1`, stateUrl: `${base}/state` },
+    setup: [{ http: `${base}/reset`, method: "POST" }],
+    assertions: [
+      { kind: "expression", expression: "size(objectContext.reminders) == 1", weight: 4 },
+      {
+        kind: "expression",
+        expression: 'conversation.turns.exists(t, t.content.contains("Paris"))',
+        weight: 1,
+      },
+    ],
+  };
+}
+
+/** A user who asks for both tasks, then signs off. */
+function user() {
+  const lines = [
+    "Remind me tomorrow at 9, please.",
+    "What is the capital of France?",
+    "So Long, and Thanks for All the Fish",
+  ];
+  let n = 0;
+  return new MockLanguageModelV4({
+    doGenerate: async () => ({
+      content: [{ type: "text", text: lines[n++ % lines.length]! }],
+      finishReason: { unified: "stop", raw: undefined },
+      usage: {
+        inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 5, text: 5, reasoning: undefined },
+      },
+      warnings: [],
+    }),
+  });
+}
+
+const judge = scriptedJudge((item) => ({ score: item.key.proposition_id === "tone" ? 6 : 9 }));
+
+describe("runConversation", () => {
+  it("runs both passes from fresh state, checks the assertions and scores the composite per pass", async () => {
+    writes = true;
+    const result = await runConversation(job(), { userModel: user(), judge });
+    expect(result.passes.map((p) => p.pass)).toEqual(["without_facts", "with_facts"]);
+    for (const p of result.passes) {
+      expect(p.transcript.ended).toBe("signoff");
+      // Setup reset the agent before each pass: the second pass sees its own reminder only.
+      expect(p.assertions.map((a) => [a.passed, a.actual])).toEqual([
+        [true, true],
+        [true, true],
+      ]);
+      expect(p.tone).toBeCloseTo(6 / 9, 12);
+      expect(p.tasks.map((t) => t.score)).toEqual([1, 1]);
+      const timing = Math.min(
+        1,
+        3000 / (p.transcript.latencies.reduce((a, b) => a + b, 0) / p.transcript.latencies.length),
+      );
+      expect(p.composite.score).toBeCloseTo((timing + 2 * 1 + 4 * 1) / 7, 12);
+    }
+    expect(result.difference).toBeCloseTo(0, 1);
+    expect(result.judge).toMatchObject({ requests: 2, errored: 0 });
+  });
+
+  it("an agent that answers right but writes nothing scores lower, and the failed assertion says what it saw", async () => {
+    writes = true;
+    const doing = await runConversation(job(), { userModel: user(), judge, passes: "without" });
+    writes = false;
+    const saying = await runConversation(job(), { userModel: user(), judge, passes: "without" });
+    const [failed] = saying.passes[0]!.assertions;
+    expect(failed).toMatchObject({
+      label: "size(objectContext.reminders) == 1",
+      passed: false,
+      actual: false,
+    });
+    expect(saying.passes[0]!.composite.score!).toBeLessThan(doing.passes[0]!.composite.score!);
+  });
+});
