@@ -4,11 +4,11 @@
 // loopback server with scripted replies, so the words are scripted; the format, the message shapes and
 // the tools' schemas are the SDK's own. Run: npm ci && node record-chat.mjs.
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { Agent, run, setTracingDisabled, tool } from "@openai/agents";
 import { OpenAIChatCompletionsModel } from "@openai/agents-openai";
 import OpenAI from "openai";
 import { z } from "zod";
+import { scriptedChatEndpoint } from "./loopback.mjs";
 
 setTracingDisabled(true);
 const replies = [
@@ -39,34 +39,10 @@ const replies = [
   },
   { role: "assistant", content: "Booked: TP1234 from Lisbon to Oslo on 3 March, two seats (booking BK-77)." },
 ];
-const requests = [];
-let n = 0;
-const server = createServer((req, res) => {
-  let body = "";
-  req.on("data", (d) => {
-    body += d;
-  });
-  req.on("end", () => {
-    requests.push(JSON.parse(body));
-    const message = replies[n++];
-    res.writeHead(200, { "content-type": "application/json" }).end(
-      JSON.stringify({
-        id: `chatcmpl-${n}`,
-        object: "chat.completion",
-        created: 1763900000 + n,
-        model: "scripted-model",
-        choices: [
-          { index: 0, message, finish_reason: message.tool_calls ? "tool_calls" : "stop", logprobs: null },
-        ],
-        usage: { prompt_tokens: 80, completion_tokens: 20, total_tokens: 100 },
-      }),
-    );
-  });
-});
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const endpoint = await scriptedChatEndpoint(replies);
 const client = new OpenAI({
   apiKey: "sk-local-only",
-  baseURL: `http://127.0.0.1:${server.address().port}/v1`,
+  baseURL: endpoint.baseURL,
 });
 
 const agent = new Agent({
@@ -93,8 +69,8 @@ const agent = new Agent({
   ],
 });
 const result = await run(agent, "Book me two seats from Lisbon to Oslo on 3 March.");
-server.close();
-const last = requests.at(-1);
+await endpoint.close();
+const last = endpoint.requests.at(-1);
 const conversation = {
   messages: [...last.messages, { role: "assistant", name: "booker", content: result.finalOutput }],
   tools: last.tools,
@@ -104,4 +80,4 @@ const conversation = {
 for (const m of conversation.messages) if (m.role === "assistant") m.name = "booker";
 const out = new URL("../../examples/sessions/openai-chat.json", import.meta.url);
 writeFileSync(out, `${JSON.stringify(conversation, null, 1)}\n`);
-console.log(`wrote ${out}: ${conversation.messages.length} messages, ${requests.length} requests`);
+console.log(`wrote ${out}: ${conversation.messages.length} messages, ${endpoint.requests.length} requests`);

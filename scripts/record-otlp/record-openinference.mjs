@@ -4,7 +4,6 @@
 // framework writes them. The chat-completions endpoint is a loopback server with scripted answers, so no
 // API is called. Serialised by OpenTelemetry's OTLP JSON serializer. Run: npm ci && node record-openinference.mjs.
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { OpenAIInstrumentation } from "@arizeai/openinference-instrumentation-openai";
 import { context, trace } from "@opentelemetry/api";
@@ -15,6 +14,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
+import { scriptedChatEndpoint } from "./loopback.mjs";
 
 const answers = [
   {
@@ -31,26 +31,7 @@ const answers = [
   },
   { role: "assistant", content: "It is 19 °C and sunny in Porto." },
 ];
-let n = 0;
-const server = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => {
-    const message = answers[n++];
-    res.writeHead(200, { "content-type": "application/json" }).end(
-      JSON.stringify({
-        id: `chatcmpl-${n}`,
-        object: "chat.completion",
-        created: 1763900000 + n,
-        model: "scripted-model",
-        choices: [
-          { index: 0, message, finish_reason: message.tool_calls ? "tool_calls" : "stop", logprobs: null },
-        ],
-        usage: { prompt_tokens: 60, completion_tokens: 12, total_tokens: 72 },
-      }),
-    );
-  });
-});
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const endpoint = await scriptedChatEndpoint(answers);
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -61,7 +42,7 @@ const openaiModule = require("openai");
 new OpenAIInstrumentation({ tracerProvider: provider }).manuallyInstrument(openaiModule);
 const client = new openaiModule.OpenAI({
   apiKey: "sk-local-only",
-  baseURL: `http://127.0.0.1:${server.address().port}/v1`,
+  baseURL: endpoint.baseURL,
 });
 
 const tools = [
@@ -120,7 +101,7 @@ await tracer.startActiveSpan(
   },
 );
 await provider.forceFlush();
-server.close();
+await endpoint.close();
 const body = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans()));
 const out = new URL("../../examples/sessions/openinference.otlp.json", import.meta.url);
 writeFileSync(out, `${JSON.stringify(JSON.parse(body), null, 1)}\n`);

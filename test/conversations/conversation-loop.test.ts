@@ -2,13 +2,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createAgentClient,
   loadConversationJob,
   runConversationPass,
 } from "../../src/conversations/index.ts";
+import { scriptedTextModel } from "./scripted-model.ts";
 
 const job = loadConversationJob(
   fileURLToPath(new URL("../fixtures/conversations/seed-example.yml", import.meta.url)),
@@ -40,21 +40,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-/** A simulated user that says these messages in turn. */
-function user(...messages: string[]) {
-  let n = 0;
-  return new MockLanguageModelV4({
-    doGenerate: async () => ({
-      content: [{ type: "text", text: messages[Math.min(n++, messages.length - 1)]! }],
-      finishReason: { unified: "stop", raw: undefined },
-      usage: {
-        inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-        outputTokens: { total: 5, text: 5, reasoning: undefined },
-      },
-      warnings: [],
-    }),
-  });
-}
+const user = scriptedTextModel;
 
 describe("a conversation pass", () => {
   it("sends the seeds, greets, takes turns until the signoff, and times every reply", async () => {

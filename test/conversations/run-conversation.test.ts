@@ -3,10 +3,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConversationJob, loadConversationJob, runConversation } from "../../src/conversations/index.ts";
 import { scriptedJudge } from "../../src/testing/index.ts";
+import { scriptedTextModel } from "./scripted-model.ts";
 
 let server: Server;
 let base: string;
@@ -59,25 +59,14 @@ function job(): ConversationJob {
   };
 }
 
-/** A user who asks for both tasks, then signs off. */
+/** A user who asks for both tasks, then signs off: in each of the two passes. */
 function user() {
   const lines = [
     "Remind me tomorrow at 9, please.",
     "What is the capital of France?",
     "So Long, and Thanks for All the Fish",
   ];
-  let n = 0;
-  return new MockLanguageModelV4({
-    doGenerate: async () => ({
-      content: [{ type: "text", text: lines[n++ % lines.length]! }],
-      finishReason: { unified: "stop", raw: undefined },
-      usage: {
-        inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-        outputTokens: { total: 5, text: 5, reasoning: undefined },
-      },
-      warnings: [],
-    }),
-  });
+  return scriptedTextModel(...lines, ...lines);
 }
 
 const judge = scriptedJudge((item) => ({ score: item.key.proposition_id === "tone" ? 6 : 9 }));

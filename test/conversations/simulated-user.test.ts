@@ -2,7 +2,6 @@
 // pass without them, the agent's words delimited, and the signoff ending the conversation.
 
 import { fileURLToPath } from "node:url";
-import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import {
   greetingOf,
@@ -11,6 +10,7 @@ import {
   saysSignoff,
   simulatedUserPrompt,
 } from "../../src/conversations/index.ts";
+import { scriptedTextModel } from "./scripted-model.ts";
 
 const job = loadConversationJob(
   fileURLToPath(new URL("../fixtures/conversations/seed-example.yml", import.meta.url)),
@@ -50,21 +50,8 @@ describe("the simulated user", () => {
   });
 
   it("asks its model for the next message and knows when it said the signoff", async () => {
-    const calls: unknown[] = [];
-    const model = new MockLanguageModelV4({
-      doGenerate: async (options) => {
-        calls.push(options);
-        return {
-          content: [{ type: "text", text: "Great, thanks. so long, and thanks for all the fish" }],
-          finishReason: { unified: "stop", raw: undefined },
-          usage: {
-            inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-            outputTokens: { total: 5, text: 5, reasoning: undefined },
-          },
-          warnings: [],
-        };
-      },
-    });
+    const model = scriptedTextModel("Great, thanks. so long, and thanks for all the fish");
+    const { calls } = model;
     const next = await nextUserMessage(model, job, { withFacts: false }, transcript);
     expect(next.done).toBe(true);
     expect(calls).toHaveLength(1);
