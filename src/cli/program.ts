@@ -73,6 +73,11 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     term: "session",
     description: "analyse multi-agent sessions: tool calls, per-agent scores, bad turns",
   },
+  {
+    name: "converse",
+    term: "converse [options] <jobs...>",
+    description: "run conversation jobs against a live agent with a simulated user, and score them",
+  },
 ];
 
 /** The formats `dramaturg schema` prints, each built on demand (zod and the schemas load with the command). */
@@ -190,12 +195,14 @@ export async function buildProgram(): Promise<Command> {
     { registerHarnessCommands },
     { registerProjectCommands },
     { registerSessionCommands },
+    { registerConverseCommand },
     schemas,
   ] = await Promise.all([
     import("./commands/eval.ts"),
     import("./commands/harness.ts"),
     import("./commands/project-commands.ts"),
     import("./commands/session.ts"),
+    import("./commands/converse.ts"),
     formatSchemas(),
   ]);
   const program = baseProgram();
@@ -276,6 +283,7 @@ export async function buildProgram(): Promise<Command> {
   registerHarnessCommands(program);
   registerProjectCommands(program);
   registerSessionCommands(program);
+  registerConverseCommand(program);
   // </commands>
 
   return program;

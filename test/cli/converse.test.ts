@@ -1,0 +1,103 @@
+// `dramaturg converse` as a user runs it: an agent and a simulated user behind fake OpenAI-compatible
+// servers (scripted replies), hand-written scorer verdicts, both passes, the composite and --min-score.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { useTempDir } from "../temp-dir.ts";
+import { cli, ROOT } from "./run-cli.ts";
+
+const dir = useTempDir("dramaturg-converse-");
+let agent: FakeOpenAIServer;
+let user: FakeOpenAIServer;
+const FIXTURES = `fixtures:${ROOT}test/fixtures/conversations/verdicts.json`;
+const lines = [
+  "Please remind me tomorrow at 9.",
+  "What is the capital of France?",
+  "So Long, and Thanks for All the Fish",
+];
+
+beforeAll(async () => {
+  agent = await startFakeOpenAIServer({
+    respond: (request) => {
+      const last = String(request.messages.at(-1)?.content ?? "");
+      return /remind/i.test(last)
+        ? "Done: reminder set for 9:00."
+        : /capital/i.test(last)
+          ? "Paris."
+          : "Hello! How can I help?";
+    },
+  });
+  let n = 0;
+  user = await startFakeOpenAIServer({ respond: () => lines[n++ % lines.length]! });
+});
+afterAll(async () => {
+  await agent.close();
+  await user.close();
+});
+
+/** The seed example without its seeds, state or database assertions, as a job file. */
+function jobFile(): string {
+  const text = readFileSync(`${ROOT}test/fixtures/conversations/seed-example.yml`, "utf8");
+  const job = text
+    .replace(
+      /\nseeds:[\s\S]*?\nassertions:[\s\S]*$/,
+      "\nassertions:\n  - expression: 'conversation.turns.exists(t, t.content.contains(\"Paris\"))'\n",
+    )
+    .replace(/ {2}stateUrl: .*\n/, "");
+  const file = join(dir(), "job.yml");
+  writeFileSync(file, job);
+  return file;
+}
+
+const args = (file: string, ...extra: string[]) => [
+  "converse",
+  file,
+  "--target-url",
+  agent.url,
+  "--user-model",
+  "openai-compatible:user",
+  "--user-base-url",
+  user.url,
+  "--judge",
+  FIXTURES,
+  "--db",
+  "memory://",
+  ...extra,
+];
+
+describe("dramaturg converse", () => {
+  it("runs both passes and prints the composite, the tasks and the assertions", async () => {
+    const r = await cli(args(jobFile()));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /without facts: composite \d\.\d\d = timing 1\.00, tasks 0\.94, assertions 1\.00, penalty 0\.00/,
+    );
+    expect(r.stdout).toMatch(/with facts: composite/);
+    expect(r.stdout).toMatch(/task 1\.00 {2}Ask what the capital of France is — Answered Paris\./);
+    expect(r.stdout).toMatch(/PASS ×1 {2}conversation\.turns\.exists/);
+    expect(r.stdout).toMatch(/ended: signoff/);
+  });
+
+  it("--min-score above the job's score exits 1; --format json gives the result document", async () => {
+    const file = jobFile();
+    const failing = await cli(args(file, "--min-score", "0.99"));
+    expect(failing.code).toBe(1);
+    const json = await cli(args(file, "--format", "json", "--passes", "without"));
+    expect(json.code, json.stderr).toBe(0);
+    const result = JSON.parse(json.stdout);
+    expect(result.format).toBe("dramaturg.conversation-result/v1");
+    expect(result.passes.map((p: { pass: string }) => p.pass)).toEqual(["without_facts"]);
+    // Task scores 8/9 and 9/9; timing 1 (the fake agent answers at once); the one assertion passed.
+    expect(result.passes[0].composite.score).toBeCloseTo((1 + 2 * ((8 / 9 + 1) / 2) + 4 * 1) / 7, 12);
+  });
+
+  it("a job file with a mistake exits 2 naming its file and line, before any job runs", async () => {
+    const bad = join(dir(), "bad.yml");
+    writeFileSync(bad, readFileSync(jobFile(), "utf8").replace("type: question", "type: riddle"));
+    const r = await cli(args(jobFile(), bad).map((a) => a));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`${bad}:\\d+:\\d+: .*expected one of task, question`));
+    expect(r.stdout).toBe("");
+  });
+});
