@@ -2,6 +2,7 @@
 // and the conversation, or over the JSON of a GET. CEL, never JavaScript: no `eval`, no prototype access,
 // no loops. Each assertion reports its actual value and any error; an error fails it, never crashes the run.
 import { parse as parseCel } from "@marcbachmann/cel-js";
+import { type Db, openDatabase } from "../engine/index.ts";
 import type { AssertionOutcome } from "./composite.ts";
 import type { Assertion } from "./job.ts";
 
@@ -63,51 +64,100 @@ export interface AssertionContext {
   conversation: ConversationFacts;
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** Where `sql` assertions without a database of their own run (the job's target.database). */
+  database?: string;
 }
 
 /**
- * Checks the `expression` and `http` assertions of a pass. SQL and Cypher assertions need a database and
- * come back as not checked (an error on the outcome), so that a job is scored on what was verified.
+ * Whether a query's value is the expected one. Numbers compare as numbers whatever their text (PostgreSQL
+ * returns a count as the text "1"), everything else by its JSON.
+ */
+export function sameValue(actual: unknown, expected: unknown): boolean {
+  const numeric = (v: unknown) =>
+    typeof v === "number" ||
+    typeof v === "bigint" ||
+    (typeof v === "string" && v.trim() !== "" && !Number.isNaN(Number(v)))
+      ? Number(v)
+      : undefined;
+  const a = numeric(actual);
+  const e = numeric(expected);
+  if (a !== undefined && e !== undefined) return a === e;
+  return JSON.stringify(actual) === JSON.stringify(expected);
+}
+
+/** Runs a query in a read-only transaction and returns its one value (one row, one column). */
+async function queryValue(db: Db, sql: string): Promise<unknown> {
+  const rows = await db.transaction(async (tx) => {
+    await tx.query("SET TRANSACTION READ ONLY");
+    return (await tx.query(sql)).rows;
+  });
+  if (rows.length === 0) return null;
+  if (rows.length > 1) throw new Error(`the query returned ${rows.length} rows; expected one value`);
+  const values = Object.values(rows[0]!);
+  if (values.length !== 1) throw new Error(`the query returned ${values.length} columns; expected one value`);
+  return values[0];
+}
+
+/**
+ * Checks the assertions of a pass: CEL over the object context and the conversation, a GET and CEL over
+ * its JSON, and SQL in a read-only transaction. Cypher assertions come back failed as not checked yet.
  */
 export async function checkAssertions(
   assertions: readonly Assertion[],
-  { objectContext, conversation, fetch: doFetch = fetch, timeoutMs = 10_000 }: AssertionContext,
+  { objectContext, conversation, fetch: doFetch = fetch, timeoutMs = 10_000, database }: AssertionContext,
 ): Promise<AssertionOutcome[]> {
   const out: AssertionOutcome[] = [];
-  for (const a of assertions) {
-    if (a.kind === "expression") {
-      out.push(celOutcome(a.expression, { objectContext: objectContext ?? null, conversation }, a.weight));
-      continue;
-    }
+  // One connection per database named, for all the assertions on it.
+  const databases = new Map<string, Promise<Db>>();
+  try {
+    for (const a of assertions) out.push(await checkOne(a));
+  } finally {
+    for (const db of databases.values()) await db.then((d) => d.close()).catch(() => {});
+  }
+  return out;
+
+  async function checkOne(a: Assertion): Promise<AssertionOutcome> {
+    if (a.kind === "expression")
+      return celOutcome(a.expression, { objectContext: objectContext ?? null, conversation }, a.weight);
     if (a.kind === "http") {
+      const label = `GET ${a.http}: ${a.expression}`;
       try {
         const response = await doFetch(a.http, { signal: AbortSignal.timeout(timeoutMs) });
         if (!response.ok) throw new Error(`GET ${a.http}: HTTP ${response.status}`);
         const body = (await response.json()) as unknown;
-        const outcome = celOutcome(
-          a.expression,
-          { response: body, objectContext: objectContext ?? null, conversation },
-          a.weight,
-        );
-        out.push({ ...outcome, label: `GET ${a.http}: ${a.expression}` });
+        const context = { response: body, objectContext: objectContext ?? null, conversation };
+        return { ...celOutcome(a.expression, context, a.weight), label };
       } catch (error) {
-        out.push({
-          label: `GET ${a.http}: ${a.expression}`,
-          weight: a.weight,
-          passed: false,
-          error: (error as Error).message,
-        });
+        return { label, weight: a.weight, passed: false, error: (error as Error).message };
       }
-      continue;
     }
-    const label = a.kind === "sql" ? a.sql : a.cypher;
-    out.push({
-      label,
+    if (a.kind === "sql") {
+      const base = { label: a.sql, weight: a.weight, expected: a.expected };
+      const location = a.database ?? database;
+      if (!location)
+        return {
+          ...base,
+          passed: false,
+          error: "no database to query: give target.database or the assertion's database",
+        };
+      try {
+        let db = databases.get(location);
+        if (!db) {
+          db = openDatabase(location);
+          databases.set(location, db);
+        }
+        const actual = reportedValue(await queryValue(await db, a.sql));
+        return { ...base, passed: sameValue(actual, a.expected), actual };
+      } catch (error) {
+        return { ...base, passed: false, error: (error as Error).message.split("\n")[0] };
+      }
+    }
+    return {
+      label: a.cypher,
       weight: a.weight,
       passed: false,
       expected: a.expected,
-      error: `${a.kind} assertions are not checked yet`,
-    });
+      error: "cypher assertions are not checked yet",
+    };
   }
-  return out;
 }

@@ -8,6 +8,7 @@ import {
   type EvaluationOfKind,
   type JudgeOption,
   type JudgeSettings,
+  openDatabase,
   openStore,
   type PlannedCall,
   type ProgressListener,
@@ -197,13 +198,22 @@ function conversationKind(
   };
 }
 
-/** Runs `setup` before a pass: HTTP calls here; SQL and Cypher setup need their databases (not yet). */
+/** Runs `setup` before a pass: HTTP calls and SQL scripts (Cypher setup needs a graph database: not yet). */
 async function runSetup(job: ConversationJob): Promise<void> {
   for (const step of job.setup) {
+    if ("sql" in step) {
+      const location = step.database ?? job.target.database;
+      if (!location) throw new InputError("an sql setup step needs its database (or target.database)");
+      const db = await openDatabase(location);
+      try {
+        await db.exec(step.sql);
+      } finally {
+        await db.close();
+      }
+      continue;
+    }
     if (!("http" in step))
-      throw new InputError(
-        `${"sql" in step ? "sql" : "cypher"} setup is not supported yet; use an http setup step`,
-      );
+      throw new InputError("cypher setup is not supported yet; use an http or sql setup step");
     const response = await fetch(step.http, {
       method: step.method,
       headers: { "content-type": "application/json" },
@@ -256,6 +266,7 @@ export async function runConversation(
         objectContext = response.ok ? await response.json() : undefined;
       }
       const assertions = await checkAssertions(loaded.assertions, {
+        database: loaded.target.database,
         objectContext,
         conversation: {
           turns: transcript.turns.map(({ role, content }) => ({ role, content })),

@@ -3,7 +3,9 @@
 
 // The store as evaluation kinds use it: kinds reach the store only through the engine.
 export {
+  type Db,
   type EvaluationRow,
+  openDatabase,
   openStore,
   openStoreEarly,
   personaHash,

@@ -3,6 +3,7 @@
 export { parseStoreLocation, redactUrl, type StoreLocation } from "../core/index.ts";
 export type { AgentRepository, AgentRow } from "./agents.ts";
 export { personaHash } from "./agents.ts";
+export { openDatabase } from "./database.ts";
 export type { Db, Queryable, QueryResult } from "./db.ts";
 export type {
   CacheStats,

@@ -6,8 +6,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConversationJob, loadConversationJob, runConversation } from "../../src/conversations/index.ts";
 import { scriptedJudge } from "../../src/testing/index.ts";
+import { useTempDir } from "../temp-dir.ts";
 import { scriptedTextModel } from "./scripted-model.ts";
 
+const dir = useTempDir("dramaturg-conversation-");
 let server: Server;
 let base: string;
 /** Whether the agent really writes the reminder it says it made. */
@@ -107,5 +109,27 @@ describe("runConversation", () => {
       actual: false,
     });
     expect(saying.passes[0]!.composite.score!).toBeLessThan(doing.passes[0]!.composite.score!);
+  });
+
+  it("runs sql setup before each pass and checks sql assertions against the same database", async () => {
+    const { openStore } = await import("../../src/store/index.ts");
+    const { join } = await import("node:path");
+    const folder = join(dir(), "agent-db");
+    await (await openStore(folder)).close();
+    writes = true;
+    const base = job();
+    const result = await runConversation(
+      {
+        ...base,
+        target: { ...base.target, database: folder },
+        setup: [
+          { sql: "DROP TABLE IF EXISTS audit; CREATE TABLE audit (n int); INSERT INTO audit VALUES (1)" },
+        ],
+        assertions: [{ kind: "sql", sql: "SELECT count(*) FROM audit", expected: 1, weight: 1 }],
+      },
+      { userModel: user(), judge },
+    );
+    // Setup ran before each pass: each sees one row, not one per pass.
+    expect(result.passes.map((p) => p.assertions[0]!.actual)).toEqual([1, 1]);
   });
 });
