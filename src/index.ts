@@ -4,6 +4,19 @@
 // `dramaturg/vitest`; everything else (prompts, migrations, planners) is internal and may change.
 // test/public-api.test.ts pins this list: a change to it is a change to the package's contract.
 
+// ── Conversations ───────────────────────────────────────────────────────────────────────────────
+export type {
+  ConversationJob,
+  ConversationResult,
+  PassResult,
+  RunConversationOptions,
+} from "./conversations/index.ts";
+export {
+  CONVERSATION_RESULT_FORMAT,
+  ConversationJobSchema,
+  loadConversationJob,
+  runConversation,
+} from "./conversations/index.ts";
 export type {
   Agent,
   ErrorReason,

@@ -3,7 +3,9 @@
 import { describe, expect, it } from "vitest";
 
 const MAIN = [
+  "CONVERSATION_RESULT_FORMAT",
   "CachingJudge",
+  "ConversationJobSchema",
   "DramaturgError",
   "EVAL_RESULT_FORMAT",
   "FIXTURES_FORMAT",
@@ -28,6 +30,7 @@ const MAIN = [
   "createJudge",
   "evaluatePersonas",
   "isLiveJudge",
+  "loadConversationJob",
   "loadEvalResult",
   "loadFixtures",
   "loadPropositions",
@@ -44,6 +47,7 @@ const MAIN = [
   "renderMarkdown",
   "renderTable",
   "resumePersonaEvaluation",
+  "runConversation",
   "serializeBaseline",
   "storeExists",
   "verdictsToFixtures",

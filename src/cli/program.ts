@@ -74,6 +74,11 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     description: "analyse multi-agent sessions: tool calls, per-agent scores, bad turns",
   },
   {
+    name: "conversations",
+    term: "conversations [options]",
+    description: "list stored conversation runs, newest first",
+  },
+  {
     name: "converse",
     term: "converse [options] <jobs...>",
     description: "run conversation jobs against a live agent with a simulated user, and score them",

@@ -6,6 +6,7 @@ import type { LanguageModel } from "ai";
 import { InputError, type Verdict } from "../core/index.ts";
 import {
   type EvaluationOfKind,
+  findEvaluation,
   type JudgeOption,
   type JudgeSettings,
   openDatabase,
@@ -59,6 +60,8 @@ export interface RunConversationOptions {
   /** Chooses each pass's greeting. Default 1. */
   seed?: number;
   store?: Store | string;
+  /** The job's name in the result and the store (default: its file, or `<job>`). */
+  name?: string;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
 }
@@ -233,7 +236,7 @@ export async function runConversation(
   job: ConversationJob | string,
   options: RunConversationOptions,
 ): Promise<ConversationResult> {
-  const name = typeof job === "string" ? job : "<job>";
+  const name = options.name ?? (typeof job === "string" ? job : "<job>");
   const loaded = typeof job === "string" ? loadConversationJob(job) : job;
   const chosen = options.passes ?? "both";
   const passNames: PassName[] =
@@ -297,4 +300,51 @@ export async function runConversation(
   } finally {
     await built.close();
   }
+}
+
+/** A stored conversation result (the latest, or by id or its first 8+ characters). */
+export async function loadConversationResult({
+  store,
+  id,
+}: {
+  store: Store;
+  id?: string;
+}): Promise<ConversationResult> {
+  const evaluation = await findEvaluation(store, id, { kind: "conversation", pick: "latest", place: "id" });
+  const short = evaluation.id.slice(0, 8);
+  if (evaluation.status !== "completed")
+    throw new InputError(`conversation ${short} is ${evaluation.status}; it has no result`);
+  const result = (await store.evaluations.result(evaluation.id)) as ConversationResult | undefined;
+  if (result?.format !== CONVERSATION_RESULT_FORMAT)
+    throw new InputError(`conversation ${short} was stored without its result; run it again`);
+  return { ...result, evaluation_id: evaluation.id };
+}
+
+/** One line per stored conversation run, newest first: `dramaturg conversations`. */
+export async function listConversationResults({ store, limit = 50 }: { store: Store; limit?: number }) {
+  const rows = await store.evaluations.list({ kind: "conversation", limit });
+  const out: {
+    id: string;
+    created_at: string;
+    status: string;
+    job: string;
+    passes: { pass: PassName; score: number | null }[];
+  }[] = [];
+  for (const row of rows) {
+    const result =
+      row.status === "completed"
+        ? ((await store.evaluations.result(row.id)) as ConversationResult | undefined)
+        : undefined;
+    out.push({
+      id: row.id,
+      created_at: row.created_at,
+      status: row.status,
+      job: result?.job ?? row.source,
+      passes:
+        result?.format === CONVERSATION_RESULT_FORMAT
+          ? result.passes.map((p) => ({ pass: p.pass, score: p.composite.score }))
+          : [],
+    });
+  }
+  return out;
 }

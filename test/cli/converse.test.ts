@@ -100,4 +100,30 @@ describe("dramaturg converse", () => {
     expect(r.stderr).toMatch(new RegExp(`${bad}:\\d+:\\d+: .*expected one of task, question`));
     expect(r.stdout).toBe("");
   });
+
+  it("a run is stored: conversations lists it and show reprints it", async () => {
+    const db = join(dir(), "store");
+    const file = jobFile();
+    const run = await cli([
+      ...args(file, "--format", "json", "--passes", "with").filter((a) => a !== "memory://" && a !== "--db"),
+      "--db",
+      db,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const { evaluation_id: id, ...first } = JSON.parse(run.stdout);
+    const listed = await cli(["conversations", "--db", db, "--format", "json"]);
+    expect(JSON.parse(listed.stdout).conversations).toEqual([
+      expect.objectContaining({
+        id,
+        status: "completed",
+        job: file,
+        passes: [{ pass: "with_facts", score: first.passes[0].composite.score }],
+      }),
+    ]);
+    const shown = await cli(["show", id.slice(0, 8), "--db", db, "--format", "json"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const { evaluation_id: again, ...reprinted } = JSON.parse(shown.stdout);
+    expect(again).toBe(id);
+    expect(reprinted).toEqual(first);
+  });
 });

@@ -64,6 +64,56 @@ interface ConverseFlags {
 
 export function registerConverseCommand(program: Command): void {
   program
+    .command("conversations")
+    .description("list stored conversation runs, newest first")
+    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .option("--limit <n>", "at most this many runs", "50")
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--config <file>", "project file to use")
+    .addHelpText("after", examples("dramaturg conversations", "dramaturg show 3f2a91c0"))
+    .action(async (flags: { format: string; limit: string; db?: string; config?: string }) => {
+      const [
+        { listConversationResults },
+        { resolveSettings },
+        { limitFlag },
+        { openStore, storeExists },
+        { InputError },
+      ] = await Promise.all([
+        import("../../conversations/index.ts"),
+        import("../settings.ts"),
+        import("../flags.ts"),
+        import("../../store/index.ts"),
+        import("../../core/index.ts"),
+      ]);
+      const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+      const limit = limitFlag(flags.limit, 50);
+      if (!storeExists(settings.db))
+        throw new InputError("no store here to list from", { place: settings.db });
+      const store = await openStore(settings.db);
+      try {
+        const rows = await listConversationResults({ store, limit });
+        if (flags.format === "json") {
+          process.stdout.write(`${JSON.stringify({ conversations: rows }, null, 2)}\n`);
+          return;
+        }
+        if (rows.length === 0) {
+          process.stdout.write("no conversations in this store\n");
+          return;
+        }
+        const lines = ["id        created              status     without facts  with facts  job"];
+        for (const r of rows) {
+          const score = (pass: string) => num(r.passes.find((p) => p.pass === pass)?.score ?? null);
+          lines.push(
+            `${r.id.slice(0, 8)}  ${new Date(r.created_at).toISOString().slice(0, 19).replace("T", " ")}  ${r.status.padEnd(9)}  ${score("without_facts").padStart(13)}  ${score("with_facts").padStart(10)}  ${r.job}`,
+          );
+        }
+        process.stdout.write(`${lines.join("\n")}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+
+  program
     .command("converse")
     .description("run conversation jobs against a live agent with a simulated user, and score them")
     .argument("<jobs...>", "conversation job files (YAML; `dramaturg schema conversation`)")
@@ -129,8 +179,9 @@ export function registerConverseCommand(program: Command): void {
           passes: flags.passes,
           seed,
           store: settings.db,
+          name: file,
         });
-        results.push({ ...result, job: file });
+        results.push(result);
       }
       const text =
         flags.format === "json"

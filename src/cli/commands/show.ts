@@ -14,7 +14,7 @@ export async function showCommand(
     throw new InputError(`--format must be table, json or markdown, got ${JSON.stringify(format)}`);
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   if (!storeExists(settings.db)) throw new InputError("no store here to show from", { place: settings.db });
-  // An id may name a session analysis: it is reprinted the way `session analyze` printed it.
+  // An id may name a session analysis or a conversation run: each is reprinted the way its command printed it.
   if (id !== undefined) {
     const { openStore } = await import("../../store/index.ts");
     const { loadSessionAnalysis } = await import("../../sessions/index.ts");
@@ -27,6 +27,24 @@ export async function showCommand(
       if (analysis) {
         const { emitSessions } = await import("./session.ts");
         emitSessions(analysis, format, flags.out);
+        return 0;
+      }
+      const { loadConversationResult } = await import("../../conversations/index.ts");
+      const conversation = await loadConversationResult({ store, id }).catch((error) => {
+        if (InputError.isInstance(error)) return undefined;
+        throw error;
+      });
+      if (conversation) {
+        const { renderConversationTable } = await import("./converse.ts");
+        const text =
+          format === "json"
+            ? `${JSON.stringify(conversation, null, 2)}\n`
+            : `${renderConversationTable([conversation])}\n`;
+        if (flags.out) {
+          const { writeFileSync } = await import("node:fs");
+          writeFileSync(flags.out, text);
+          process.stderr.write(`wrote ${flags.out}\n`);
+        } else process.stdout.write(text);
         return 0;
       }
     } finally {
