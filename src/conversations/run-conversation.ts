@@ -6,9 +6,9 @@ import type { LanguageModel } from "ai";
 import { InputError, type Verdict } from "../core/index.ts";
 import {
   type EvaluationOfKind,
-  findEvaluation,
   type JudgeOption,
   type JudgeSettings,
+  loadStoredResult,
   openDatabase,
   openStore,
   type PlannedCall,
@@ -303,21 +303,18 @@ export async function runConversation(
 }
 
 /** A stored conversation result (the latest, or by id or its first 8+ characters). */
-export async function loadConversationResult({
+export function loadConversationResult({
   store,
   id,
 }: {
   store: Store;
   id?: string;
 }): Promise<ConversationResult> {
-  const evaluation = await findEvaluation(store, id, { kind: "conversation", pick: "latest", place: "id" });
-  const short = evaluation.id.slice(0, 8);
-  if (evaluation.status !== "completed")
-    throw new InputError(`conversation ${short} is ${evaluation.status}; it has no result`);
-  const result = (await store.evaluations.result(evaluation.id)) as ConversationResult | undefined;
-  if (result?.format !== CONVERSATION_RESULT_FORMAT)
-    throw new InputError(`conversation ${short} was stored without its result; run it again`);
-  return { ...result, evaluation_id: evaluation.id };
+  return loadStoredResult<ConversationResult>(store, id, {
+    kind: "conversation",
+    format: CONVERSATION_RESULT_FORMAT,
+    noun: "conversation",
+  });
 }
 
 /** One line per stored conversation run, newest first: `dramaturg conversations`. */

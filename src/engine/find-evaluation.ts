@@ -45,3 +45,24 @@ export async function findEvaluation(
   if (ids.size > 1) throw new InputError(`id ${id} is ambiguous; give more characters`, { place });
   return (await store.evaluations.get([...ids][0]!))!;
 }
+
+/**
+ * The result document stored with a completed evaluation of `kind` (the latest, or by id or its first 8+
+ * characters), checked to be in `format`; `noun` names it in messages ("session analysis").
+ */
+export async function loadStoredResult<R extends { format: string }>(
+  store: Store,
+  id: string | undefined,
+  { kind, format, noun }: { kind: EvaluationKind; format: string; noun: string },
+): Promise<R & { evaluation_id: string }> {
+  const evaluation = await findEvaluation(store, id, { kind, pick: "latest", place: "id" });
+  const short = evaluation.id.slice(0, 8);
+  if (evaluation.kind !== kind)
+    throw new InputError(`${short} is a ${evaluation.kind} evaluation, not a ${noun}`);
+  if (evaluation.status !== "completed")
+    throw new InputError(`${noun} ${short} is ${evaluation.status}; it has no result`);
+  const result = (await store.evaluations.result(evaluation.id)) as R | undefined;
+  if (result?.format !== format)
+    throw new InputError(`${noun} ${short} was stored without its result; run it again`);
+  return { ...result, evaluation_id: evaluation.id };
+}

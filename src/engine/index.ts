@@ -16,7 +16,7 @@ export {
   storeExists,
 } from "../store/index.ts";
 export { type ExecuteOptions, type ExecuteResult, executePlan } from "./execute-plan.ts";
-export { type FindEvaluationOptions, findEvaluation } from "./find-evaluation.ts";
+export { type FindEvaluationOptions, findEvaluation, loadStoredResult } from "./find-evaluation.ts";
 export {
   type JudgeOption,
   type JudgeSettings,

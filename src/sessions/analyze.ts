@@ -7,6 +7,7 @@ import {
   findEvaluation,
   type JudgeOption,
   type JudgeSettings,
+  loadStoredResult,
   openStore,
   type ProgressListener,
   prepareJudge,
@@ -288,21 +289,12 @@ export async function resumeSessionAnalysis(options: ResumeSessionOptions): Prom
 }
 
 /** A stored analysis (the latest, or by id or its first 8+ characters): `dramaturg show` for sessions. */
-export async function loadSessionAnalysis({
-  store,
-  id,
-}: {
-  store: Store;
-  id?: string;
-}): Promise<SessionsAnalysis> {
-  const evaluation = await findEvaluation(store, id, { kind: "session", pick: "latest", place: "id" });
-  const short = evaluation.id.slice(0, 8);
-  if (evaluation.status !== "completed")
-    throw new InputError(`session analysis ${short} is ${evaluation.status}; it has no result`);
-  const result = (await store.evaluations.result(evaluation.id)) as SessionsAnalysis | undefined;
-  if (result?.format !== SESSIONS_ANALYSIS_FORMAT)
-    throw new InputError(`session analysis ${short} was stored without its result; analyse again`);
-  return { ...result, evaluation_id: evaluation.id };
+export function loadSessionAnalysis({ store, id }: { store: Store; id?: string }): Promise<SessionsAnalysis> {
+  return loadStoredResult<SessionsAnalysis>(store, id, {
+    kind: "session",
+    format: SESSIONS_ANALYSIS_FORMAT,
+    noun: "session analysis",
+  });
 }
 
 /** One line per stored analysis, newest first: `dramaturg sessions`. */

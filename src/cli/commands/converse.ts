@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { type Command, Option } from "commander";
 import type { ConversationResult } from "../../conversations/index.ts";
 import { examples, setExitCode } from "../program.ts";
+import { registerStoredList } from "./stored-list.ts";
 
 const num = (v: number | null | undefined, digits = 2) =>
   v === null || v === undefined ? "—" : v.toFixed(digits);
@@ -63,56 +64,19 @@ interface ConverseFlags {
 }
 
 export function registerConverseCommand(program: Command): void {
-  program
-    .command("conversations")
-    .description("list stored conversation runs, newest first")
-    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
-    .option("--limit <n>", "at most this many runs", "50")
-    .option("--db <location>", "store location (default .dramaturg)")
-    .option("--config <file>", "project file to use")
-    .addHelpText("after", examples("dramaturg conversations", "dramaturg show 3f2a91c0"))
-    .action(async (flags: { format: string; limit: string; db?: string; config?: string }) => {
-      const [
-        { listConversationResults },
-        { resolveSettings },
-        { limitFlag },
-        { openStore, storeExists },
-        { InputError },
-      ] = await Promise.all([
-        import("../../conversations/index.ts"),
-        import("../settings.ts"),
-        import("../flags.ts"),
-        import("../../store/index.ts"),
-        import("../../core/index.ts"),
-      ]);
-      const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-      const limit = limitFlag(flags.limit, 50);
-      if (!storeExists(settings.db))
-        throw new InputError("no store here to list from", { place: settings.db });
-      const store = await openStore(settings.db);
-      try {
-        const rows = await listConversationResults({ store, limit });
-        if (flags.format === "json") {
-          process.stdout.write(`${JSON.stringify({ conversations: rows }, null, 2)}\n`);
-          return;
-        }
-        if (rows.length === 0) {
-          process.stdout.write("no conversations in this store\n");
-          return;
-        }
-        const lines = ["id        created              status     without facts  with facts  job"];
-        for (const r of rows) {
-          const score = (pass: string) => num(r.passes.find((p) => p.pass === pass)?.score ?? null);
-          lines.push(
-            `${r.id.slice(0, 8)}  ${new Date(r.created_at).toISOString().slice(0, 19).replace("T", " ")}  ${r.status.padEnd(9)}  ${score("without_facts").padStart(13)}  ${score("with_facts").padStart(10)}  ${r.job}`,
-          );
-        }
-        process.stdout.write(`${lines.join("\n")}\n`);
-      } finally {
-        await store.close();
-      }
-    });
-
+  registerStoredList(program, {
+    name: "conversations",
+    description: "list stored conversation runs, newest first",
+    noun: "conversations",
+    key: "conversations",
+    load: async (store, limit) =>
+      (await import("../../conversations/index.ts")).listConversationResults({ store, limit }),
+    header: "without facts  with facts  job",
+    cells: (r) => {
+      const score = (pass: string) => num(r.passes.find((p) => p.pass === pass)?.score ?? null);
+      return `${score("without_facts").padStart(13)}  ${score("with_facts").padStart(10)}  ${r.job}`;
+    },
+  });
   program
     .command("converse")
     .description("run conversation jobs against a live agent with a simulated user, and score them")

@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import type { SessionAnalysis, SessionsAnalysis } from "../../sessions/index.ts";
 import { examples } from "../program.ts";
+import { registerStoredList } from "./stored-list.ts";
 
 const score = (v: number | null) => (v === null ? "—" : v.toFixed(2));
 const ms = (v: number | null) => (v === null ? "—" : `${Math.round(v)} ms`);
@@ -134,60 +135,21 @@ export function emitSessions(result: SessionsAnalysis, format: string, out?: str
 }
 
 export function registerSessionCommands(program: Command): void {
-  program
-    .command("sessions")
-    .description("list stored session analyses, newest first")
-    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
-    .option("--limit <n>", "at most this many analyses", "50")
-    .option("--db <location>", "store location (default .dramaturg)")
-    .option("--config <file>", "project file to use")
-    .addHelpText("after", examples("dramaturg sessions", "dramaturg show 3f2a91c0"))
-    .action(async (flags: { format: string; limit: string; db?: string; config?: string }) => {
-      const [
-        { listSessionAnalyses },
-        { resolveSettings },
-        { limitFlag },
-        { openStore, storeExists },
-        { InputError },
-      ] = await Promise.all([
-        import("../../sessions/index.ts"),
-        import("../settings.ts"),
-        import("../flags.ts"),
-        import("../../store/index.ts"),
-        import("../../core/index.ts"),
-      ]);
-      const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-      const limit = limitFlag(flags.limit, 50);
-      if (!storeExists(settings.db))
-        throw new InputError("no store here to list from", { place: settings.db });
-      const store = await openStore(settings.db);
-      try {
-        const rows = await listSessionAnalyses({ store, limit });
-        if (flags.format === "json") {
-          process.stdout.write(`${JSON.stringify({ analyses: rows }, null, 2)}\n`);
-          return;
-        }
-        if (rows.length === 0) {
-          process.stdout.write("no session analyses in this store\n");
-          return;
-        }
-        const lines = [
-          "id        created              status     sessions  overall  findings  bad turns  judge",
-        ];
-        for (const r of rows) {
-          const overall = r.scores.map((x) => score(x.overall_score)).join(" ");
-          const findings = r.scores.reduce((n, x) => n + x.findings, 0);
-          const bad = r.scores.reduce((n, x) => n + x.bad_turns, 0);
-          lines.push(
-            `${r.id.slice(0, 8)}  ${new Date(r.created_at).toISOString().slice(0, 19).replace("T", " ")}  ${r.status.padEnd(9)}  ${String(r.sessions).padStart(8)}  ${overall.padStart(7)}  ${String(findings).padStart(8)}  ${String(bad).padStart(9)}  ${r.judge ?? "—"}`,
-          );
-        }
-        process.stdout.write(`${lines.join("\n")}\n`);
-      } finally {
-        await store.close();
-      }
-    });
-
+  registerStoredList(program, {
+    name: "sessions",
+    description: "list stored session analyses, newest first",
+    noun: "session analyses",
+    key: "analyses",
+    load: async (store, limit) =>
+      (await import("../../sessions/index.ts")).listSessionAnalyses({ store, limit }),
+    header: "sessions  overall  findings  bad turns  judge",
+    cells: (r) => {
+      const overall = r.scores.map((x) => score(x.overall_score)).join(" ");
+      const findings = r.scores.reduce((n, x) => n + x.findings, 0);
+      const bad = r.scores.reduce((n, x) => n + x.bad_turns, 0);
+      return `${String(r.sessions).padStart(8)}  ${overall.padStart(7)}  ${String(findings).padStart(8)}  ${String(bad).padStart(9)}  ${r.judge ?? "—"}`;
+    },
+  });
   const session = program
     .command("session")
     .description("analyse multi-agent sessions: tool calls, per-agent scores, bad turns");
