@@ -62,6 +62,8 @@ export interface RunConversationOptions {
   store?: Store | string;
   /** The job's name in the result and the store (default: its file, or `<job>`). */
   name?: string;
+  /** Called after each exchange of a pass (live progress). */
+  onTurn?: (pass: PassName, turn: number, of: number) => void;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
 }
@@ -260,6 +262,7 @@ export async function runConversation(
         withFacts: passName === "with_facts",
         seed: (options.seed ?? 1) + i,
         signal: options.signal,
+        onTurn: options.onTurn && ((turn, of) => options.onTurn!(passName, turn, of)),
       });
       let objectContext: unknown;
       if (loaded.target.stateUrl) {

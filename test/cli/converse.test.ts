@@ -126,4 +126,15 @@ describe("dramaturg converse", () => {
     expect(again).toBe(id);
     expect(reprinted).toEqual(first);
   });
+
+  it("runs several jobs at once and reports them in the order given", async () => {
+    const first = jobFile();
+    const second = join(dir(), "second.yml");
+    writeFileSync(second, readFileSync(first, "utf8"));
+    const r = await cli(args(first, second, "--concurrency", "2", "--passes", "without", "--format", "json"));
+    expect(r.code, r.stderr).toBe(0);
+    const { jobs } = JSON.parse(r.stdout);
+    expect(jobs.map((j: { job: string }) => j.job)).toEqual([first, second]);
+    for (const j of jobs) expect(j.passes[0].transcript.ended).toBe("signoff");
+  });
 });

@@ -57,6 +57,8 @@ interface ConverseFlags {
   passes: "both" | "without" | "with";
   minScore?: string;
   seed: string;
+  concurrency: string;
+  progress?: boolean;
   format: string;
   out?: string;
   db?: string;
@@ -96,6 +98,8 @@ export function registerConverseCommand(program: Command): void {
         .choices(["both", "without", "with"])
         .default("both"),
     )
+    .option("--concurrency <n>", "jobs run at once", "1")
+    .option("--no-progress", "no live progress")
     .option("--min-score <x>", "exit 1 when a job's score (the mean of its passes) is under this")
     .option("--seed <n>", "chooses the greetings (a rerun greets the same way)", "1")
     .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
@@ -133,19 +137,47 @@ export function registerConverseCommand(program: Command): void {
         apiKeyEnv: flags.userApiKeyEnv,
       }).model;
       const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-      const results: ConversationResult[] = [];
-      for (const { file, job } of loaded) {
-        const result = await runConversation(job, {
-          userModel,
-          judge: flags.judge,
-          judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
-          targetUrl: flags.targetUrl,
-          passes: flags.passes,
-          seed,
-          store: settings.db,
-          name: file,
-        });
-        results.push(result);
+      const concurrency = Number(flags.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+        throw new InputError(`--concurrency must be a whole number from 1 to 64, got "${flags.concurrency}"`);
+      // One store for every job: a PGlite folder is opened once, whatever the concurrency.
+      const { openStore } = await import("../../store/index.ts");
+      const store = await openStore(settings.db);
+      const results: ConversationResult[] = new Array(loaded.length);
+      // Live progress on a terminal: which job and pass is at which exchange.
+      const live = process.stderr.isTTY === true && flags.progress !== false;
+      let finished = 0;
+      const draw = (text: string) => {
+        if (live) process.stderr.write(`\r\x1b[2K${text}`);
+      };
+      try {
+        let next = 0;
+        const worker = async () => {
+          while (next < loaded.length) {
+            const i = next++;
+            const { file, job } = loaded[i]!;
+            results[i] = await runConversation(job, {
+              userModel,
+              judge: flags.judge,
+              judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
+              targetUrl: flags.targetUrl,
+              passes: flags.passes,
+              seed,
+              store,
+              name: file,
+              onTurn: (pass, turn, of) =>
+                draw(
+                  `jobs ${finished}/${loaded.length} · ${file} ${pass.replace("_", " ")}: exchange ${turn}/${of}`,
+                ),
+            });
+            finished++;
+            draw(`jobs ${finished}/${loaded.length}`);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(concurrency, loaded.length) }, worker));
+      } finally {
+        if (live) process.stderr.write("\r\x1b[2K");
+        await store.close();
       }
       const text =
         flags.format === "json"
