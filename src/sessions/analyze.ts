@@ -110,12 +110,6 @@ export function readSessionFile(file: string, options: AnalyzeSessionOptions = {
   return merged;
 }
 
-/** Analyses one session already read (see {@link parseSession}). Tool schemas are checked first. */
-export function analyzeParsedSession(session: Session, { file }: { file?: string } = {}): SessionAnalysis {
-  const tools = compileSessionTools(session, file);
-  return buildAnalysis(session, { validation: validateToolCalls(session, tools) });
-}
-
 /**
  * Analyses the sessions in files (or session values): tool findings, latency, cost and per-agent and
  * overall scores by the seed's formulas, and pass^k over repeated runs of a task. Every input is read and

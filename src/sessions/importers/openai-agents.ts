@@ -60,6 +60,9 @@ function parseArguments(input: unknown): { parameters: Record<string, unknown>; 
   return { parameters: {}, arguments_text: input };
 }
 
+/** When a span started, in ms (0 when the export does not say). */
+const time = (s: Span) => (s.started_at ? Date.parse(s.started_at) : 0);
+
 type Turn = SessionInput["turns"][number];
 type Interaction = NonNullable<Turn["agent_interactions"]>[number];
 
@@ -80,7 +83,6 @@ function traceTurn(
       if (p.span_data.type === "agent") return p;
     return undefined;
   };
-  const time = (s: Span) => (s.started_at ? Date.parse(s.started_at) : 0);
   const ordered = [...traceSpans].sort((a, b) => time(a) - time(b));
   const agentSpans = ordered.filter((s) => s.span_data.type === "agent");
   if (agentSpans.length === 0) {
@@ -190,7 +192,6 @@ export const openaiAgentsImporter: SessionImporter = {
     }
     const byTrace = new Map<string, Span[]>();
     for (const s of spans) byTrace.set(s.trace_id, [...(byTrace.get(s.trace_id) ?? []), s]);
-    const time = (s: Span) => (s.started_at ? Date.parse(s.started_at) : 0);
     const conversations = new Map<
       string,
       { agents: Map<string, Set<string>>; turns: { at: number; turn: Turn }[] }

@@ -425,11 +425,14 @@ export const otlpImporter: SessionImporter = {
           const inside = inner.filter((s) => kindOf(s) === "llm");
           const llms = inside.length ? inside : [u];
           const seen = new Set<string>();
-          const executions = inner.filter((s) => kindOf(s) === "tool");
+          // Each tool span read once, for the matching below and the report.
+          const executions = inner
+            .filter((s) => kindOf(s) === "tool")
+            .map((span) => ({ span, ...toolExecution(span) }));
           const steps: NonNullable<
             SessionInput["turns"][number]["agent_interactions"]
           >[number]["agent_steps"] = [];
-          const executed = new Set<Span>();
+          const executed = new Set<(typeof executions)[number]>();
           let output: string | undefined;
           for (const llm of llms) {
             for (const t of offeredTools(llm)) tools.set(t.name, t);
@@ -444,21 +447,19 @@ export const otlpImporter: SessionImporter = {
                 seen.add(callKey);
                 const run = executions.find(
                   (e) =>
-                    !executed.has(e) &&
-                    ((call.id && toolExecution(e).id === call.id) ||
-                      (!call.id && toolExecution(e).name === call.name)),
+                    !executed.has(e) && ((call.id && e.id === call.id) || (!call.id && e.name === call.name)),
                 );
                 if (run) executed.add(run);
-                const result = run ? toolExecution(run).result : undefined;
+                const result = run?.result;
                 steps!.push({
                   tool_call: {
                     tool_name: call.name,
                     ...(call.id ? { id: call.id } : {}),
                     // The model's own arguments: the SDK may have dropped keys from what it ran.
-                    ...argumentsOf(call.args ?? (run ? toolExecution(run).args : undefined)),
+                    ...argumentsOf(call.args ?? run?.args),
                     ...(result !== undefined ? { result } : {}),
-                    ...(run?.error ? { error: run.error } : {}),
-                    ...(run ? { latency_ms: duration(run) } : {}),
+                    ...(run?.span.error ? { error: run.span.error } : {}),
+                    ...(run ? { latency_ms: duration(run.span) } : {}),
                   },
                 });
                 if (!run)
@@ -471,15 +472,14 @@ export const otlpImporter: SessionImporter = {
           }
           for (const run of executions)
             if (!executed.has(run)) {
-              const t = toolExecution(run);
               steps!.push({
                 tool_call: {
-                  tool_name: t.name,
-                  ...(t.id ? { id: t.id } : {}),
-                  ...argumentsOf(t.args),
-                  ...(t.result !== undefined ? { result: t.result } : {}),
-                  ...(run.error ? { error: run.error } : {}),
-                  latency_ms: duration(run),
+                  tool_name: run.name,
+                  ...(run.id ? { id: run.id } : {}),
+                  ...argumentsOf(run.args),
+                  ...(run.result !== undefined ? { result: run.result } : {}),
+                  ...(run.span.error ? { error: run.span.error } : {}),
+                  latency_ms: duration(run.span),
                 },
               });
             }
