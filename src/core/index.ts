@@ -1,4 +1,5 @@
 // Public surface of core/: domain types, schemas and pure functions shared by every module.
+export * from "./correction.ts";
 export * from "./dimension.ts";
 export * from "./error-reasons.ts";
 export * from "./errors.ts";
