@@ -34,8 +34,9 @@ function isJudge(value: unknown): value is Judge {
 
 /**
  * Builds the judge of a library call; with a store and `cache` (default true), live judges are cached.
- * `opening` is a new store still being created: its cache is empty, so the judge is cached without
- * waiting for it (see {@link openingCache}).
+ * `opening` is a store still opening: a new one's cache is empty, so the judge is cached without waiting
+ * for it (see {@link openingCache}); an existing one's lookups wait for it (see {@link awaitedCache}).
+ * Either way the run need not wait for the store before planning and hashing its cache keys.
  */
 export function prepareJudge(
   option: JudgeOption,
@@ -44,8 +45,16 @@ export function prepareJudge(
     store,
     opening,
     cache = true,
+    isNew = true,
     mode = "individual",
-  }: { store?: Store; opening?: Promise<Store>; cache?: boolean; mode?: "individual" | "batch" } = {},
+  }: {
+    store?: Store;
+    opening?: Promise<Store>;
+    /** `opening` is a store that did not exist before (default): its cache is empty. */
+    isNew?: boolean;
+    cache?: boolean;
+    mode?: "individual" | "batch";
+  } = {},
 ): ReadyJudge {
   let judge: Judge;
   let owned = true;
@@ -61,11 +70,11 @@ export function prepareJudge(
     owned = false;
   } else judge = judgeOnModel(option, settings);
   const inner = judge;
-  const fresh = !store && opening ? openingCache(opening) : undefined;
-  const backend = store?.verdictCache ?? fresh;
+  const fresh = !store && opening && isNew ? openingCache(opening) : undefined;
+  const backend = store?.verdictCache ?? fresh ?? (opening ? awaitedCache(opening) : undefined);
   const caching =
     isLiveJudge(judge) && cache && backend
-      ? new CachingJudge({ judge, backend, mode, storeFree: fresh !== undefined })
+      ? new CachingJudge({ judge, backend, mode, storeFree: !store && opening !== undefined })
       : undefined;
   return {
     judge: caching ?? judge,
@@ -102,5 +111,22 @@ export function openingCache(opening: Promise<Store>): VerdictCacheBackend & { f
       else queued.push(...entries);
     },
     flushed: () => handedOver.catch(() => {}),
+  };
+}
+
+/**
+ * The verdict cache of an existing store still opening: every lookup and write waits for the store, then
+ * is its cache's. A run can plan its calls and hash their cache keys while the store opens (a warm rerun's
+ * main-thread work, ≈ half its time), and its first lookup goes out the moment the store is open.
+ */
+export function awaitedCache(opening: Promise<Store>): Required<VerdictCacheBackend> {
+  const cache = opening.then((store) => store.verdictCache);
+  // A store that fails to open fails the run elsewhere (and every lookup with it).
+  cache.catch(() => {});
+  return {
+    get: async (keys) => (await cache).get(keys),
+    put: async (entries) => (await cache).put(entries),
+    peek: async (keys) => (await cache).peek(keys),
+    hit: async (entries) => (await cache).hit(entries),
   };
 }

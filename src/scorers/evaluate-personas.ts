@@ -306,12 +306,13 @@ export async function runPreparedPersonaEvaluation(
     resume?: string;
   },
 ): Promise<EvalResult> {
-  // A resume, and the verdict cache of a store that may hold entries, read the store before the first call.
-  const store =
-    (options.cache === false || options.fresh) && !options.resume ? options.store : await options.store;
+  // A resume reads the store before the first call. A verdict cache does not hold the run back: a new
+  // store's is empty, an existing store's lookups wait for it while the plan is drawn and its keys hashed.
+  const store = options.resume ? await options.store : options.store;
   const ready = prepareJudge(options.judge, options.judgeSettings, {
     store: isOpen(store) ? store : undefined,
     opening: isOpen(store) ? undefined : store,
+    isNew: options.fresh === true,
     cache: options.cache,
     mode: prepared.config.mode,
   });
