@@ -1,7 +1,8 @@
 // OpenAI chat-completions messages as a session: each user message opens a turn; the assistant messages
-// after it are the agents' interactions (an assistant's `name` is its agent id), their `tool_calls` the
-// steps, `tool` messages the results. The request's `tools` (in the file or given apart) are every
-// agent's tools. Nothing is invented: handoffs and latencies the log does not record stay absent.
+// after it are the agents' interactions (an assistant's `name` is its agent id; an unnamed reply continues the
+// named agent it follows in the turn), their `tool_calls` the steps, `tool` messages the results. The
+// request's `tools` (in the file or given apart) are every agent's tools. Nothing is invented: handoffs and
+// latencies the log does not record stay absent.
 import { z } from "zod";
 import { firstIssue, InputError, issuePath, validateInput } from "../../core/index.ts";
 import type { SessionInput } from "../session-format.ts";
@@ -106,7 +107,14 @@ export const openaiChatImporter: SessionImporter = {
       }
       const turn = turns.at(-1)!;
       if (m.role === "assistant") {
-        const agent = m.name ?? "assistant";
+        // The API's reply never carries a `name` (a framework adds it when it sends the history back), so a
+        // log that ends in the reply has it unnamed: within a turn it continues the named agent it follows.
+        const continued = m.name === undefined && current && current.agent_id !== "assistant";
+        const agent = m.name ?? current?.agent_id ?? "assistant";
+        if (continued)
+          notes.push(
+            `messages[${i}]: an assistant message without a name is read as ${agent}'s, whom it follows`,
+          );
         if (!agentIds.includes(agent)) agentIds.push(agent);
         if (!current || current.agent_id !== agent) {
           current = { agent_id: agent, agent_steps: [] };
