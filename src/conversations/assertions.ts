@@ -1,9 +1,10 @@
 // Assertions on what the agent did, after a pass: CEL over the agent's object context (its state endpoint)
 // and the conversation, or over the JSON of a GET. CEL, never JavaScript: no `eval`, no prototype access,
 // no loops. Each assertion reports its actual value and any error; an error fails it, never crashes the run.
-import { parse as parseCel } from "@marcbachmann/cel-js";
+import { parse as parseCel, serialize as serializeCel } from "@marcbachmann/cel-js";
 import { type Db, openDatabase } from "../engine/index.ts";
 import type { AssertionOutcome } from "./composite.ts";
+import { type Graph, openGraph } from "./cypher.ts";
 import type { Assertion } from "./job.ts";
 
 /** What CEL sees of the conversation: the turns, and the tool calls the agent reported. */
@@ -44,7 +45,9 @@ export function celOutcome(
 ): AssertionOutcome {
   const base = { label: expression, weight };
   try {
-    const result = parseCel(expression)(celValue(context) as Record<string, unknown>);
+    const parsed = parseCel(expression);
+    const values = celValue(context) as Record<string, unknown>;
+    const result = parsed(values);
     if (typeof result !== "boolean")
       return {
         ...base,
@@ -52,9 +55,52 @@ export function celOutcome(
         actual: reportedValue(result),
         error: "the expression is not true or false",
       };
-    return { ...base, passed: result, actual: result };
+    if (result) return { ...base, passed: true, actual: true };
+    const why = whyFalse(parsed.ast as CelNode, values);
+    // The whole expression needs no naming again: only a part of it (an operand of `&&`) does.
+    if (why.failed === serializeCel(parsed.ast as never)) delete why.failed;
+    return { ...base, passed: false, actual: false, ...why };
   } catch (error) {
     return { ...base, passed: false, error: (error as Error).message.split("\n")[0] };
+  }
+}
+
+/** The part of a CEL syntax tree this file reads: an operator (or node type) and its operands. */
+interface CelNode {
+  op: string;
+  args: unknown;
+}
+
+const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="]);
+
+/**
+ * Why an expression came out false, for the report: the first false operand of `&&`, and for a comparison
+ * both of its sides' values — `actual` the left, `expected` the right (prefixed by the operator unless it
+ * is `==`) — so that `size(objectContext.reminders) == 1` reports 0 and 1, not just false.
+ */
+function whyFalse(
+  node: CelNode,
+  values: Record<string, unknown>,
+): { actual?: unknown; expected?: unknown; failed?: string } {
+  const evaluate = (n: unknown) => parseCel(serializeCel(n as never))(values);
+  try {
+    if (node.op === "&&" && Array.isArray(node.args)) {
+      for (const operand of node.args as CelNode[])
+        if (evaluate(operand) === false) return whyFalse(operand, values);
+      return {};
+    }
+    if (COMPARISONS.has(node.op) && Array.isArray(node.args)) {
+      const [left, right] = (node.args as unknown[]).map((n) => reportedValue(evaluate(n)));
+      return {
+        failed: serializeCel(node as never),
+        actual: left,
+        expected: node.op === "==" ? right : `${node.op} ${JSON.stringify(right)}`,
+      };
+    }
+    return { failed: serializeCel(node as never) };
+  } catch {
+    // A side that cannot be evaluated on its own (it errors where `&&` short-circuited): no detail.
+    return {};
   }
 }
 
@@ -66,6 +112,8 @@ export interface AssertionContext {
   timeoutMs?: number;
   /** Where `sql` assertions without a database of their own run (the job's target.database). */
   database?: string;
+  /** Where `cypher` assertions without a graph of their own run (the job's target.graph). */
+  graph?: string;
 }
 
 /**
@@ -100,19 +148,28 @@ async function queryValue(db: Db, sql: string): Promise<unknown> {
 
 /**
  * Checks the assertions of a pass: CEL over the object context and the conversation, a GET and CEL over
- * its JSON, and SQL in a read-only transaction. Cypher assertions come back failed as not checked yet.
+ * its JSON, SQL in a read-only transaction, and Cypher read-only (see `openGraph`).
  */
 export async function checkAssertions(
   assertions: readonly Assertion[],
-  { objectContext, conversation, fetch: doFetch = fetch, timeoutMs = 10_000, database }: AssertionContext,
+  {
+    objectContext,
+    conversation,
+    fetch: doFetch = fetch,
+    timeoutMs = 10_000,
+    database,
+    graph,
+  }: AssertionContext,
 ): Promise<AssertionOutcome[]> {
   const out: AssertionOutcome[] = [];
   // One connection per database named, for all the assertions on it.
   const databases = new Map<string, Promise<Db>>();
+  const graphs = new Map<string, Promise<Graph>>();
   try {
     for (const a of assertions) out.push(await checkOne(a));
   } finally {
     for (const db of databases.values()) await db.then((d) => d.close()).catch(() => {});
+    for (const g of graphs.values()) await g.then((d) => d.close()).catch(() => {});
   }
   return out;
 
@@ -152,12 +209,24 @@ export async function checkAssertions(
         return { ...base, passed: false, error: (error as Error).message.split("\n")[0] };
       }
     }
-    return {
-      label: a.cypher,
-      weight: a.weight,
-      passed: false,
-      expected: a.expected,
-      error: "cypher assertions are not checked yet",
-    };
+    const base = { label: a.cypher, weight: a.weight, expected: a.expected };
+    const location = a.graph ?? graph;
+    if (!location)
+      return {
+        ...base,
+        passed: false,
+        error: "no graph to query: give target.graph or the assertion's graph",
+      };
+    try {
+      let opened = graphs.get(location);
+      if (!opened) {
+        opened = openGraph(location, { timeoutMs });
+        graphs.set(location, opened);
+      }
+      const actual = reportedValue(await (await opened).readValue(a.cypher));
+      return { ...base, passed: sameValue(actual, a.expected), actual };
+    } catch (error) {
+      return { ...base, passed: false, error: (error as Error).message.split("\n")[0] };
+    }
   }
 }

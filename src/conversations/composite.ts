@@ -10,6 +10,8 @@ export interface AssertionOutcome {
   /** The value it produced or read, for the report. */
   actual?: unknown;
   expected?: unknown;
+  /** For a false expression: the part of it that was false (the first false operand of `&&`). */
+  failed?: string;
   error?: string;
 }
 

@@ -3,8 +3,10 @@
 
 export * from "./agent-client.ts";
 export * from "./assertions.ts";
+export * from "./cassette.ts";
 export * from "./composite.ts";
 export * from "./conversation-loop.ts";
+export * from "./cypher.ts";
 export * from "./job.ts";
 export * from "./run-conversation.ts";
 export * from "./simulated-user.ts";

@@ -4,6 +4,7 @@
 import { parse as parseCel } from "@marcbachmann/cel-js";
 import { z } from "zod";
 import { InputError, parseLocatedYaml, readInputFile } from "../core/index.ts";
+import { parseGraphLocation } from "./cypher.ts";
 
 const text = z.string().trim().min(1);
 
@@ -41,6 +42,12 @@ export const TargetSchema = z
       .string()
       .optional()
       .describe("PostgreSQL URL or PGlite folder that sql assertions and setup read"),
+    graph: z
+      .string()
+      .optional()
+      .describe(
+        "neo4j:// or bolt:// URL (credentials in NEO4J_USERNAME / NEO4J_PASSWORD) or Kùzu database file that cypher assertions and setup read",
+      ),
   })
   .strict();
 
@@ -61,7 +68,7 @@ export const SeedSchema = z.union([
 
 export const SetupSchema = z.union([
   z.object({ sql: text, database: z.string().optional() }).strict(),
-  z.object({ cypher: text, url: z.string().optional() }).strict(),
+  z.object({ cypher: text, graph: z.string().optional() }).strict(),
   z
     .object({
       http: z.url(),
@@ -81,7 +88,7 @@ const ASSERTION_KINDS = {
   expression: z.object({ expression: text, weight }).strict(),
   sql: z.object({ sql: text, expected, database: z.string().optional(), weight }).strict(),
   http: z.object({ http: z.url(), expression: text, weight }).strict(),
-  cypher: z.object({ cypher: text, expected, url: z.string().optional(), weight }).strict(),
+  cypher: z.object({ cypher: text, expected, graph: z.string().optional(), weight }).strict(),
 } as const;
 
 /** Which kind an assertion is, by the key that names it (`http` and `expression` together are http). */
@@ -115,7 +122,7 @@ export type Assertion =
   | { kind: "expression"; expression: string; weight: number }
   | { kind: "sql"; sql: string; expected: unknown; database?: string; weight: number }
   | { kind: "http"; http: string; expression: string; weight: number }
-  | { kind: "cypher"; cypher: string; expected: unknown; url?: string; weight: number };
+  | { kind: "cypher"; cypher: string; expected: unknown; graph?: string; weight: number };
 
 export const ConversationJobSchema = z
   .object({
@@ -168,10 +175,55 @@ export function loadConversationJob(file: string): ConversationJob {
       });
     }
   });
+  checkGraphs(job, file, located.placeOf);
   if (job.target.protocol === "http" && !job.target.http)
     throw new InputError("target.http: missing; protocol http needs its body and reply", {
       file,
       place: located.placeOf(["target", "protocol"]),
     });
   return job;
+}
+
+/**
+ * Every graph named parses, and every Cypher assertion and setup step has one (its own or target.graph):
+ * checked now, so a job never runs a conversation whose graph checks cannot run. An assertion without a
+ * graph of its own takes target.graph here, so checking it needs nothing but the assertion.
+ */
+function checkGraphs(
+  job: ConversationJob,
+  file: string,
+  placeOf: (path: (string | number)[]) => string,
+): void {
+  const name = (path: (string | number)[]) =>
+    path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${p}` : p)).join("");
+  const check = (graph: string | undefined, path: (string | number)[]) => {
+    if (graph === undefined) return;
+    try {
+      parseGraphLocation(graph);
+    } catch (error) {
+      if (!InputError.isInstance(error)) throw error;
+      throw new InputError(`${name(path)}: ${error.message}`, { file, place: placeOf(path), cause: error });
+    }
+  };
+  const missing = (path: (string | number)[], owner: string) =>
+    new InputError(
+      `${name(path.slice(0, 2))}: no graph to query; give target.graph or the ${owner}'s graph`,
+      {
+        file,
+        place: placeOf(path),
+      },
+    );
+  check(job.target.graph, ["target", "graph"]);
+  job.setup.forEach((step, i) => {
+    if (!("cypher" in step)) return;
+    check(step.graph, ["setup", i, "graph"]);
+    if (step.graph === undefined && job.target.graph === undefined)
+      throw missing(["setup", i, "cypher"], "step");
+  });
+  job.assertions.forEach((a, i) => {
+    if (a.kind !== "cypher") return;
+    check(a.graph, ["assertions", i, "graph"]);
+    a.graph ??= job.target.graph;
+    if (a.graph === undefined) throw missing(["assertions", i, "cypher"], "assertion");
+  });
 }

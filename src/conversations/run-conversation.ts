@@ -3,7 +3,7 @@
 // through the Judge on the run engine (fixtures, record/replay, the verdict cache, the store, progress):
 // the tone and each task against its acceptance criteria, then the seed's composite per pass.
 import type { LanguageModel } from "ai";
-import { InputError, type Verdict } from "../core/index.ts";
+import { InputError, passK, type Verdict } from "../core/index.ts";
 import {
   type EvaluationOfKind,
   type JudgeOption,
@@ -18,11 +18,13 @@ import {
   type Store,
   scoreFromVerdict,
 } from "../engine/index.ts";
-import type { JudgeItem } from "../judge/index.ts";
+import type { Cassette, JudgeItem } from "../judge/index.ts";
 import { createAgentClient } from "./agent-client.ts";
 import { checkAssertions } from "./assertions.ts";
+import { judgeOnCassette, openConversationCassette, userModelOnCassette } from "./cassette.ts";
 import { type AssertionOutcome, type Composite, compositeScore } from "./composite.ts";
 import { type PassTranscript, runConversationPass } from "./conversation-loop.ts";
+import { openGraph } from "./cypher.ts";
 import { type ConversationJob, loadConversationJob } from "./job.ts";
 
 export const CONVERSATION_RESULT_FORMAT = "dramaturg.conversation-result/v1";
@@ -49,8 +51,8 @@ export interface ConversationResult {
 }
 
 export interface RunConversationOptions {
-  /** The simulated user's model (an AI SDK model). */
-  userModel: LanguageModel;
+  /** The simulated user's model (an AI SDK model). Not needed with `replay`. */
+  userModel?: LanguageModel;
   /** The scorer: a judge spec, an AI SDK model or a Judge (`fixtures:FILE` replays). */
   judge: JudgeOption;
   judgeSettings?: JudgeSettings;
@@ -66,6 +68,18 @@ export interface RunConversationOptions {
   onTurn?: (pass: PassName, turn: number, of: number) => void;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
+  /**
+   * A folder to record a cassette into (`<record>/<job>.cassette.json`): the simulated user's answers and,
+   * when the scorer runs on a model, the scorer's, keyed by a hash of each call's prompt. No secrets.
+   */
+  record?: string;
+  /**
+   * A folder to replay the job's cassette from: no model is called (`userModel` is not needed); a call the
+   * cassette has no answer for fails the run with a CassetteMissError naming the file and the key.
+   */
+  replay?: string;
+  /** The trial number in every verdict's key, so repeated runs are separate judgements. Default 1. */
+  trial?: number;
 }
 
 type Meta = { pass: number; item: "tone" | number };
@@ -76,7 +90,7 @@ const taskClaim = (t: ConversationJob["tasks"][number]) =>
   `The assistant got this ${t.type === "question" ? "question answered" : "task done"}: ${t.task}. It counts as done when: ${t.acceptanceCriteria}`;
 
 /** The scorer's requests for the passes: the tone and every task, at most 10 claims a request. */
-function scoringCalls(job: ConversationJob, name: string, passes: readonly PassTranscript[]) {
+function scoringCalls(job: ConversationJob, name: string, passes: readonly PassTranscript[], trial: number) {
   return function* calls(): Generator<PlannedCall<Meta>> {
     for (const [p, pass] of passes.entries()) {
       const items: { item: JudgeItem; meta: Meta }[] = [
@@ -87,7 +101,7 @@ function scoringCalls(job: ConversationJob, name: string, passes: readonly PassT
               proposition_id: "tone",
               channel: name,
               message_id: pass.with_facts ? "with_facts" : "without_facts",
-              trial: 1,
+              trial,
             },
             kind: "score",
             claim: TONE_CLAIM,
@@ -101,7 +115,7 @@ function scoringCalls(job: ConversationJob, name: string, passes: readonly PassT
               proposition_id: `task-${i + 1}`,
               channel: name,
               message_id: pass.with_facts ? "with_facts" : "without_facts",
-              trial: 1,
+              trial,
             },
             kind: "score" as const,
             claim: taskClaim(t),
@@ -135,6 +149,7 @@ function conversationKind(
   name: string,
   passes: { name: PassName; transcript: PassTranscript; assertions: AssertionOutcome[] }[],
   judgeSpec: string,
+  trial: number,
 ): EvaluationOfKind<Meta, ConversationResult> {
   const verdicts = passes.map(() => new Map<Meta["item"], Verdict>());
   return {
@@ -144,6 +159,7 @@ function conversationKind(
         job,
         name,
         passes.map((p) => p.transcript),
+        trial,
       ),
       trivial: () => [],
     },
@@ -203,7 +219,7 @@ function conversationKind(
   };
 }
 
-/** Runs `setup` before a pass: HTTP calls and SQL scripts (Cypher setup needs a graph database: not yet). */
+/** Runs `setup` before a pass: HTTP calls, SQL scripts and Cypher scripts (each statement committed). */
 async function runSetup(job: ConversationJob): Promise<void> {
   for (const step of job.setup) {
     if ("sql" in step) {
@@ -217,8 +233,17 @@ async function runSetup(job: ConversationJob): Promise<void> {
       }
       continue;
     }
-    if (!("http" in step))
-      throw new InputError("cypher setup is not supported yet; use an http or sql setup step");
+    if ("cypher" in step) {
+      const location = step.graph ?? job.target.graph;
+      if (!location) throw new InputError("a cypher setup step needs its graph (or target.graph)");
+      const graph = await openGraph(location, { write: true, timeoutMs: job.target.timeoutMs });
+      try {
+        await graph.run(step.cypher);
+      } finally {
+        await graph.close();
+      }
+      continue;
+    }
     const response = await fetch(step.http, {
       method: step.method,
       headers: { "content-type": "application/json" },
@@ -232,7 +257,8 @@ async function runSetup(job: ConversationJob): Promise<void> {
 
 /**
  * Runs a conversation job against its agent: each pass from freshly set-up state, the assertions checked
- * after it, the transcripts scored through the judge, the composite per pass and the difference.
+ * after it, the transcripts scored through the judge, the composite per pass and the difference. With
+ * `record` or `replay`, the models' answers go to or come from the job's cassette.
  */
 export async function runConversation(
   job: ConversationJob | string,
@@ -240,6 +266,25 @@ export async function runConversation(
 ): Promise<ConversationResult> {
   const name = options.name ?? (typeof job === "string" ? job : "<job>");
   const loaded = typeof job === "string" ? loadConversationJob(job) : job;
+  const cassette = openConversationCassette(options, name);
+  const result = await runOnce(loaded, name, options, cassette);
+  cassette?.save();
+  return result;
+}
+
+/** One run of a loaded job, its models through `cassette` when there is one. */
+async function runOnce(
+  loaded: ConversationJob,
+  name: string,
+  options: RunConversationOptions,
+  cassette: Cassette | undefined,
+): Promise<ConversationResult> {
+  const trial = options.trial ?? 1;
+  if (!Number.isInteger(trial) || trial < 1)
+    throw new InputError(`trial must be a whole number ≥ 1, got ${trial}`);
+  const userModel = cassette ? userModelOnCassette(cassette, options.userModel) : options.userModel;
+  if (!userModel) throw new InputError("the simulated user needs a model (userModel), except when replaying");
+  const judge = cassette ? judgeOnCassette(cassette, options.judge, options.judgeSettings) : options.judge;
   const chosen = options.passes ?? "both";
   const passNames: PassName[] =
     chosen === "both"
@@ -247,7 +292,7 @@ export async function runConversation(
       : chosen === "with"
         ? ["with_facts"]
         : ["without_facts"];
-  const built = prepareJudge(options.judge, options.judgeSettings, { cache: false });
+  const built = prepareJudge(judge, options.judgeSettings, { cache: false });
   const passes: { name: PassName; transcript: PassTranscript; assertions: AssertionOutcome[] }[] = [];
   try {
     for (const [i, passName] of passNames.entries()) {
@@ -258,7 +303,7 @@ export async function runConversation(
       });
       const transcript = await runConversationPass(loaded, {
         agent,
-        userModel: options.userModel,
+        userModel,
         withFacts: passName === "with_facts",
         seed: (options.seed ?? 1) + i,
         signal: options.signal,
@@ -273,6 +318,7 @@ export async function runConversation(
       }
       const assertions = await checkAssertions(loaded.assertions, {
         database: loaded.target.database,
+        graph: loaded.target.graph,
         objectContext,
         conversation: {
           turns: transcript.turns.map(({ role, content }) => ({ role, content })),
@@ -288,13 +334,16 @@ export async function runConversation(
     try {
       const judgeSpec = typeof options.judge === "string" ? options.judge : built.judge.descriptor.model;
       const { evaluationId, result } = await runEvaluation({
-        evaluation: conversationKind(loaded, name, passes, judgeSpec),
+        evaluation: conversationKind(loaded, name, passes, judgeSpec, trial),
         store,
         judge: ready.judge,
         cache: ready.cache,
         onProgress: options.onProgress,
         signal: options.signal,
       });
+      // A scorer's replay miss is only an errored verdict to the judge; a replayed run must fail instead.
+      const miss = cassette?.firstMiss;
+      if (miss) throw miss;
       return { ...result, evaluation_id: evaluationId };
     } finally {
       await ready.close();
@@ -303,6 +352,76 @@ export async function runConversation(
   } finally {
     await built.close();
   }
+}
+
+export const CONVERSATION_TRIALS_FORMAT = "dramaturg.conversation-trials/v1";
+
+/** A job's score: the mean of its passes' composites (the reference's command-line score), or null. */
+export function conversationScore(result: ConversationResult): number | null {
+  const scores = result.passes.map((p) => p.composite.score).filter((s): s is number => s !== null);
+  return scores.length === result.passes.length && scores.length > 0
+    ? scores.reduce((a, b) => a + b, 0) / scores.length
+    : null;
+}
+
+export interface ConversationTrialsOptions extends Omit<RunConversationOptions, "trial"> {
+  /** How many times to run the job. Default 1. */
+  trials?: number;
+  /** A trial passes when its score ({@link conversationScore}) is at least this; gives pass^k. */
+  minScore?: number;
+  /** Called as each trial starts. */
+  onTrial?: (trial: number, of: number) => void;
+}
+
+export interface ConversationTrials {
+  format: typeof CONVERSATION_TRIALS_FORMAT;
+  job: string;
+  /** Each trial's result, trial 1 first. */
+  trials: ConversationResult[];
+  /** Each trial's score ({@link conversationScore}): null when a pass could not be scored. */
+  scores: (number | null)[];
+  /** With `minScore`: the threshold, which trials reached it, and pass^k for k = 1…trials. */
+  min_score?: number;
+  passed?: boolean[];
+  pass_k?: Record<string, number>;
+}
+
+/**
+ * Runs a job `trials` times, each a full {@link runConversation}: trial k greets with seed + k − 1 and
+ * has trial k in its verdict keys (so the cache never hands one trial's verdicts to another). With
+ * `minScore`, reports pass^k (τ-bench's estimator: the chance that k trials drawn from the N all pass).
+ * One cassette serves every trial: recorded once, replayed in the same order.
+ */
+export async function runConversationTrials(
+  job: ConversationJob | string,
+  { trials = 1, minScore, onTrial, ...options }: ConversationTrialsOptions,
+): Promise<ConversationTrials> {
+  if (!Number.isInteger(trials) || trials < 1)
+    throw new InputError(`trials must be a whole number ≥ 1, got ${trials}`);
+  const name = options.name ?? (typeof job === "string" ? job : "<job>");
+  const loaded = typeof job === "string" ? loadConversationJob(job) : job;
+  const cassette = openConversationCassette(options, name);
+  const results: ConversationResult[] = [];
+  for (let trial = 1; trial <= trials; trial++) {
+    onTrial?.(trial, trials);
+    results.push(
+      await runOnce(loaded, name, { ...options, seed: (options.seed ?? 1) + trial - 1, trial }, cassette),
+    );
+  }
+  cassette?.save();
+  const scores = results.map(conversationScore);
+  if (minScore === undefined)
+    return { format: CONVERSATION_TRIALS_FORMAT, job: name, trials: results, scores };
+  const passed = scores.map((s) => s !== null && s >= minScore);
+  return {
+    format: CONVERSATION_TRIALS_FORMAT,
+    job: name,
+    trials: results,
+    scores,
+    min_score: minScore,
+    passed,
+    pass_k: passK(passed.map((success) => ({ task_id: name, success }))).pass_k,
+  };
 }
 
 /** A stored conversation result (the latest, or by id or its first 8+ characters). */
@@ -321,8 +440,15 @@ export function loadConversationResult({
 }
 
 /** One line per stored conversation run, newest first: `dramaturg conversations`. */
-export async function listConversationResults({ store, limit = 50 }: { store: Store; limit?: number }) {
-  const rows = await store.evaluations.list({ kind: "conversation", limit });
+export async function listConversationResults({
+  store,
+  limit = 50,
+  ...page
+}: { store: Store; limit?: number } & Pick<
+  NonNullable<Parameters<Store["evaluations"]["list"]>[0]>,
+  "after" | "since" | "until"
+>) {
+  const rows = await store.evaluations.list({ kind: "conversation", limit, ...page });
   const out: {
     id: string;
     created_at: string;

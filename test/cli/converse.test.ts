@@ -10,6 +10,8 @@ import { cli, ROOT } from "./run-cli.ts";
 const dir = useTempDir("dramaturg-converse-");
 let agent: FakeOpenAIServer;
 let user: FakeOpenAIServer;
+/** An LLM scorer: the fake server's default responder answers the judge's schemas. */
+let scorer: FakeOpenAIServer;
 const FIXTURES = `fixtures:${ROOT}test/fixtures/conversations/verdicts.json`;
 const lines = [
   "Please remind me tomorrow at 9.",
@@ -30,10 +32,12 @@ beforeAll(async () => {
   });
   let n = 0;
   user = await startFakeOpenAIServer({ respond: () => lines[n++ % lines.length]! });
+  scorer = await startFakeOpenAIServer();
 });
 afterAll(async () => {
   await agent.close();
   await user.close();
+  await scorer.close();
 });
 
 /** The seed example without its seeds, state or database assertions, as a job file. */
@@ -137,4 +141,96 @@ describe("dramaturg converse", () => {
     expect(jobs.map((j: { job: string }) => j.job)).toEqual([first, second]);
     for (const j of jobs) expect(j.passes[0].transcript.ended).toBe("signoff");
   });
+
+  it("--record then --replay gives the same JSON, and the replay calls no model", async () => {
+    const file = jobFile();
+    const cassettes = join(dir(), "cassettes");
+    const llm = ["--judge", "openai-compatible:judge", "--judge-base-url", scorer.url, "--format", "json"];
+    const recorded = await cli([...args(file, "--record", cassettes), ...llm]);
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const calls = { user: user.stats.calls, scorer: scorer.stats.calls };
+    const withoutUser = args(file, "--replay", cassettes).filter(
+      (a, i, all) => a !== "--user-model" && all[i - 1] !== "--user-model",
+    );
+    const replayed = await cli([...withoutUser, ...llm]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect({ user: user.stats.calls, scorer: scorer.stats.calls }).toEqual(calls);
+    expect(sameRun(JSON.parse(replayed.stdout))).toEqual(sameRun(JSON.parse(recorded.stdout)));
+  });
+
+  it("a replay whose job changed since the recording exits 3 naming the cassette and the key", async () => {
+    const file = jobFile();
+    const cassettes = join(dir(), "changed");
+    expect((await cli(args(file, "--record", cassettes, "--passes", "without"))).code).toBe(0);
+    writeFileSync(file, readFileSync(file, "utf8").replace(/voice: .*/, "voice: Terse, all lower case."));
+    const r = await cli(args(file, "--replay", cassettes, "--passes", "without"));
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(join(cassettes, "job.cassette.json"));
+    expect(r.stderr).toMatch(/user call with key [0-9a-f]{16}/);
+  });
+
+  it("--replay from a folder without the job's cassette exits 2 naming the file", async () => {
+    const r = await cli(args(jobFile(), "--replay", join(dir(), "empty")));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/job\.cassette\.json: cannot read cassette/);
+  });
+
+  it("--trials 3 --min-score prints each trial and pass^k, and exits 1 when trials are under", async () => {
+    const file = jobFile();
+    const failing = await cli(args(file, "--trials", "3", "--min-score", "0.99", "--passes", "without"));
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toMatch(/: 3 trials, scores \d\.\d\d \d\.\d\d \d\.\d\d/);
+    expect(failing.stdout).toMatch(
+      /pass\^k \(a trial passes at score ≥ 0\.99\): k=1 0\.00, k=2 0\.00, k=3 0\.00/,
+    );
+    expect(failing.stdout).toMatch(/trial 3:\n {2}.*: score \d\.\d\d\n {4}without facts: composite/);
+    const passing = await cli(args(file, "--trials", "3", "--min-score", "0.5", "--passes", "without"));
+    expect(passing.code, passing.stderr).toBe(0);
+    expect(passing.stdout).toMatch(/k=1 1\.00, k=2 1\.00, k=3 1\.00/);
+  });
+
+  it("--trials with --format json gives every trial's result, its score, and pass^k", async () => {
+    const r = await cli(
+      args(jobFile(), "--trials", "2", "--min-score", "0.5", "--passes", "with", "--format", "json"),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const trials = JSON.parse(r.stdout);
+    expect(trials.format).toBe("dramaturg.conversation-trials/v1");
+    expect(trials.trials).toHaveLength(2);
+    expect(trials.scores).toEqual(
+      trials.trials.map((t: { passes: { composite: { score: number } }[] }) => t.passes[0]!.composite.score),
+    );
+    expect(trials.pass_k).toEqual({ "1": 1, "2": 1 });
+  });
+
+  it("--format markdown puts the passes side by side: composite, tasks, assertions with actual values", async () => {
+    const r = await cli(args(jobFile(), "--format", "markdown"));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^### .*job\.yml — score \d\.\d\d/m);
+    expect(r.stdout).toMatch(/^\| +\| without facts \| with facts \|$/m);
+    expect(r.stdout).toMatch(/^\| \*\*composite\*\* \| \*\*\d\.\d\d\*\* \| \*\*\d\.\d\d\*\* \|$/m);
+    expect(r.stdout).toMatch(/^\| task: Ask what the capital of France is \| 1\.00 \| 1\.00 \|$/m);
+    expect(r.stdout).toMatch(
+      /^\| assertion ×1: conversation\.turns\.exists.* \| ✅ pass \(actual true\) \|/m,
+    );
+  });
 });
+
+/** A result without what differs between two runs against a live agent: reply times and the run's id. */
+function sameRun(result: {
+  evaluation_id?: string;
+  passes: { transcript: { turns: object[]; latencies: number[] } }[];
+}) {
+  const { evaluation_id: _id, ...rest } = result;
+  return {
+    ...rest,
+    passes: rest.passes.map((p) => ({
+      ...p,
+      transcript: {
+        ...p.transcript,
+        latencies: p.transcript.latencies.length,
+        turns: p.transcript.turns.map((t) => ({ ...t, latency_ms: undefined })),
+      },
+    })),
+  };
+}

@@ -27,6 +27,38 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe("expression assertions (CEL)", () => {
+  it("a false comparison reports both of its sides: the left as actual, the right as expected", async () => {
+    const [eq, ge] = await checkAssertions(
+      [
+        { kind: "expression", expression: "size(objectContext.resources) == 2", weight: 1 },
+        { kind: "expression", expression: "objectContext.count >= 3", weight: 1 },
+      ],
+      { objectContext: state, conversation },
+    );
+    expect(eq).toMatchObject({ passed: false, actual: 1, expected: 2 });
+    expect(eq).not.toHaveProperty("failed");
+    expect(ge).toMatchObject({ passed: false, actual: 1, expected: ">= 3" });
+  });
+
+  it("a false conjunction names its first false operand and that operand's sides", async () => {
+    const [out] = await checkAssertions(
+      [
+        {
+          kind: "expression",
+          expression: 'objectContext.count == 1 && objectContext.resources[0].type == "Note"',
+          weight: 1,
+        },
+      ],
+      { objectContext: state, conversation },
+    );
+    expect(out).toMatchObject({
+      passed: false,
+      failed: 'objectContext.resources[0].type == "Note"',
+      actual: "Reminder",
+      expected: "Note",
+    });
+  });
+
   it("read the object context and the conversation, whole numbers as integers", async () => {
     const out = await checkAssertions(
       [

@@ -106,7 +106,8 @@ describe("runConversation", () => {
     expect(failed).toMatchObject({
       label: "size(objectContext.reminders) == 1",
       passed: false,
-      actual: false,
+      actual: 0,
+      expected: 1,
     });
     expect(saying.passes[0]!.composite.score!).toBeLessThan(doing.passes[0]!.composite.score!);
   });

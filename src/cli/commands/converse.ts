@@ -1,8 +1,10 @@
-// `dramaturg converse JOB.yml…`: the library's runConversation per job, both passes side by side, the
-// assertions with their actual values, the composite; exit 1 when a job's score is under --min-score.
+// `dramaturg converse JOB.yml…`: the library's runConversationTrials per job, both passes side by side,
+// the assertions with their actual values, the composite, pass^k over --trials; exit 1 when a job's
+// score (any trial's) is under --min-score. --record/--replay keep the models' answers in cassettes.
 import { writeFileSync } from "node:fs";
 import { type Command, Option } from "commander";
-import type { ConversationResult } from "../../conversations/index.ts";
+import type { ConversationResult, ConversationTrials } from "../../conversations/index.ts";
+import { escapeMarkdown, markdownTable } from "../../core/index.ts";
 import { examples, setExitCode } from "../program.ts";
 import { registerStoredList } from "./stored-list.ts";
 
@@ -39,16 +41,101 @@ export function renderConversationTable(results: readonly ConversationResult[]):
         out.push(`    task ${num(t.score)}  ${t.task}${t.reasoning ? ` — ${t.reasoning}` : ""}`);
       for (const a of p.assertions)
         out.push(
-          `    ${a.passed ? "PASS" : "FAIL"} ×${a.weight}  ${a.label}${a.actual !== undefined ? `  actual ${JSON.stringify(a.actual)}` : ""}${a.expected !== undefined ? `, expected ${JSON.stringify(a.expected)}` : ""}${a.error ? `  (${a.error})` : ""}`,
+          `    ${a.passed ? "PASS" : "FAIL"} ×${a.weight}  ${a.label}${a.failed ? `  [false: ${a.failed}]` : ""}${a.actual !== undefined ? `  actual ${JSON.stringify(a.actual)}` : ""}${a.expected !== undefined ? `, expected ${JSON.stringify(a.expected)}` : ""}${a.error ? `  (${a.error})` : ""}`,
         );
     }
   }
   return out.join("\n");
 }
 
+const passTitle = (pass: string) => (pass === "with_facts" ? "with facts" : "without facts");
+
+/** A job as Markdown: its passes side by side — composite and parts, tasks, assertions with actual values. */
+export function renderConversationMarkdown(results: readonly ConversationResult[]): string {
+  const out: string[] = [];
+  for (const r of results) {
+    out.push(
+      `### ${escapeMarkdown(r.job)} — score ${num(jobScore(r))}${r.difference !== null ? ` (with facts − without: ${num(r.difference)})` : ""}`,
+      "",
+    );
+    const row = (label: string, cell: (p: ConversationResult["passes"][number]) => string) => [
+      label,
+      ...r.passes.map(cell),
+    ];
+    const rows = [
+      row("**composite**", (p) => `**${num(p.composite.score)}**`),
+      row("timing", (p) => num(p.composite.timing)),
+      row("tasks", (p) => num(p.composite.task)),
+      row("assertions", (p) => num(p.composite.assertions)),
+      row("penalty", (p) => num(p.composite.penalty)),
+      row("tone", (p) => num(p.tone)),
+      row("messages", (p) => String(p.transcript.turns.length)),
+      row("ended", (p) =>
+        escapeMarkdown(
+          p.transcript.ended === "agent_failed"
+            ? `agent failed: ${p.transcript.error ?? ""}`
+            : p.transcript.ended.replace("_", " "),
+        ),
+      ),
+      ...(r.passes[0]?.tasks ?? []).map((t, i) =>
+        row(`task: ${escapeMarkdown(t.task)}`, (p) => num(p.tasks[i]?.score)),
+      ),
+      ...(r.passes[0]?.assertions ?? []).map((a, i) =>
+        row(`assertion ×${a.weight}: ${escapeMarkdown(a.label)}`, (p) => {
+          const got = p.assertions[i];
+          if (!got) return "—";
+          const actual =
+            got.actual !== undefined
+              ? ` (actual ${escapeMarkdown(JSON.stringify(got.actual))}${got.expected !== undefined ? `, expected ${escapeMarkdown(JSON.stringify(got.expected))}` : ""})`
+              : "";
+          return `${got.passed ? "✅ pass" : "❌ fail"}${actual}${got.error ? ` ${escapeMarkdown(got.error)}` : ""}`;
+        }),
+      ),
+    ];
+    out.push(
+      ...markdownTable(
+        [{ title: "" }, ...r.passes.map((p) => ({ title: passTitle(p.pass), right: true }))],
+        rows,
+      ),
+      "",
+    );
+  }
+  return out.join("\n").trimEnd();
+}
+
+/** Repeated trials: each trial's score and, with a threshold, pass^k; then every trial's own report. */
+export function renderTrials(jobs: readonly ConversationTrials[], format: "table" | "markdown"): string {
+  const out: string[] = [];
+  for (const j of jobs) {
+    const head = `${j.job}: ${j.trials.length} trials, scores ${j.scores.map((s) => num(s)).join(" ")}`;
+    const passK =
+      j.pass_k &&
+      `pass^k (a trial passes at score ≥ ${j.min_score}): ${Object.entries(j.pass_k)
+        .map(([k, v]) => `k=${k} ${num(v)}`)
+        .join(", ")}`;
+    if (format === "markdown") {
+      out.push(`## ${escapeMarkdown(head)}`, "");
+      if (passK) out.push(escapeMarkdown(passK), "");
+      for (const [i, t] of j.trials.entries())
+        out.push(`#### trial ${i + 1}`, "", renderConversationMarkdown([t]), "");
+    } else {
+      out.push(head);
+      if (passK) out.push(passK);
+      for (const [i, t] of j.trials.entries())
+        out.push(
+          `trial ${i + 1}:`,
+          ...renderConversationTable([t])
+            .split("\n")
+            .map((line) => `  ${line}`),
+        );
+    }
+  }
+  return out.join("\n").trimEnd();
+}
+
 interface ConverseFlags {
   targetUrl?: string;
-  userModel: string;
+  userModel?: string;
   userBaseUrl?: string;
   userApiKeyEnv?: string;
   judge: string;
@@ -60,6 +147,9 @@ interface ConverseFlags {
   concurrency: string;
   progress?: boolean;
   format: string;
+  record?: string;
+  replay?: string;
+  trials: string;
   out?: string;
   db?: string;
   config?: string;
@@ -84,9 +174,9 @@ export function registerConverseCommand(program: Command): void {
     .description("run conversation jobs against a live agent with a simulated user, and score them")
     .argument("<jobs...>", "conversation job files (YAML; `dramaturg schema conversation`)")
     .option("--target-url <url>", "the agent's endpoint (default: each job's target.url)")
-    .requiredOption(
+    .option(
       "--user-model <spec>",
-      "the simulated user's model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL)",
+      "the simulated user's model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL); not needed with --replay",
     )
     .option("--user-base-url <url>", "base URL of an OpenAI-compatible server for the simulated user")
     .option("--user-api-key-env <name>", "environment variable that holds the simulated user's API key")
@@ -100,9 +190,26 @@ export function registerConverseCommand(program: Command): void {
     )
     .option("--concurrency <n>", "jobs run at once", "1")
     .option("--no-progress", "no live progress")
-    .option("--min-score <x>", "exit 1 when a job's score (the mean of its passes) is under this")
-    .option("--seed <n>", "chooses the greetings (a rerun greets the same way)", "1")
-    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .option(
+      "--min-score <x>",
+      "exit 1 when a job's score (the mean of its passes) is under this, in any trial; with --trials, report pass^k",
+    )
+    .option(
+      "--seed <n>",
+      "chooses the greetings (a rerun greets the same way); trial k uses seed + k − 1",
+      "1",
+    )
+    .option("--trials <n>", "run each job this many times (each trial judged on its own)", "1")
+    .option(
+      "--record <dir>",
+      "record the simulated user's and the model scorer's answers to DIR/<job>.cassette.json",
+    )
+    .option("--replay <dir>", "replay the answers from DIR/<job>.cassette.json: no model is called")
+    .addOption(
+      new Option("--format <format>", "output format")
+        .choices(["table", "json", "markdown"])
+        .default("table"),
+    )
     .option("--out <file>", "write the output to a file instead of stdout")
     .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
     .option("--config <file>", "project file to use")
@@ -111,12 +218,14 @@ export function registerConverseCommand(program: Command): void {
       examples(
         "OPENAI_API_KEY=… dramaturg converse jobs/reminders.yml --user-model openai:gpt-4o-mini --judge openai:gpt-4o-mini --min-score 0.7",
         "dramaturg converse job.yml --target-url http://127.0.0.1:8081/v1 --user-model openai-compatible:llama3.1 --user-base-url http://127.0.0.1:11434/v1 --judge fixtures:verdicts.json",
+        "dramaturg converse job.yml --user-model openai:gpt-4o-mini --judge openai:gpt-4o-mini --record cassettes/",
+        "dramaturg converse job.yml --judge openai:gpt-4o-mini --replay cassettes/ --trials 3 --min-score 0.7",
       ),
     )
     .action(async (jobs: string[], flags: ConverseFlags) => {
       const [
-        { runConversation, loadConversationJob },
-        { createJudgeModel },
+        { runConversationTrials, loadConversationJob, conversationCassetteFile },
+        { createJudgeModel, Cassette },
         { InputError },
         { resolveSettings },
       ] = await Promise.all([
@@ -130,12 +239,36 @@ export function registerConverseCommand(program: Command): void {
         throw new InputError(`--min-score must be a number from -1 to 1, got "${flags.minScore}"`);
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed)) throw new InputError(`--seed must be a whole number, got "${flags.seed}"`);
+      const trials = Number(flags.trials);
+      if (!Number.isInteger(trials) || trials < 1 || trials > 100)
+        throw new InputError(`--trials must be a whole number from 1 to 100, got "${flags.trials}"`);
+      if (flags.record !== undefined && flags.replay !== undefined)
+        throw new InputError("--record and --replay exclude each other");
+      const cassettes = flags.record ?? flags.replay;
+      if (cassettes !== undefined) {
+        // Two jobs named alike would share, and overwrite, one cassette.
+        const seen = new Map<string, string>();
+        for (const file of jobs) {
+          const cassette = conversationCassetteFile(cassettes, file);
+          const other = seen.get(cassette);
+          if (other !== undefined)
+            throw new InputError(`${other} and ${file} would share the cassette ${cassette}: rename one`);
+          seen.set(cassette, file);
+          // A replay reads every cassette first: a bad third one stops the first job too.
+          if (flags.replay !== undefined) Cassette.replay(cassette);
+        }
+      }
+      if (flags.userModel === undefined && flags.replay === undefined)
+        throw new InputError("--user-model is required (unless --replay gives the simulated user's answers)");
       // Every job file is checked before anything runs: a mistake in the third stops the first too.
       const loaded = jobs.map((file) => ({ file, job: loadConversationJob(file) }));
-      const userModel = createJudgeModel(flags.userModel, {
-        baseUrl: flags.userBaseUrl,
-        apiKeyEnv: flags.userApiKeyEnv,
-      }).model;
+      const userModel =
+        flags.replay === undefined && flags.userModel !== undefined
+          ? createJudgeModel(flags.userModel, {
+              baseUrl: flags.userBaseUrl,
+              apiKeyEnv: flags.userApiKeyEnv,
+            }).model
+          : undefined;
       const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
       const concurrency = Number(flags.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
@@ -143,7 +276,7 @@ export function registerConverseCommand(program: Command): void {
       // One store for every job: a PGlite folder is opened once, whatever the concurrency.
       const { openStore } = await import("../../store/index.ts");
       const store = await openStore(settings.db);
-      const results: ConversationResult[] = new Array(loaded.length);
+      const results: ConversationTrials[] = new Array(loaded.length);
       // Live progress on a terminal: which job and pass is at which exchange.
       const live = process.stderr.isTTY === true && flags.progress !== false;
       let finished = 0;
@@ -155,8 +288,13 @@ export function registerConverseCommand(program: Command): void {
         const worker = async () => {
           while (next < loaded.length) {
             const i = next++;
+            let current = "";
             const { file, job } = loaded[i]!;
-            results[i] = await runConversation(job, {
+            results[i] = await runConversationTrials(job, {
+              trials,
+              minScore,
+              record: flags.record,
+              replay: flags.replay,
               userModel,
               judge: flags.judge,
               judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
@@ -165,9 +303,10 @@ export function registerConverseCommand(program: Command): void {
               seed,
               store,
               name: file,
+              onTrial: (trial) => (current = trials > 1 ? ` trial ${trial}/${trials}` : ""),
               onTurn: (pass, turn, of) =>
                 draw(
-                  `jobs ${finished}/${loaded.length} · ${file} ${pass.replace("_", " ")}: exchange ${turn}/${of}`,
+                  `jobs ${finished}/${loaded.length} · ${file}${current} ${pass.replace("_", " ")}: exchange ${turn}/${of}`,
                 ),
             });
             finished++;
@@ -179,15 +318,20 @@ export function registerConverseCommand(program: Command): void {
         if (live) process.stderr.write("\r\x1b[2K");
         await store.close();
       }
+      // One trial prints as before: the result document; more print the trials and pass^k.
+      const shown = trials === 1 ? results.map((r) => r.trials[0]!) : results;
       const text =
         flags.format === "json"
-          ? `${JSON.stringify(results.length === 1 ? results[0] : { jobs: results }, null, 2)}\n`
-          : `${renderConversationTable(results)}\n`;
+          ? `${JSON.stringify(shown.length === 1 ? shown[0] : { jobs: shown }, null, 2)}\n`
+          : trials > 1
+            ? `${renderTrials(results, flags.format === "markdown" ? "markdown" : "table")}\n`
+            : flags.format === "markdown"
+              ? `${renderConversationMarkdown(results.map((r) => r.trials[0]!))}\n`
+              : `${renderConversationTable(results.map((r) => r.trials[0]!))}\n`;
       if (flags.out) {
         writeFileSync(flags.out, text);
         process.stderr.write(`wrote ${flags.out}\n`);
       } else process.stdout.write(text);
-      if (minScore !== undefined && results.some((r) => (jobScore(r) ?? Number.NEGATIVE_INFINITY) < minScore))
-        setExitCode(1);
+      if (minScore !== undefined && results.some((r) => r.passed?.includes(false))) setExitCode(1);
     });
 }
