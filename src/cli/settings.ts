@@ -4,6 +4,8 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import {
+  type AgentEvaluationConfigPatch,
+  AgentEvaluationConfigPatchSchema,
   findSecret,
   formatJudgeSpec,
   formatStoreLocation,
@@ -101,6 +103,12 @@ export const ProjectFileSchema = z
       .record(z.string(), PriceSchema)
       .optional()
       .describe("Extra or overriding prices, keyed provider:model"),
+    corrections: z
+      .record(z.string().min(1), AgentEvaluationConfigPatchSchema)
+      .optional()
+      .describe(
+        "Runtime corrections (action gate, interventions, repetition suppression) per agent id, _default for every agent; a setting stored with `dramaturg config agent set` wins",
+      ),
   })
   .strict()
   .describe("Dramaturg project file (dramaturg.yaml): settings every command reads; flags override them");
@@ -136,6 +144,8 @@ export interface Settings {
   db: string;
   cache: boolean;
   prices: Record<string, { input_per_million: number; output_per_million: number }>;
+  /** Partial correction settings per agent id (`_default`: every agent), under any stored ones. */
+  corrections: Record<string, AgentEvaluationConfigPatch>;
 }
 
 export interface ResolvedSettings {
@@ -165,6 +175,7 @@ export const DEFAULT_SETTINGS: Settings = {
   db: ".dramaturg",
   cache: true,
   prices: {},
+  corrections: {},
 };
 
 /** Walks up from `cwd` to the nearest project file. */
@@ -362,6 +373,7 @@ export function resolveSettings({
     "db",
     "cache",
     "prices",
+    "corrections",
   ])
     origins[path] = "default";
 
@@ -396,6 +408,7 @@ export function resolveSettings({
     set("db", "file", storeLocationText(p.db, root, { file, place: placeOf(["db"]), label: "db" }));
     set("cache", "file", p.cache);
     set("prices", "file", p.prices);
+    set("corrections", "file", p.corrections);
   }
   // Defaults that are folders live beside the project file (or in the working directory without one).
   if (origins.db === "default") settings.db = resolveLocal(root, DEFAULT_SETTINGS.db);

@@ -85,3 +85,21 @@ export type AgentEvaluationConfig = z.infer<typeof AgentEvaluationConfigSchema>;
 export const DEFAULT_AGENT_EVALUATION_CONFIG: Readonly<AgentEvaluationConfig> = Object.freeze(
   AgentEvaluationConfigSchema.parse({}),
 );
+
+/** Some of an agent's correction settings. */
+export type AgentEvaluationConfigPatch = Partial<AgentEvaluationConfig>;
+
+/**
+ * Some of an agent's correction settings, none filled in: what `dramaturg.yaml` and `config agent set`
+ * give. Each field is validated as in {@link AgentEvaluationConfigSchema}; unknown keys are refused.
+ */
+export const AgentEvaluationConfigPatchSchema = z
+  .object(
+    Object.fromEntries(
+      Object.entries(AgentEvaluationConfigSchema.shape).map(([key, field]) => [
+        key,
+        field.removeDefault().optional(),
+      ]),
+    ),
+  )
+  .strict() as unknown as z.ZodType<AgentEvaluationConfigPatch, AgentEvaluationConfigPatch>;

@@ -1,5 +1,6 @@
 // Public surface of core/: domain types, schemas and pure functions shared by every module.
 export * from "./correction.ts";
+export * from "./correction-statistics.ts";
 export * from "./dimension.ts";
 export * from "./error-reasons.ts";
 export * from "./errors.ts";
@@ -8,6 +9,7 @@ export * from "./hash.ts";
 export * from "./json-text.ts";
 export * from "./judge-spec.ts";
 export * from "./located-yaml.ts";
+export * from "./pass-k.ts";
 export * from "./proposition.ts";
 export * from "./redact.ts";
 export * from "./sample.ts";

@@ -3,13 +3,21 @@
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PersonaDimension, PropositionSet } from "../core/index.ts";
+import { z } from "zod";
+import {
+  ACTION_LEVEL_WINDOW_DEFAULTS,
+  type PersonaDimension,
+  PropositionFileSchema,
+  type PropositionSet,
+  parseLocatedYaml,
+  readInputFile,
+} from "../core/index.ts";
 import {
   DEFAULT_FILE_NAME,
   type LocatedPropositionFile,
   readLocatedPropositionFile,
 } from "./proposition-file.ts";
-import { resolvePropositionSet } from "./proposition-set.ts";
+import { propositionSetHash, resolvePropositionSet } from "./proposition-set.ts";
 
 /** Absolute path of the folder holding `<dimension>/_default.yaml` for every persona dimension. */
 export const BUILTIN_PROPOSITIONS_DIR = fileURLToPath(new URL("./builtin/", import.meta.url));
@@ -35,4 +43,44 @@ export async function builtinPropositionSet(
 ): Promise<PropositionSet> {
   const file = await readBuiltinPropositionFile(dimension);
   return resolvePropositionSet({ dimension, agentId, files: [file] });
+}
+
+/**
+ * A set of the action gate's own dimension. Suitability is not a persona dimension (offline evaluation
+ * has no such score), so it has a schema of its own and the persona loaders never read it.
+ */
+export type SuitabilityPropositionSet = Omit<PropositionSet, "dimension"> & { dimension: "suitability" };
+
+const SuitabilityFileSchema = PropositionFileSchema.extend({ dimension: z.literal("suitability") });
+
+/** Path of the action gate's built-in suitability set. */
+export const BUILTIN_SUITABILITY_FILE = join(
+  BUILTIN_PROPOSITIONS_DIR,
+  "suitability",
+  `${DEFAULT_FILE_NAME}.yaml`,
+);
+
+/** The gate's built-in suitability set (action-level window, persona included unless the file says not). */
+export function builtinSuitabilitySet(agentId?: string): SuitabilityPropositionSet {
+  const path = BUILTIN_SUITABILITY_FILE;
+  const { data: file } = parseLocatedYaml(
+    readInputFile(path, "proposition file"),
+    path,
+    SuitabilityFileSchema,
+  );
+  const set: Omit<SuitabilityPropositionSet, "hash"> = {
+    dimension: "suitability",
+    ...(agentId !== undefined ? { agent_id: agentId } : {}),
+    include_personas: file.include_personas ?? true,
+    hard: file.hard ?? false,
+    target_type: "agent",
+    first_n: file.first_n ?? ACTION_LEVEL_WINDOW_DEFAULTS.first_n,
+    last_n: file.last_n ?? ACTION_LEVEL_WINDOW_DEFAULTS.last_n,
+    double_check: file.double_check ?? false,
+    propositions: file.propositions.map((p) => ({ ...p })),
+    sources: ["builtin:suitability"],
+  };
+  // The hash reads only the fields every set has; the dimension name is part of it like any other.
+  const hash = propositionSetHash(set as unknown as Omit<PropositionSet, "hash" | "sources">);
+  return { ...set, hash };
 }

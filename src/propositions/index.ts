@@ -5,9 +5,12 @@
 export { ACTION_LEVEL_WINDOW_DEFAULTS, EVALUATION_WINDOW_DEFAULTS } from "../core/index.ts";
 export {
   BUILTIN_PROPOSITIONS_DIR,
+  BUILTIN_SUITABILITY_FILE,
   builtinPropositionFilePath,
   builtinPropositionSet,
   builtinSource,
+  builtinSuitabilitySet,
+  type SuitabilityPropositionSet,
 } from "./builtin-sets.ts";
 export { type ClaimVariables, claimVariables, renderClaim } from "./claim.ts";
 export {

@@ -14,6 +14,7 @@ import type { Agent } from "../core/index.ts";
 import { StoreError } from "../core/index.ts";
 import { type AgentRepository, type AgentRow, personaHash } from "./agents.ts";
 import { clock, compareText, isoAt, jsonbText, jsonOut, timestampIn } from "./memory-columns.ts";
+import { memoryAgentConfig, memoryCorrectionLogs } from "./memory-corrections.ts";
 import { type EvaluationRecord, memoryEvaluations, memoryRuns, type RunRecord } from "./memory-runs.ts";
 import { memoryScoreBatchWriter, memoryScores, type ScoreTable } from "./memory-scores.ts";
 import { memoryVerdictCache } from "./memory-verdict-cache.ts";
@@ -69,6 +70,8 @@ export function openMemoryStore(): Store {
       writer: (options) => createScoreWriter(writeBatch, options),
     },
     verdictCache: memoryVerdictCache(),
+    corrections: memoryCorrectionLogs(),
+    agentConfig: memoryAgentConfig(),
     async migrationStatus() {
       // Nothing to migrate: the store is born at the latest version.
       const latest = MIGRATIONS.at(-1)?.version ?? 0;
@@ -112,6 +115,8 @@ function guarded(store: Store, isClosed: () => boolean): Store {
     runs: wrap(store.runs),
     scores: wrap(store.scores),
     verdictCache: wrap(store.verdictCache),
+    corrections: wrap(store.corrections),
+    agentConfig: wrap(store.agentConfig),
     migrationStatus: wrap({ m: store.migrationStatus }).m,
   };
 }

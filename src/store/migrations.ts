@@ -284,4 +284,24 @@ ALTER TABLE evaluation_runs DROP CONSTRAINT evaluation_runs_status_check,
 ALTER TABLE evaluations ALTER COLUMN input SET STORAGE EXTERNAL, ALTER COLUMN result SET STORAGE EXTERNAL;
 `,
   },
+  {
+    version: 5,
+    name: "correction_logs_and_agent_settings_without_foreign_keys",
+    sql: /* sql */ `
+-- The action gate also runs inside an AI SDK app, for agents that were never imported, and in world
+-- simulations, which are no evaluation run: a correction log and an agent's correction settings name the
+-- agent (and a log its run) by id alone, with no foreign key that would refuse such a check or setting.
+-- run_id is text for the same reason: a simulation's run is named by its caller, not a uuid of ours.
+ALTER TABLE correction_logs
+  DROP CONSTRAINT correction_logs_agent_id_fkey,
+  DROP CONSTRAINT correction_logs_run_id_fkey,
+  ALTER COLUMN run_id TYPE text USING run_id::text,
+  ADD CONSTRAINT correction_logs_outcome_check
+    CHECK (outcome IN ('passed', 'corrected', 'passed_after_retry', 'forced_through', 'timeout_pass_through')),
+  ADD CONSTRAINT correction_logs_attempt_number_check CHECK (attempt_number >= 1),
+  -- The gate logs in batches, whose rows share one now(): this keeps their order for "newest first".
+  ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
+ALTER TABLE agent_evaluation_config DROP CONSTRAINT agent_evaluation_config_agent_id_fkey;
+`,
+  },
 ];

@@ -1,5 +1,7 @@
 // The repositories over a SQL database (PGlite or PostgreSQL): the Store every SQL backend hands out.
+import { agentConfigRepository } from "./agent-config.ts";
 import { type AgentRepository, agentRepository } from "./agents.ts";
+import { correctionLogRepository } from "./correction-logs.ts";
 import type { Db } from "./db.ts";
 import { evaluationRepository } from "./evaluations.ts";
 import { messageRepository } from "./messages.ts";
@@ -27,6 +29,8 @@ export function storeOver(db: Db, location: string): Store {
       writer: (options) => createScoreWriter((rows, o) => writeScoreBatch(db, rows, o), options),
     },
     verdictCache: verdictCacheRepository(db),
+    corrections: correctionLogRepository(db),
+    agentConfig: agentConfigRepository(db),
     migrationStatus: () => migrationStatus(db),
     close: () => {
       closed ??= db.close();

@@ -2,7 +2,9 @@
 // repositories: SQL over the one Db contract, or for `memory://` the in-memory store, with no database.
 import { existsSync } from "node:fs";
 import { parseStoreLocation, type StoreLocation } from "../core/index.ts";
+import type { AgentConfigRepository } from "./agent-config.ts";
 import type { AgentRepository } from "./agents.ts";
+import type { CorrectionLogRepository } from "./correction-logs.ts";
 import type { Db } from "./db.ts";
 import type { EvaluationRepository } from "./evaluations.ts";
 import { openMemoryStore } from "./memory-store.ts";
@@ -36,6 +38,10 @@ export interface Store {
     writer(options?: ScoreWriterOptions): ScoreWriter;
   };
   readonly verdictCache: VerdictCacheRepository;
+  /** The action gate's checks (`correction_logs`). */
+  readonly corrections: CorrectionLogRepository;
+  /** Per-agent runtime-correction settings (`agent_evaluation_config`). */
+  readonly agentConfig: AgentConfigRepository;
   migrationStatus(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }

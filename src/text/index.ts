@@ -24,3 +24,12 @@ export {
   vocabularyStatistics,
   type WordCount,
 } from "./vocabulary.ts";
+export {
+  distinctSorted,
+  type HashedWords,
+  hashedWords,
+  ngramHashes,
+  sortedIntersectionSize,
+  sortedJaccard,
+  wordHashSet,
+} from "./word-hashes.ts";

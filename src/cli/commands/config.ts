@@ -1,8 +1,16 @@
 // `dramaturg config print`: the merged settings (defaults < project file < environment < flags) and,
 // for each value, where it came from. Settings hold no secrets: api_key_env names a variable only.
+// `dramaturg config agent show|set AGENT`: an agent's runtime-correction settings, stored or resolved.
 import { type Command, Option } from "commander";
 import { Document, isCollection, isMap, isPair, isScalar, type Node, type Pair } from "yaml";
-import { InputError } from "../../core/index.ts";
+import {
+  type AgentEvaluationConfig,
+  type AgentEvaluationConfigPatch,
+  AgentEvaluationConfigSchema,
+  firstIssue,
+  InputError,
+  validateInput,
+} from "../../core/index.ts";
 import { examples, setExitCode } from "../program.ts";
 import { type Origin, ProjectFileSchema, type ResolvedSettings, resolveSettings } from "../settings.ts";
 import { addEvaluationOptions, type EvalFlags } from "./eval.ts";
@@ -10,8 +18,16 @@ import { addEvaluationOptions, type EvalFlags } from "./eval.ts";
 export function registerConfigCommand(program: Command): void {
   const config = program
     .command("config")
-    .description("show the settings commands use")
-    .addHelpText("after", examples("dramaturg config print", "dramaturg config print --format json"));
+    .description("show the settings commands use; set an agent's correction settings")
+    .addHelpText(
+      "after",
+      examples(
+        "dramaturg config print",
+        "dramaturg config print --format json",
+        "dramaturg config agent set marta gate_adherence_enabled=true gate_adherence_threshold=6.5",
+      ),
+    );
+  registerConfigAgentCommands(config);
   const print = addEvaluationOptions(
     config
       .command("print")
@@ -75,4 +91,156 @@ export function configYaml({ settings, origins, file }: ResolvedSettings): strin
   };
   annotate(doc.contents, []);
   return doc.toString({ lineWidth: 0 });
+}
+
+interface AgentConfigFlags {
+  db?: string;
+  config?: string;
+  format?: string;
+}
+
+/** `config agent show|set AGENT`: the per-agent correction settings (`agent_evaluation_config`). */
+function registerConfigAgentCommands(config: Command): void {
+  const agent = config
+    .command("agent")
+    .description(
+      "an agent's runtime-correction settings (action gate, interventions, repetition suppression)",
+    )
+    .addHelpText(
+      "after",
+      examples(
+        "dramaturg config agent show marta",
+        "dramaturg config agent set marta gate_adherence_enabled=true gate_adherence_threshold=6.5",
+      ),
+    );
+  agent
+    .command("show")
+    .description(
+      "print the settings a check of the agent uses and where they come from (store, project file, default)",
+    )
+    .argument("<agent>", "agent id")
+    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--config <file>", "project file to use")
+    .addHelpText(
+      "after",
+      examples("dramaturg config agent show marta", "dramaturg config agent show marta --format json"),
+    )
+    .action(async (agentId: string, flags: AgentConfigFlags) =>
+      setExitCode(await configAgentShow(agentId, flags)),
+    );
+  agent
+    .command("set")
+    .description(
+      "store settings for the agent, key=value each; the stored settings then win over dramaturg.yaml's corrections",
+    )
+    .argument("<agent>", "agent id")
+    .argument("<settings...>", "key=value, e.g. gate_fluency_enabled=true gate_fluency_threshold=6.5")
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--config <file>", "project file to use")
+    .addHelpText(
+      "after",
+      examples(
+        "dramaturg config agent set marta gate_adherence_enabled=true",
+        "dramaturg config agent set marta gate_similarity_enabled=true max_action_similarity=0.5 --db postgres://ci@db/dramaturg",
+      ),
+    )
+    .action(async (agentId: string, assignments: string[], flags: AgentConfigFlags) =>
+      setExitCode(await configAgentSet(agentId, assignments, flags)),
+    );
+}
+
+export async function configAgentShow(agentId: string, flags: AgentConfigFlags): Promise<number> {
+  const { format = "table" } = flags;
+  if (!["table", "json"].includes(format))
+    throw new InputError("expected table or json", { place: "--format" });
+  const { agentEvaluationConfig, openStore, storeExists } = await import("../../store/index.ts");
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  // No store yet: nothing is stored, and showing creates none.
+  const store = storeExists(settings.db) ? await openStore(settings.db) : undefined;
+  try {
+    const resolved = await agentEvaluationConfig(store, agentId, settings.corrections);
+    process.stdout.write(
+      format === "json" ? `${JSON.stringify(resolved, null, 2)}\n` : agentConfigTable(resolved),
+    );
+    return 0;
+  } finally {
+    await store?.close();
+  }
+}
+
+export async function configAgentSet(
+  agentId: string,
+  assignments: string[],
+  flags: AgentConfigFlags,
+): Promise<number> {
+  // Checked before the store is opened: bad input writes nothing, not even a new store.
+  const patch = parseAgentSettings(assignments);
+  const { agentEvaluationConfig, openStore } = await import("../../store/index.ts");
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  const store = await openStore(settings.db);
+  try {
+    // A first stored row starts from what the agent resolves to now, so the project file's values stay.
+    const current = await agentEvaluationConfig(store, agentId, settings.corrections);
+    const base = current.source === "store" ? {} : current.config;
+    const stored = await store.agentConfig.set(agentId, { ...base, ...patch });
+    process.stdout.write(agentConfigTable({ ...stored, source: "store" }));
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `key=value` arguments as settings: a key of the schema, a value of its kind (true/false, a number),
+ * validated. An InputError names the argument and what it takes.
+ */
+export function parseAgentSettings(assignments: readonly string[]): AgentEvaluationConfigPatch {
+  const shape = AgentEvaluationConfigSchema.shape;
+  const patch: Record<string, unknown> = {};
+  for (const assignment of assignments) {
+    const at = assignment.indexOf("=");
+    const key = at < 0 ? assignment : assignment.slice(0, at);
+    if (at < 0) throw new InputError(`"${assignment}": expected key=value, e.g. gate_fluency_threshold=6.5`);
+    if (!Object.hasOwn(shape, key))
+      throw new InputError(`unknown setting "${key}"; expected one of ${Object.keys(shape).join(", ")}`);
+    const text = assignment.slice(at + 1).trim();
+    const field = shape[key as keyof typeof shape].removeDefault();
+    const value = field.type === "boolean" ? booleanText(text) : numberText(text);
+    const parsed = validateInput(field, value);
+    if (!parsed.success) throw new InputError(`${key}=${text}: ${firstIssue(parsed.error).message}`);
+    patch[key] = parsed.data;
+  }
+  return patch as AgentEvaluationConfigPatch;
+}
+
+function booleanText(text: string): unknown {
+  return text === "true" ? true : text === "false" ? false : text;
+}
+
+function numberText(text: string): unknown {
+  return text !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+}
+
+/** One line per setting, in the schema's order, under where they come from. */
+function agentConfigTable({
+  agent_id,
+  config,
+  source,
+  updated_at,
+}: {
+  agent_id: string;
+  config: AgentEvaluationConfig;
+  source: string;
+  updated_at?: string;
+}): string {
+  const from =
+    source === "store"
+      ? `stored (updated ${updated_at?.slice(0, 19).replace("T", " ")}); dramaturg.yaml's corrections do not apply`
+      : source === "project file"
+        ? "from the project file (corrections), over the defaults; nothing stored"
+        : "the defaults (nothing stored or in the project file)";
+  const width = Math.max(...Object.keys(config).map((k) => k.length));
+  const lines = Object.entries(config).map(([key, value]) => `${key.padEnd(width)}  ${String(value)}`);
+  return `agent ${agent_id}: ${from}\n${lines.join("\n")}\n`;
 }

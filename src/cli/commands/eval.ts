@@ -44,6 +44,13 @@ export interface EvalFlags extends FlagSettings {
   /** `true` for the last interrupted evaluation, or an evaluation or run id (or its first 8+ characters). */
   resume?: string | true;
   dryRun?: boolean;
+  /** Synthetic mode: a world file to run, whose transcript is then evaluated. */
+  synthetic?: string;
+  /** The synthetic world's agents' model, its base URL and API key variable, and how many steps to run. */
+  model?: string;
+  modelBaseUrl?: string;
+  modelApiKeyEnv?: string;
+  steps?: string;
 }
 
 /** Options shared by eval, baseline and ci. */
@@ -114,7 +121,7 @@ export function prepareEvaluation(sources: string[], flags: EvalFlags) {
   const windowEnd = isoFlag(flags.windowEnd, "--window-end");
   const fromStore = flags.fromStore === true || (sources.length === 0 && settings.sources.includes("store"));
   const files = settings.sources.filter((s) => s !== "store");
-  if (!fromStore && files.length === 0)
+  if (!fromStore && files.length === 0 && flags.synthetic === undefined)
     throw new InputError(
       "no transcript given; pass a transcript file, --from-store, or list sources in dramaturg.yaml (dramaturg init)",
     );
@@ -138,6 +145,8 @@ export interface EvaluateOptions {
   selectAgents?: (transcript: Transcript) => string[] | undefined;
   /** Print what the evaluation would cost and return undefined: no judge call, nothing written. */
   dryRun?: { format?: string };
+  /** Evaluate this transcript (synthetic mode's) instead of the setup's files or store. */
+  transcript?: Transcript;
 }
 
 export interface EvaluationOutcome {
@@ -178,7 +187,7 @@ export async function evaluate(
   const { settings, fromStore, files, windowStart, windowEnd } = setup;
   const judgeSpec = requireJudgeSpec(settings);
   const input: PersonaInputOptions & { judgeSpec: string; judgeBaseUrl?: string } = {
-    transcript: fromStore ? { store: true } : files,
+    transcript: options.transcript ?? (fromStore ? { store: true } : files),
     propositions: settings.propositions,
     dimensions: settings.dimensions,
     agents: settings.agents,
@@ -322,13 +331,70 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
     emit(outcome.result, format, { out: flags.out, settings: outcome.settings });
     return exitCodeFor(outcome.result, outcome.settings);
   }
-  const outcome = await evaluate(setupEvaluation(sources, flags), {
+  const setup = setupEvaluation(sources, flags);
+  const outcome = await evaluate(setup, {
     record: flags.record,
     dryRun: flags.dryRun ? { format } : undefined,
+    transcript: flags.synthetic === undefined ? undefined : await synthesize(sources, flags, setup.settings),
   });
   if (!outcome) return 0;
   emit(outcome.result, format, { out: flags.out, settings: outcome.settings });
   return exitCodeFor(outcome.result, outcome.settings);
+}
+
+/**
+ * Synthetic mode (`--synthetic WORLD`): runs the world with the agents' model, its interventions judged by
+ * the evaluation's judge, and returns the transcript for the usual evaluation. Bad input fails before any call.
+ */
+async function synthesize(sources: string[], flags: EvalFlags, settings: Settings): Promise<Transcript> {
+  if (sources.length > 0)
+    throw new InputError("--synthetic generates its transcript: pass no transcript files", {
+      place: "--synthetic",
+    });
+  if (flags.dryRun)
+    throw new InputError("a synthetic transcript does not exist before it runs, so it cannot be estimated", {
+      place: "--dry-run",
+    });
+  const steps = flags.steps === undefined ? undefined : Number(flags.steps);
+  if (steps !== undefined && !(Number.isInteger(steps) && steps >= 1))
+    throw new InputError(`expected a whole number of 1 or more, got "${flags.steps}"`, { place: "--steps" });
+  const [{ loadWorldFile }, corrections, { createJudge }, { gateSummaryLine }] = await Promise.all([
+    import("../../sim/index.ts"),
+    import("../../corrections/index.ts"),
+    import("../../judge/index.ts"),
+    import("./simulate.ts"),
+  ]);
+  const loaded = loadWorldFile(flags.synthetic!);
+  // An existing store's agent settings win; the gate's logs go to the store the evaluation then uses.
+  let store = storeExists(settings.db) ? await openStore(settings.db) : undefined;
+  try {
+    const world = await corrections.resolveWorldCorrections(loaded, {
+      store,
+      project: settings.corrections,
+    });
+    const judge = corrections.worldJudgeNeed(world)
+      ? createJudge(requireJudgeSpec(settings), judgeSettingsOf(settings))
+      : undefined;
+    const active = corrections.worldCorrectionsActive(world);
+    if (active) store ??= await openStore(settings.db);
+    const result = await corrections
+      .simulateWithCorrections(world, {
+        model: flags.model,
+        modelSettings: { baseUrl: flags.modelBaseUrl, apiKeyEnv: flags.modelApiKeyEnv },
+        judge,
+        steps,
+        store,
+      })
+      .finally(() => judge?.close?.());
+    const { stats } = result;
+    process.stderr.write(
+      `simulated ${stats.steps} steps of ${flags.synthetic}: ${stats.messages} messages, ${stats.fired.length} interventions fired\n`,
+    );
+    if (active) process.stderr.write(`${gateSummaryLine(result.corrections, result.runId)}\n`);
+    return result.transcript;
+  } finally {
+    await store?.close();
+  }
 }
 
 /** Writes the result in `format` to `out` or stdout; the table and Markdown say what the numbers mean and where they are kept. */

@@ -1,0 +1,124 @@
+// `dramaturg corrections stats`: the action gate's statistics over the stored correction logs, as TinyTroupe
+// keeps them, each agent's similarity failures judged by its own max_action_similarity.
+import { type Command, Option } from "commander";
+import type { CorrectionStatistics, ScoreSpread } from "../../core/index.ts";
+import { examples, setExitCode } from "../program.ts";
+
+export interface CorrectionsStatsFlags {
+  agent?: string;
+  since?: string;
+  format?: string;
+  db?: string;
+  config?: string;
+}
+
+export function registerCorrectionsCommand(program: Command): void {
+  const corrections = program
+    .command("corrections")
+    .description("the action gate's stored checks: statistics per agent or over all");
+  corrections
+    .command("stats")
+    .description(
+      "regeneration failure rate, failures per dimension, similarity failures, mean and spread of scores, original success rate",
+    )
+    .option("--agent <id>", "only this agent's checks")
+    .option("--since <time>", "only checks logged at or after this time (ISO 8601, e.g. 2026-03-01)")
+    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--config <file>", "project file to use")
+    .addHelpText(
+      "after",
+      examples("dramaturg corrections stats", "dramaturg corrections stats --agent marta --format json"),
+    )
+    .action(async (flags: CorrectionsStatsFlags) => setExitCode(await correctionsStatsCommand(flags)));
+}
+
+export async function correctionsStatsCommand(flags: CorrectionsStatsFlags): Promise<number> {
+  const [
+    { InputError },
+    { tableOrJson },
+    { resolveSettings },
+    { openStore, resolveAgentConfig, storeExists },
+  ] = await Promise.all([
+    import("../../core/index.ts"),
+    import("../flags.ts"),
+    import("../settings.ts"),
+    import("../../store/index.ts"),
+  ]);
+  const format = tableOrJson(flags.format);
+  const since = flags.since === undefined ? undefined : sinceFlag(flags.since, InputError);
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  if (!storeExists(settings.db))
+    throw new InputError("no store here to read correction logs from", { place: settings.db });
+  const store = await openStore(settings.db);
+  try {
+    const stored = new Map((await store.agentConfig.list()).map((row) => [row.agent_id, row]));
+    const statistics = await store.corrections.statistics(
+      { agent_id: flags.agent, since },
+      {
+        maxActionSimilarity: (agent) =>
+          resolveAgentConfig(agent, stored.get(agent), settings.corrections).config.max_action_similarity,
+      },
+    );
+    process.stdout.write(
+      format === "json"
+        ? `${JSON.stringify({ agent: flags.agent ?? null, since: since ?? null, statistics }, null, 2)}\n`
+        : statisticsTable(statistics, flags.agent),
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `--since` as an ISO timestamp; anything Date cannot read is bad input. */
+function sinceFlag(text: string, InputError: typeof import("../../core/index.ts").InputError): string {
+  const at = Date.parse(text);
+  if (Number.isNaN(at))
+    throw new InputError(
+      `--since must be a date or time (ISO 8601, e.g. 2026-03-01), got ${JSON.stringify(text)}`,
+    );
+  return new Date(at).toISOString();
+}
+
+const percent = (rate: number | null) => (rate === null ? "–" : `${(rate * 100).toFixed(1)}%`);
+const fixed = (value: number | null, digits = 2) => (value === null ? "–" : value.toFixed(digits));
+
+/** The statistics as a few labelled lines and a table of the gate's dimensions. */
+export function statisticsTable(s: CorrectionStatistics, agent?: string): string {
+  const who = agent ? `agent ${agent}` : "all agents";
+  if (s.checks === 0) return `no correction checks stored (${who})\n`;
+  const spread = (x: ScoreSpread) => `${fixed(x.mean)} ± ${fixed(x.sd)} (n ${x.n})`;
+  const lines = [
+    `${s.checks} gate checks (${who})`,
+    `outcomes                   ${Object.entries(s.outcomes)
+      .map(([outcome, count]) => `${outcome} ${count}`)
+      .join(" · ")}`,
+    `original success rate      ${percent(s.original_success_rate)} (${s.original_successes} passed first time)`,
+    `regeneration failure rate  ${percent(s.regeneration_failure_rate)} (${s.first_attempt_failures} first attempts failed)`,
+    `similarity failures        ${s.similarity.failures} of ${s.similarity.n} checked; similarity ${spread(s.similarity)}`,
+    `total score                ${spread(s.total_score)}`,
+    `tokens                     ${s.token_usage.input_tokens} in, ${s.token_usage.output_tokens} out`,
+    "",
+  ];
+  const rows = [["dimension", "scored", "mean", "sd", "failures", "timeouts", "errored"]];
+  for (const [dimension, d] of Object.entries(s.dimensions))
+    rows.push([
+      dimension,
+      String(d.n),
+      fixed(d.mean),
+      fixed(d.sd),
+      String(d.failures),
+      String(d.timeouts),
+      String(d.errored),
+    ]);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  for (const row of rows)
+    lines.push(
+      row
+        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    );
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,134 @@
+// `dramaturg simulate WORLD.yml`: runs a world of persona agents, writes its transcript and stores it as
+// `dramaturg import` would, so `eval --from-store` (or `eval` on the written file) can score it.
+import { writeFileSync } from "node:fs";
+import { basename } from "node:path";
+import type { Command } from "commander";
+import { InputError } from "../../core/index.ts";
+import type { WorldCorrectionsSummary } from "../../corrections/index.ts";
+import { examples, setExitCode } from "../program.ts";
+
+interface SimulateFlags {
+  model?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  judge?: string;
+  judgeBaseUrl?: string;
+  judgeApiKeyEnv?: string;
+  steps?: string;
+  seed?: string;
+  out?: string;
+  db?: string;
+  config?: string;
+}
+
+export function registerSimulateCommand(program: Command): void {
+  program
+    .command("simulate")
+    .description("run a world of persona agents (dramaturg.world/v1), print its transcript and store it")
+    .argument("<world>", "world file (YAML; `dramaturg schema world`)")
+    .option(
+      "--model <spec>",
+      "the agents' model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL); default: the world's",
+    )
+    .option("--base-url <url>", "base URL of an OpenAI-compatible server for the agents' model")
+    .option("--api-key-env <var>", "environment variable holding the agents' API key")
+    .option(
+      "--judge <spec>",
+      "judges the action gate and intervention preconditions (a model spec, or fixtures:FILE)",
+    )
+    .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server for the judge")
+    .option("--judge-api-key-env <var>", "environment variable holding the judge's API key")
+    .option("--steps <n>", "steps to run (default: the world's)")
+    .option("--seed <n>", "seed of the sequential_random order (default: the world's)")
+    .option("--out <file>", "write the transcript (JSON) here instead of stdout")
+    .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
+    .option("--config <file>", "project file to use")
+    .addHelpText(
+      "after",
+      examples(
+        "OPENAI_API_KEY=… dramaturg simulate examples/worlds/harbour.yml --model openai:gpt-4o-mini --judge openai:gpt-4o-mini --out harbour.json",
+        "dramaturg simulate world.yml --model openai-compatible:llama3.1 --base-url http://127.0.0.1:11434/v1 --steps 3",
+      ),
+    )
+    .action(async (world: string, flags: SimulateFlags) => {
+      setExitCode(await simulateCommand(world, flags));
+    });
+}
+
+/** A whole number flag of at least `min`, or an InputError naming the flag. */
+function wholeFlag(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new InputError(`expected a whole number of ${min} or more, got "${value}"`, { place: flag });
+  return n;
+}
+
+export async function simulateCommand(worldPath: string, flags: SimulateFlags): Promise<number> {
+  const [{ loadWorldFile }, corrections, { createJudge }, { resolveSettings }, { openStore, storeExists }] =
+    await Promise.all([
+      import("../../sim/index.ts"),
+      import("../../corrections/index.ts"),
+      import("../../judge/index.ts"),
+      import("../settings.ts"),
+      import("../../store/index.ts"),
+    ]);
+  // Everything is read and checked before a new store is created or a model is called.
+  const loaded = loadWorldFile(worldPath);
+  const steps = wholeFlag(flags.steps, "--steps", 1);
+  const seed = wholeFlag(flags.seed, "--seed", 0);
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  // An existing store's agent settings win, so it is opened first; a new one only once the input is good.
+  let store = storeExists(settings.db) ? await openStore(settings.db) : undefined;
+  try {
+    const world = await corrections.resolveWorldCorrections(loaded, {
+      store,
+      project: settings.corrections,
+    });
+    const judge = flags.judge
+      ? createJudge(flags.judge, { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv })
+      : undefined;
+    try {
+      corrections.requireWorldJudge(world, judge);
+      store ??= await openStore(settings.db);
+      const result = await corrections.simulateWithCorrections(world, {
+        model: flags.model,
+        modelSettings: { baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv },
+        judge,
+        steps,
+        seed,
+        store,
+      });
+      await store.agents.upsert(result.transcript.agents);
+      await store.messages.import(`simulate:${basename(worldPath)}`, result.transcript.messages);
+      const text = `${JSON.stringify(result.transcript, null, 2)}\n`;
+      if (flags.out) writeFileSync(flags.out, text);
+      else process.stdout.write(text);
+      const s = result.stats;
+      process.stderr.write(
+        `simulated ${s.steps} steps: ${s.messages} messages (${s.dropped} dropped), ${s.agentCalls} agent calls, ${s.judgeCalls} judge calls, ${s.fired.length} interventions fired${flags.out ? `; wrote ${flags.out}` : ""}; stored in ${store.location}\n`,
+      );
+      if (corrections.worldCorrectionsActive(world))
+        process.stderr.write(`${gateSummaryLine(result.corrections, result.runId)}\n`);
+      return 0;
+    } finally {
+      await judge?.close?.();
+    }
+  } finally {
+    await store?.close();
+  }
+}
+
+/** One line on what the gate and repetition suppression did in a simulation. */
+export function gateSummaryLine(summary: WorldCorrectionsSummary, runId: string): string {
+  const o = summary.outcomes;
+  const parts = [
+    `${summary.checks} checks`,
+    `${o.passed} passed`,
+    `${o.corrected + o.passed_after_retry} corrected`,
+    `${o.forced_through} forced through`,
+    `${o.timeout_pass_through} timeouts`,
+  ];
+  if (summary.rejected > 0) parts.push(`${summary.rejected} rejected`);
+  return `action gate: ${parts.join(", ")}; ${summary.repetitionWarnings} repetition warnings (run ${runId}; dramaturg corrections stats)`;
+}

@@ -1,0 +1,104 @@
+// Synthetic mode's generator: a world file and a model spec in, a run world and its transcript out. The one
+// library call behind `dramaturg simulate` and `dramaturg eval --synthetic`.
+import type { LanguageModel } from "ai";
+import { InputError, parseJudgeSpec } from "../core/index.ts";
+import { createJudgeModel, type Judge, type JudgeModelOptions } from "../judge/index.ts";
+import type { BeforeCommit } from "./persona-agent.ts";
+import {
+  type BeforeAct,
+  type CreateWorldOptions,
+  createWorld,
+  type World,
+  type WorldRunResult,
+} from "./world.ts";
+import { loadWorldFile, type WorldFile } from "./world-file.ts";
+
+export interface SimulateOptions {
+  /** The agents' model: an AI SDK model or a spec (`openai:gpt-4o-mini`). Default: the world file's `model`. */
+  model?: LanguageModel | string;
+  /** Base URL and API key variable for a model given as a spec. */
+  modelSettings?: JudgeModelOptions;
+  /** Judges the interventions' preconditions; needed when an agent's corrections enable one. */
+  judge?: Judge;
+  /** Steps to run instead of the file's. */
+  steps?: number;
+  /** Seed instead of the file's. */
+  seed?: number;
+  interventions?: CreateWorldOptions["interventions"];
+  beforeCommit?: BeforeCommit;
+  beforeAct?: BeforeAct;
+  /** Awaited at the end of each step. */
+  afterStep?: CreateWorldOptions["afterStep"];
+  temperature?: number;
+  signal?: AbortSignal;
+}
+
+export interface SimulationResult extends WorldRunResult {
+  world: World;
+}
+
+/**
+ * Runs a world (a file path or a parsed world file) and returns its transcript and statistics. Bad input
+ * (the file, the model spec, a missing judge) throws an InputError before any model is called. The agents'
+ * interventions run here; their action gate and repetition suppression need the hooks of corrections/'s
+ * `worldCorrections` (or its `simulateWithCorrections`, which also resolves the stored settings).
+ */
+export async function simulate(
+  world: WorldFile | string,
+  {
+    model,
+    modelSettings,
+    judge,
+    steps,
+    seed,
+    interventions,
+    beforeCommit,
+    beforeAct,
+    afterStep,
+    temperature,
+    signal,
+  }: SimulateOptions = {},
+): Promise<SimulationResult> {
+  const loaded = typeof world === "string" ? loadWorldFile(world) : world;
+  const file = seed === undefined ? loaded : { ...loaded, seed };
+  if (steps !== undefined && !(Number.isInteger(steps) && steps >= 1))
+    throw new InputError(`steps must be a whole number of 1 or more, got ${steps}`);
+  const spec = model ?? file.model;
+  if (spec === undefined)
+    throw new InputError(
+      "no model for the agents: pass one (--model openai:gpt-4o-mini) or set model: in the world file",
+    );
+  const agentModel = typeof spec === "string" ? agentModelOf(spec, modelSettings) : spec;
+  const needsJudge = file.agents.filter(
+    (a) => a.corrections?.anti_convergence_enabled || a.corrections?.variety_intervention_enabled,
+  );
+  if (needsJudge.length > 0 && !judge)
+    throw new InputError(
+      `agent "${needsJudge[0]!.id}" enables an intervention whose precondition is judged: give a judge (--judge)`,
+    );
+  const created = createWorld(file, {
+    model: agentModel,
+    judge,
+    interventions,
+    beforeCommit,
+    beforeAct,
+    afterStep,
+    temperature,
+  });
+  const result = await created.run({ steps: steps ?? file.steps, signal });
+  return { ...result, world: created };
+}
+
+/** The agents' model of a spec; the spec parser and provider builder are the judge's, the messages our own. */
+function agentModelOf(spec: string, settings: JudgeModelOptions = {}): LanguageModel {
+  const parsed = parseJudgeSpec(spec);
+  if (parsed.kind === "fixtures")
+    throw new InputError(
+      `the agents need a model, not fixtures: expected openai:MODEL, anthropic:MODEL or openai-compatible:MODEL`,
+    );
+  if (parsed.provider === "openai-compatible" && settings.baseUrl === undefined)
+    throw new InputError(
+      `the agents' model "${spec}" needs the server's base URL (e.g. http://127.0.0.1:11434/v1)`,
+    );
+  return createJudgeModel(parsed, settings).model;
+}
