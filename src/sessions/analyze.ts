@@ -26,6 +26,8 @@ import { compileSessionTools, validateToolCalls } from "./tool-validation.ts";
 export interface AnalyzeSessionOptions extends SessionJudgingOptions {
   /** The importer to use (`session`, `openai`, `openai-agents`); default: recognised from the content. */
   from?: string;
+  /** What the sources (and error messages) call an input given as a value, not a file. Default `<session>`. */
+  source?: string;
   /** OpenAI-format tools for logs that do not carry them (a file path or the list). */
   tools?: string | ImportOptions["tools"];
   /**
@@ -135,9 +137,9 @@ export async function analyzeSession(
     ? files.map((file) => ({ file, imported: readSessionFile(file, options) }))
     : [
         {
-          file: "<session>",
+          file: options.source ?? "<session>",
           imported: importSessions(input, {
-            file: "<session>",
+            file: options.source ?? "<session>",
             from: options.from,
             tools: toolsOption(options.tools),
           }),
@@ -306,11 +308,14 @@ export interface StoredSessionAnalysis {
 export async function listSessionAnalyses({
   store,
   limit = 50,
+  ...page
 }: {
   store: Store;
   limit?: number;
-}): Promise<StoredSessionAnalysis[]> {
-  const rows = await store.evaluations.list({ kind: "session", limit });
+} & Pick<NonNullable<Parameters<Store["evaluations"]["list"]>[0]>, "after" | "since" | "until">): Promise<
+  StoredSessionAnalysis[]
+> {
+  const rows = await store.evaluations.list({ kind: "session", limit, ...page });
   const out: StoredSessionAnalysis[] = [];
   for (const row of rows) {
     const result =

@@ -4,6 +4,7 @@ import type { TokenUsage } from "../core/index.ts";
 import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 import { COMPLETE, FAIL, INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
+import type { CreatedRange, PageAfter } from "./page.ts";
 
 export type EvaluationKind = "persona" | "session" | "conversation";
 
@@ -68,12 +69,15 @@ export interface EvaluationRepository {
   result(id: string): Promise<unknown>;
   /** The newest evaluation of a kind that did not complete (pending, running or failed): what a resume continues. */
   latestIncomplete(kind: EvaluationKind): Promise<EvaluationRow | undefined>;
-  /** Newest first. */
-  list(options?: {
-    kind?: EvaluationKind;
-    status?: LifecycleStatus;
-    limit?: number;
-  }): Promise<EvaluationRow[]>;
+  /** Newest first; a page of them after `after` (the previous page's last row) and within `since`…`until`. */
+  list(
+    options?: {
+      kind?: EvaluationKind;
+      status?: LifecycleStatus;
+      after?: PageAfter;
+      limit?: number;
+    } & CreatedRange,
+  ): Promise<EvaluationRow[]>;
 }
 
 type Raw = Omit<EvaluationRow, "created_at" | "started_at" | "completed_at"> & {
@@ -157,12 +161,26 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
       const row = result.rows[0];
       return row && toRow(row);
     },
-    async list({ kind, status, limit = 50 } = {}) {
+    async list({ kind, status, since, until, after, limit = 50 } = {}) {
+      if (after !== undefined && !isUuid(after.id)) return [];
+      // As runs' list: the cursor row's exact key, its given time only if it is gone.
       const result = await db.query<Raw>(
         `SELECT ${COLUMNS} FROM evaluations
           WHERE ($1::text IS NULL OR kind = $1) AND ($2::text IS NULL OR status = $2)
+            AND ($4::timestamptz IS NULL OR created_at >= $4::timestamptz)
+            AND ($5::timestamptz IS NULL OR created_at <= $5::timestamptz)
+            AND ($6::uuid IS NULL OR (created_at, id) <
+                 (SELECT COALESCE(MAX(created_at), $7::timestamptz), $6::uuid FROM evaluations WHERE id = $6::uuid))
           ORDER BY created_at DESC, id DESC LIMIT $3`,
-        [kind ?? null, status ?? null, limit],
+        [
+          kind ?? null,
+          status ?? null,
+          limit,
+          since ?? null,
+          until ?? null,
+          after?.id ?? null,
+          after?.created_at ?? null,
+        ],
       );
       return result.rows.map(toRow);
     },

@@ -1,8 +1,19 @@
 // Public surface of store/: open a store (PGlite, PostgreSQL or in memory) and its repositories.
 // The location parser and URL redaction live in core/; they are re-exported here for callers of openStore.
 export { parseStoreLocation, redactUrl, type StoreLocation } from "../core/index.ts";
+export {
+  AGENT_CONFIG_KEYS,
+  type AgentConfigRepository,
+  type AgentConfigSource,
+  agentEvaluationConfig,
+  type ProjectAgentConfigs,
+  type ResolvedAgentConfig,
+  resolveAgentConfig,
+  type StoredAgentConfig,
+} from "./agent-config.ts";
 export type { AgentRepository, AgentRow } from "./agents.ts";
 export { personaHash } from "./agents.ts";
+export type { CorrectionLogQuery, CorrectionLogRepository } from "./correction-logs.ts";
 export { openDatabase } from "./database.ts";
 export type { Db, Queryable, QueryResult } from "./db.ts";
 export type {
@@ -17,6 +28,7 @@ export type { LifecycleStatus } from "./lifecycle.ts";
 export type { MessageQuery, MessageRepository, MessageRow } from "./messages.ts";
 export { MIGRATIONS, type Migration } from "./migrations.ts";
 export { type AppliedMigration, type MigrationStatus, migrate, migrationStatus } from "./migrator.ts";
+export type { CreatedRange, PageAfter } from "./page.ts";
 export type {
   DimensionScores,
   HistoryPoint,

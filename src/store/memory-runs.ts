@@ -21,6 +21,7 @@ import {
   jsonbText,
   jsonOut,
   real,
+  timestampIn,
   timestampInOrNull,
 } from "./memory-columns.ts";
 import type { DimensionScores, HistoryPoint, RunJudge, RunRepository, RunRow } from "./runs.ts";
@@ -114,9 +115,19 @@ const runRow = (r: RunRecord): RunRow => ({
 const newestFirst = (a: { created_at: number; id: string }, b: { created_at: number; id: string }) =>
   b.created_at - a.created_at || compareText(b.id, a.id);
 
+type RunKey = Pick<RunRecord, "created_at" | "trial" | "id">;
+
 /** As `ORDER BY created_at DESC, trial DESC, id DESC`. */
-const newestRunFirst = (a: RunRecord, b: RunRecord) =>
+const newestRunFirst = (a: RunKey, b: RunKey) =>
   b.created_at - a.created_at || b.trial - a.trial || compareText(b.id, a.id);
+
+/** `since`…`until` (inclusive) on created_at, as the SQL compares timestamptz. */
+const createdIn = (since: string | undefined, until: string | undefined) => {
+  const from = timestampInOrNull(since);
+  const to = timestampInOrNull(until);
+  return (r: { created_at: number }) =>
+    (from === null || r.created_at >= from) && (to === null || r.created_at <= to);
+};
 
 /** LIMIT: none when undefined. */
 const limited = <T>(rows: T[], limit: number | undefined): T[] =>
@@ -214,9 +225,21 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
       const r = rows.sort(newestFirst)[0];
       return r && evaluationRow(r);
     },
-    async list({ kind, status, limit = 50 } = {}) {
+    async list({ kind, status, since, until, after, limit = 50 } = {}) {
+      if (after !== undefined && !isUuid(after.id)) return [];
+      const inRange = createdIn(since, until);
+      const cursor =
+        after &&
+        (byUuid(table, after.id) ?? {
+          created_at: timestampIn(after.created_at),
+          id: after.id.toLowerCase(),
+        });
       const rows = [...table.values()].filter(
-        (r) => (kind === undefined || r.kind === kind) && (status === undefined || r.status === status),
+        (r) =>
+          (kind === undefined || r.kind === kind) &&
+          (status === undefined || r.status === status) &&
+          inRange(r) &&
+          (cursor === undefined || newestFirst(cursor, r) < 0),
       );
       return limited(rows.sort(newestFirst), limit).map(evaluationRow);
     },
@@ -296,15 +319,27 @@ export function memoryRuns(
       const r = byUuid(table, id);
       return r && runRow(r);
     },
-    async list({ agent, evaluation, status, isBaseline, limit = 50 } = {}) {
+    async list({ agent, evaluation, status, isBaseline, dimension, since, until, after, limit = 50 } = {}) {
       if (evaluation !== undefined && !isUuid(evaluation)) return [];
+      if (after !== undefined && !isUuid(after.id)) return [];
       const evaluationId = evaluation?.toLowerCase();
+      const inRange = createdIn(since, until);
+      const cursor =
+        after &&
+        (byUuid(table, after.id) ?? {
+          created_at: timestampIn(after.created_at),
+          trial: 2147483647,
+          id: after.id.toLowerCase(),
+        });
       const rows = [...table.values()].filter(
         (r) =>
           (agent === undefined || r.agent_id === agent) &&
           (evaluationId === undefined || r.evaluation_id === evaluationId) &&
           (status === undefined || r.status === status) &&
-          (isBaseline === undefined || r.is_baseline === isBaseline),
+          (isBaseline === undefined || r.is_baseline === isBaseline) &&
+          (dimension === undefined || r.dimensions.includes(dimension)) &&
+          inRange(r) &&
+          (cursor === undefined || newestRunFirst(cursor, r) < 0),
       );
       return limited(rows.sort(newestRunFirst), limit).map(runRow);
     },

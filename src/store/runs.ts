@@ -4,6 +4,7 @@ import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 import type { CacheStats } from "./evaluations.ts";
 import { COMPLETE, FAIL, INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
+import type { CreatedRange, PageAfter } from "./page.ts";
 
 /** Who judged and how: two runs whose judges differ are not comparable. */
 export interface RunJudge {
@@ -106,14 +107,19 @@ export interface RunRepository {
   /** pending | running → interrupted (stopped by the user; resumable). */
   interrupt(id: string): Promise<RunRow>;
   get(id: string): Promise<RunRow | undefined>;
-  /** Newest first. */
-  list(options?: {
-    agent?: string;
-    evaluation?: string;
-    status?: LifecycleStatus;
-    isBaseline?: boolean;
-    limit?: number;
-  }): Promise<RunRow[]>;
+  /** Newest first; a page of them after `after` (the previous page's last row) and within `since`…`until`. */
+  list(
+    options?: {
+      agent?: string;
+      evaluation?: string;
+      status?: LifecycleStatus;
+      isBaseline?: boolean;
+      /** Only runs that asked for this dimension. */
+      dimension?: string;
+      after?: PageAfter;
+      limit?: number;
+    } & CreatedRange,
+  ): Promise<RunRow[]>;
   /**
    * Makes a completed run its agent's baseline. Its sibling trials (same evaluation and agent) join
    * it, since together they are one measurement; the agent's earlier baseline runs are unmarked.
@@ -207,17 +213,37 @@ export function runRepository(db: Queryable): RunRepository {
       const row = result.rows[0];
       return row && toRow(row);
     },
-    async list({ agent, evaluation, status, isBaseline, limit = 50 } = {}) {
+    async list({ agent, evaluation, status, isBaseline, dimension, since, until, after, limit = 50 } = {}) {
       if (evaluation !== undefined && !isUuid(evaluation)) return [];
+      if (after !== undefined && !isUuid(after.id)) return [];
+      // The cursor row's own key, to the microsecond (an ISO string keeps milliseconds); its given time
+      // only if it is gone.
       const result = await db.query<Raw>(
         `SELECT * FROM evaluation_runs
           WHERE ($1::text IS NULL OR agent_id = $1)
             AND ($2::uuid IS NULL OR evaluation_id = $2)
             AND ($3::text IS NULL OR status = $3)
             AND ($4::boolean IS NULL OR is_baseline = $4)
+            AND ($6::text IS NULL OR $6::text = ANY(dimensions))
+            AND ($7::timestamptz IS NULL OR created_at >= $7::timestamptz)
+            AND ($8::timestamptz IS NULL OR created_at <= $8::timestamptz)
+            AND ($9::uuid IS NULL OR (created_at, trial, id) <
+                 (SELECT COALESCE(MAX(created_at), $10::timestamptz), COALESCE(MAX(trial), 2147483647), $9::uuid
+                    FROM evaluation_runs WHERE id = $9::uuid))
           ORDER BY created_at DESC, trial DESC, id DESC
           LIMIT $5`,
-        [agent ?? null, evaluation ?? null, status ?? null, isBaseline ?? null, limit],
+        [
+          agent ?? null,
+          evaluation ?? null,
+          status ?? null,
+          isBaseline ?? null,
+          limit,
+          dimension ?? null,
+          since ?? null,
+          until ?? null,
+          after?.id ?? null,
+          after?.created_at ?? null,
+        ],
       );
       return result.rows.map(toRow);
     },

@@ -1,0 +1,141 @@
+// The JSON API over a large store (issue 22): a PGlite folder with 10,000 completed runs of 20 agents and
+// 1,000,000 verdict rows, seeded in SQL with generate_series; then the p95 of `GET /api/runs` (first page,
+// one agent's, a page deep behind a cursor) and of an agent's history, through `app.request()` (no socket).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createServerApp } from "../src/server/index.ts";
+import { openStore, type Store } from "../src/store/index.ts";
+
+export interface ServerFigures {
+  runs: number;
+  scores: number;
+  agents: number;
+  seed_s: number;
+  /** p50 / p95 / max in ms per request kind, over `requests` requests each. */
+  latency: Record<string, { p50_ms: number; p95_ms: number; max_ms: number }>;
+  requests: number;
+}
+
+const AGENTS = 20;
+const SCORES_PER_RUN = 100;
+
+/** Runs, their evaluations and scores, inserted by the database itself: seconds, not minutes. */
+async function seed(store: Store, runs: number): Promise<void> {
+  const db = store.db!;
+  await db.query(
+    `INSERT INTO agents (id, name, persona, persona_hash)
+     SELECT 'agent-' || a, 'Agent ' || a, to_jsonb('A persona ' || a), md5(a::text) FROM generate_series(1, $1) a`,
+    [AGENTS],
+  );
+  // One evaluation per 100 runs (as 100-agent runs would be), all completed.
+  await db.query(
+    `INSERT INTO evaluations (kind, status, source, created_at, started_at, completed_at)
+     SELECT 'persona', 'completed', 'bench-' || e, now() - (e || ' hours')::interval,
+            now() - (e || ' hours')::interval, now() - (e || ' hours')::interval
+       FROM generate_series(1, $1) e`,
+    [Math.ceil(runs / 100)],
+  );
+  await db.query(
+    `WITH e AS (SELECT id, row_number() OVER (ORDER BY source) AS n FROM evaluations WHERE source LIKE 'bench-%')
+     INSERT INTO evaluation_runs (agent_id, status, dimensions, sample_size, overall_score, created_at, started_at,
+                                  completed_at, evaluation_id, judge, propositions_hash, persona_hash, dimension_scores)
+     SELECT 'agent-' || (1 + r % $2), 'completed', ARRAY['adherence', 'consistency', 'fluency'], 50,
+            (r % 90) / 10.0, t, t, t, e.id,
+            '{"provider":"openai","model":"gpt-4o-mini","mode":"batch","double_check":false,"prompt_version":"p1"}'::jsonb,
+            'props', md5((1 + r % $2)::text),
+            jsonb_build_object('adherence', jsonb_build_object('score', (r % 90) / 10.0, 'judged', 40, 'errored', 0),
+                               'consistency', jsonb_build_object('score', (r % 80) / 10.0, 'judged', 30, 'errored', 0),
+                               'fluency', jsonb_build_object('score', (r % 70) / 10.0, 'judged', 30, 'errored', 0))
+       FROM generate_series(0, $1 - 1) r
+       CROSS JOIN LATERAL (SELECT now() - (r || ' minutes')::interval - (random() * interval '1 second') AS t) at
+       JOIN e ON e.n = 1 + r / 100`,
+    [runs, AGENTS],
+  );
+  // The verdicts, a run's worth per statement batch so no one statement holds a million rows in memory.
+  const ids = (await db.query<{ id: string }>("SELECT id FROM evaluation_runs ORDER BY created_at")).rows;
+  const batch = 500;
+  for (let i = 0; i < ids.length; i += batch)
+    await db.query(
+      `INSERT INTO evaluation_scores (evaluation_run_id, evaluation_id, dimension, proposition_id, score, raw_score,
+                                      reasoning, agent_id, message_id, trial, status, verdict_key)
+       SELECT r.id, r.evaluation_id, (ARRAY['adherence', 'consistency', 'fluency'])[1 + k % 3], 'p' || (k % 10),
+              k % 10, k % 10, 'The message keeps the persona''s voice and names the topic.', r.agent_id,
+              'm' || k, 1, 'ok', r.id || ':' || k
+         FROM evaluation_runs r CROSS JOIN generate_series(1, $2) k
+        WHERE r.id = ANY($1::uuid[])`,
+      [ids.slice(i, i + batch).map((r) => r.id), SCORES_PER_RUN],
+    );
+  await db.query("ANALYZE");
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+const round = (n: number) => Math.round(n * 100) / 100;
+
+export async function benchServer({ runs = 10_000, requests = 200 } = {}): Promise<ServerFigures> {
+  const dir = mkdtempSync(join(tmpdir(), "dramaturg-server-bench-"));
+  const store = await openStore(join(dir, "store"));
+  try {
+    const started = performance.now();
+    await seed(store, runs);
+    const seed_s = round((performance.now() - started) / 1000);
+    const counted = await store.db!.query<{ runs: string; scores: string }>(
+      "SELECT (SELECT count(*) FROM evaluation_runs) AS runs, (SELECT count(*) FROM evaluation_scores) AS scores",
+    );
+    const app = createServerApp({ store });
+    const json = async (path: string) => {
+      const response = await app.request(path);
+      if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+      return response.json() as Promise<{ next_cursor?: string | null }>;
+    };
+    // A cursor 40 pages deep, to show a late page costs what the first does.
+    let deep = "";
+    for (let page = 0; page < 40; page++)
+      deep = (await json(`/api/runs?limit=50${deep ? `&cursor=${deep}` : ""}`)).next_cursor ?? "";
+    const first = (await json("/api/runs?limit=1")) as unknown as { runs: { id: string }[] };
+    const kinds: Record<string, (i: number) => string> = {
+      "GET /api/runs": () => "/api/runs",
+      "GET /api/runs?agent=…": (i) => `/api/runs?agent=agent-${1 + (i % AGENTS)}`,
+      "GET /api/runs?dimension=…&since=…": () =>
+        `/api/runs?dimension=fluency&since=${new Date(Date.now() - 86_400_000).toISOString()}`,
+      "GET /api/runs?cursor=(page 41)": () => `/api/runs?cursor=${deep}`,
+      "GET /api/agents/:id/history": (i) => `/api/agents/agent-${1 + (i % AGENTS)}/history`,
+      "GET /api/agents/:id/history?dimension=adherence": (i) =>
+        `/api/agents/agent-${1 + (i % AGENTS)}/history?dimension=adherence`,
+      "GET /api/runs/:id (100 verdicts)": () => `/api/runs/${first.runs[0]!.id}`,
+      "GET /api/agents": () => "/api/agents",
+    };
+    const latency: ServerFigures["latency"] = {};
+    for (const [kind, path] of Object.entries(kinds)) {
+      for (let i = 0; i < 20; i++) await json(path(i)); // warm-up: plans cached, pages in memory
+      const times: number[] = [];
+      for (let i = 0; i < requests; i++) {
+        const t = performance.now();
+        await json(path(i));
+        times.push(performance.now() - t);
+      }
+      times.sort((a, b) => a - b);
+      latency[kind] = {
+        p50_ms: round(percentile(times, 0.5)),
+        p95_ms: round(percentile(times, 0.95)),
+        max_ms: round(times.at(-1)!),
+      };
+    }
+    return {
+      runs: Number(counted.rows[0]!.runs),
+      scores: Number(counted.rows[0]!.scores),
+      agents: AGENTS,
+      seed_s,
+      latency,
+      requests,
+    };
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  console.log(JSON.stringify(await benchServer(), null, 2));

@@ -1,0 +1,75 @@
+// The HTTP app over an open store: security headers, the body limit, the token (when set), the JSON API
+// and its OpenAPI document. A Hono app, so tests call `app.request()` with no socket.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { JudgeOption, JudgeSettings } from "../engine/index.ts";
+import type { Store } from "../store/index.ts";
+import { ApiError } from "./api-error.ts";
+import { requireToken } from "./auth.ts";
+import { DEFAULT_BODY_LIMIT, limitBodies } from "./body-limit.ts";
+import { errorHandler } from "./error-handler.ts";
+import { agentRoutes } from "./routes/agents.ts";
+import { conversationRoutes } from "./routes/conversations.ts";
+import { correctionRoutes } from "./routes/corrections.ts";
+import { loginRoutes } from "./routes/login.ts";
+import { runRoutes } from "./routes/runs.ts";
+import { sessionRoutes } from "./routes/sessions.ts";
+import { traceRoutes } from "./routes/traces.ts";
+import { securityHeaders } from "./security-headers.ts";
+import type { ServerContext } from "./server-context.ts";
+import { validationHook } from "./validation-hook.ts";
+
+export interface ServerAppOptions {
+  /** The open store the API reads and where posted sessions and traces are kept. The caller closes it. */
+  store: Store;
+  /** When set, every request but `/login` needs it (bearer header or the login cookie). */
+  token?: string;
+  /** Largest request body in bytes; larger ones get 413. Default 10 MiB. */
+  bodyLimit?: number;
+  /** The judge of posted sessions and traces (`?judge=none` skips it); default none: deterministic parts only. */
+  judge?: JudgeOption | "none";
+  judgeSettings?: JudgeSettings;
+}
+
+/** The server's routes, in the order they are matched; each is a sub-app with its OpenAPI routes. */
+const ROUTES = [runRoutes, agentRoutes, sessionRoutes, conversationRoutes, correctionRoutes, traceRoutes];
+
+/**
+ * The Dramaturg HTTP app (Hono): the JSON API under `/api`, its OpenAPI document at `/api/openapi.json`.
+ *
+ * ```ts
+ * const app = createServerApp({ store: await openStore(".dramaturg") });
+ * const runs = await (await app.request("/api/runs?limit=10")).json();
+ * ```
+ */
+export function createServerApp({
+  store,
+  token,
+  bodyLimit = DEFAULT_BODY_LIMIT,
+  judge = "none",
+  judgeSettings,
+}: ServerAppOptions): OpenAPIHono {
+  const context: ServerContext = { store, judge, judgeSettings };
+  const app = new OpenAPIHono({ defaultHook: validationHook });
+  app.onError(errorHandler);
+  app.notFound((c) =>
+    c.json(new ApiError(404, "not_found", `no route ${c.req.method} ${c.req.path}`).body, 404),
+  );
+  app.use("*", securityHeaders());
+  if (token !== undefined) app.use("*", requireToken(token));
+  app.use("*", limitBodies(bodyLimit));
+  if (token !== undefined) app.route("/", loginRoutes(token));
+  for (const routes of ROUTES) app.route("/", routes(context));
+  app.doc31("/api/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Dramaturg API",
+      version: "0.1.0",
+      description:
+        "Runs, agents' histories, session analyses, conversations and correction logs from a Dramaturg store; session and OTLP trace analysis. Errors are {error: {code, message, path?}}.",
+    },
+    security: token === undefined ? [] : [{ bearer: [] }],
+  });
+  if (token !== undefined)
+    app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  return app;
+}

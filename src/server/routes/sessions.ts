@@ -1,0 +1,173 @@
+// `/api/sessions`: stored session analyses (paginated), one analysis, and `POST /api/sessions/analyze`,
+// which analyses a posted session through the same library call as `dramaturg session analyze` and stores it.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { InputError, issuePath, plainIssueMessage, validateInput } from "../../core/index.ts";
+import {
+  analyzeSession,
+  listSessionAnalyses,
+  loadSessionAnalysis,
+  SessionSchema,
+} from "../../sessions/index.ts";
+import { ApiError, notFound } from "../api-error.ts";
+import { decodeCursor, pageOf } from "../cursor.ts";
+import { ErrorSchema, errorResponses, IdParam, NextCursor, notFoundResponse, PageQuery } from "../query.ts";
+import { requestJson } from "../request-json.ts";
+import type { ServerContext } from "../server-context.ts";
+import { sessionsDocument } from "../session-document.ts";
+import { validationHook } from "../validation-hook.ts";
+
+const Analysis = z.looseObject({ format: z.string() }).openapi("SessionAnalysis", {
+  description:
+    "dramaturg.session-analysis/v1 (one session: overall, coordination and intent-drift scores, per_agent_scores, turn_results, recommendations, tool_validation, latency, sources) or dramaturg.sessions-analysis/v1 (several)",
+});
+
+const list = createRoute({
+  method: "get",
+  path: "/api/sessions",
+  summary: "stored session analyses, newest first",
+  request: { query: PageQuery },
+  responses: {
+    200: {
+      description:
+        "a page of analyses: id, status, sessions, each session's overall score, findings, bad turns",
+      content: {
+        "application/json": {
+          schema: z.object({ sessions: z.array(z.looseObject({ id: z.string() })), next_cursor: NextCursor }),
+        },
+      },
+    },
+    ...errorResponses,
+  },
+});
+
+const one = createRoute({
+  method: "get",
+  path: "/api/sessions/{id}",
+  summary: "one stored session analysis, as `dramaturg show ID --format json` prints it",
+  request: { params: IdParam },
+  responses: {
+    200: { description: "the analysis", content: { "application/json": { schema: Analysis } } },
+    ...errorResponses,
+    ...notFoundResponse,
+    409: {
+      description: "the analysis did not complete",
+      content: { "application/json": { schema: ErrorSchema } },
+    },
+  },
+});
+
+/** The query of `POST /api/sessions/analyze`. A judge cannot be named here: only the server's, or none. */
+export const AnalyzeQuery = z.object({
+  judge: z
+    .enum(["none"], { error: plainIssueMessage })
+    .optional()
+    .openapi({ description: "`none`: the deterministic parts only; default: the server's judge" }),
+  from: z
+    .enum(["session", "openai", "openai-agents", "otlp"], { error: plainIssueMessage })
+    .optional()
+    .openapi({ description: "the body's format; default: recognised" }),
+  source: z
+    .string({ error: plainIssueMessage })
+    .min(1, { error: plainIssueMessage })
+    .max(500, { error: plainIssueMessage })
+    .optional()
+    .openapi({
+      description: "what the analysis's sources call the body (e.g. its file name); default `request`",
+    }),
+});
+
+const analyze = createRoute({
+  method: "post",
+  path: "/api/sessions/analyze",
+  summary: "analyse a session and store the analysis",
+  description:
+    "The body is a dramaturg.session/v1 document, or any format the session importer reads (ReAsk's, an OpenAI chat log, OpenAI Agents SDK or OTLP traces).",
+  request: {
+    query: AnalyzeQuery,
+    body: { required: true, content: { "application/json": { schema: SessionSchema } } },
+  },
+  responses: {
+    200: {
+      description: "the analysis, the same JSON as `dramaturg session analyze --format json`",
+      content: { "application/json": { schema: Analysis } },
+    },
+    ...errorResponses,
+    413: {
+      description: "the body is over the server's limit",
+      content: { "application/json": { schema: ErrorSchema } },
+    },
+    415: { description: "the body is not JSON", content: { "application/json": { schema: ErrorSchema } } },
+  },
+});
+
+/** Query parameters checked by hand where the body is read by hand (below), with the same schema. */
+export function validQuery<S extends z.ZodType>(schema: S, query: Record<string, string>): z.output<S> {
+  const parsed = validateInput(schema, query);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ApiError(400, "bad_request", issue?.message ?? "invalid query", issue && issuePath(issue.path));
+}
+
+/**
+ * A posted value the importers may read. A string (or list of strings) would be read as file paths on
+ * this machine by analyzeSession: never from the network.
+ */
+export function postedDocument(value: unknown, what: string): unknown {
+  const paths =
+    typeof value === "string" || (Array.isArray(value) && value.every((v) => typeof v === "string"));
+  if (paths || value === null || typeof value !== "object")
+    throw new InputError(
+      `expected ${what} (a JSON object), got ${Array.isArray(value) ? "a list" : typeof value}`,
+      {
+        place: "(root)",
+      },
+    );
+  return value;
+}
+
+export function sessionRoutes({ store, judge, judgeSettings }: ServerContext): OpenAPIHono {
+  const app = new OpenAPIHono({ defaultHook: validationHook });
+  app.openapi(list, async (c) => {
+    const { limit, cursor, since, until } = c.req.valid("query");
+    const rows = await listSessionAnalyses({
+      store,
+      since,
+      until,
+      after: cursor === undefined ? undefined : decodeCursor(cursor),
+      limit: limit + 1,
+    });
+    const page = pageOf(rows, limit);
+    return c.json({ sessions: page.rows, next_cursor: page.next_cursor }, 200);
+  });
+  app.openapi(one, async (c) => {
+    const { id } = c.req.valid("param");
+    const row = await store.evaluations.get(id);
+    if (row?.kind !== "session") throw notFound(`session analysis ${id}`);
+    if (row.status !== "completed")
+      throw new ApiError(
+        409,
+        "not_completed",
+        `session analysis ${id} is ${row.status}; it has no result yet`,
+      );
+    return c.json(
+      sessionsDocument(await loadSessionAnalysis({ store, id })) as z.infer<typeof Analysis>,
+      200,
+    );
+  });
+  // The body is read by hand (not by the route's validator): any importer's format is welcome, and a JSON
+  // syntax error gets its line and column. The route above documents it; this serves it.
+  app.post(analyze.path, async (c) => {
+    const query = validQuery(AnalyzeQuery, c.req.query());
+    const body = postedDocument(await requestJson(c, "a session"), "a session");
+    const result = await analyzeSession(body, {
+      from: query.from,
+      source: query.source ?? "request",
+      judge: query.judge ?? judge,
+      judgeSettings,
+      store,
+    });
+    return c.json(sessionsDocument(result) as object, 200);
+  });
+  app.openAPIRegistry.registerPath(analyze);
+  return app;
+}
