@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, session-validation, session-judged, store-writes, memory-rows, startup, store-open, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -10,11 +10,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchWarmCache } from "./cache.bench.ts";
 import { type CliRunOptions, cliRun, writeCliWorkload } from "./cli-run.bench.ts";
+import { benchCorrections } from "./corrections.bench.ts";
 import { startFakeServerInWorker, type WorkerServer } from "./fake-server-worker.ts";
 import { benchPeakRss } from "./memory.bench.ts";
 import { benchMemoryRows } from "./memory-rows.bench.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
 import { benchResume, type ResumeFigures } from "./resume.bench.ts";
+import { benchServer } from "./server.bench.ts";
 import { benchStartup } from "./startup.bench.ts";
 import { benchStoreWrites } from "./store.bench.ts";
 import { benchStoreOpen, type StoreKind } from "./store-open.bench.ts";
@@ -48,10 +50,20 @@ const MIN_STORE_ROWS_PER_SECOND = 5 * MIN_VERDICTS_PER_SECOND;
 /** Issue 11: a warm-cache rerun, end to end (plan, cache keys and lookup, run with its score writes). */
 const MIN_CACHED_VERDICTS_PER_SECOND = 10_000;
 const RESUME_LATENCY_MS = 20;
+/** Issue 20: conversation jobs against the reference agent, its model at this latency, this many at once. */
+const CONVERSE_JOBS = 50;
+const CONVERSE_CONCURRENCY = 10;
+const CONVERSE_LATENCY_MS = 300;
+/** Issue 21: a world of this many agents and steps, the gate on, both models at this latency. */
+const WORLD_AGENTS = 20;
+const WORLD_STEPS = 10;
+const WORLD_LATENCY_MS = 200;
 /** Issue 17: start-up of the compiled package, median wall time of a fresh process. */
 const MAX_HELP_MS = 300;
 const MAX_VERSION_MS = 200;
 const MAX_IMPORT_MS = 300;
+/** Issue 22: the API's runs list and an agent's history over 10,000 runs and 1,000,000 scores, p95. */
+const MAX_API_P95_MS = 50;
 /** Memory bounded by design: a 100,000-verdict run peaks within this factor of a 5,000-verdict one. */
 const MAX_PEAK_RSS_RATIO = 1.2;
 /**
@@ -309,6 +321,50 @@ const benchmarks: Benchmark[] = [
     },
   },
   {
+    name: "corrections",
+    about:
+      "action gate (issue 21): overhead per check with an instant judge, similarity and repetition checks per second, a hung judge",
+    async run() {
+      const r = await benchCorrections();
+      const rate = (x: { wall: number; cpu: number }) => `${fmt(x.wall)} (CPU time: ${fmt(x.cpu)})`;
+      return {
+        checks: [
+          {
+            metric: `gate overhead per check, 4 dimensions + similarity, instant judge, p50 (p99) of ${fmt(r.checks)}`,
+            value: `${fmt(r.gate_p50_ms, 3)} ms (${fmt(r.gate_p99_ms, 3)} ms)`,
+            target: "p50 < 1 ms",
+            pass: r.gate_p50_ms < 1,
+          },
+          {
+            metric: "similarity checks per second (vs 5 recent messages)",
+            value: rate(r.similarity_per_s),
+            target: "≥ 100,000",
+            pass: r.similarity_per_s.wall >= 100_000,
+          },
+          {
+            metric: "repetition checks per second (5 messages, trigrams)",
+            value: rate(r.repetition_per_s),
+            target: "≥ 100,000",
+            pass: r.repetition_per_s.wall >= 100_000,
+          },
+          {
+            metric: "a judge that never answers: the gate returns after",
+            value: `${fmt(r.hung_judge_ms)} ms`,
+            target: "≤ 5,050 ms",
+            pass: r.hung_judge_ms <= 5_050,
+          },
+          ...Object.entries(r.distribution).map(
+            ([pairs, q]): Check => ({
+              metric: `Jaccard, ${pairs} (${fmt(q.n)} pairs): p10 / p50 / p90 / max; share > 0.6`,
+              value: `${fmt(q.p10, 2)} / ${fmt(q.p50, 2)} / ${fmt(q.p90, 2)} / ${fmt(q.max, 2)}; ${fmt(q.above_0_6 * 100)} %`,
+            }),
+          ),
+        ],
+        details: { ...r },
+      };
+    },
+  },
+  {
     name: "session-validation",
     about: "tool validation: 10,000 sessions × 20 tool calls, parsed and checked against JSON Schemas (ajv)",
     async run() {
@@ -356,6 +412,95 @@ const benchmarks: Benchmark[] = [
           },
         ],
         details: r,
+      };
+    },
+  },
+  {
+    name: "converse",
+    about: `dramaturg converse (a real process): ${fmt(CONVERSE_JOBS)} jobs × 8 exchanges against the reference agent, its model on the fake server at ${CONVERSE_LATENCY_MS} ms, --concurrency ${CONVERSE_CONCURRENCY}, the simulated user at 0 ms, fixture verdicts`,
+    async run() {
+      const { benchConverse } = await import("./converse.bench.ts");
+      const r = await benchConverse({
+        jobs: CONVERSE_JOBS,
+        concurrency: CONVERSE_CONCURRENCY,
+        latencyMs: CONVERSE_LATENCY_MS,
+      });
+      const ratio = r.wall_ms / r.critical_path_ms;
+      const reportVsAgent = Math.abs(r.report_turn_ms - r.agent_turn_ms) / r.agent_turn_ms;
+      const pct = (x: number) => `${fmt(100 * x, 1)} %`;
+      return {
+        checks: [
+          {
+            metric: "exit code; jobs ended on the signoff after 8 exchanges, assertions passed",
+            value: `${r.exit_code}; ${r.complete_jobs} / ${r.jobs}`,
+            target: `0; ${r.jobs} / ${r.jobs}`,
+            pass: r.exit_code === 0 && r.complete_jobs === r.jobs,
+          },
+          {
+            metric: "wall / critical path (waves × the agent's model calls per job × latency)",
+            value: `${fmt(ratio, 2)}× (${seconds(r.wall_ms)} / ${seconds(r.critical_path_ms)}, ${r.model_calls_per_job} calls a job)`,
+            target: "≤ 1.25×",
+            pass: ratio <= 1.25,
+          },
+          {
+            metric: "wall / the same path with the agent's own time per job (its work beside the model's)",
+            value: `${fmt(r.wall_ms / r.agent_path_ms, 2)}× (${seconds(r.agent_path_ms)})`,
+          },
+          { metric: "start-up: spawn to the agent model's first request", value: seconds(r.startup_ms) },
+          {
+            metric: "per-turn time: the report's mean vs the agent's own",
+            value: `${fmt(r.report_turn_ms)} vs ${fmt(r.agent_turn_ms)} ms (${pct(reportVsAgent)}; ${r.turns} turns)`,
+            target: "within 10 %",
+            pass: reportVsAgent <= 0.1,
+          },
+          {
+            metric: "per turn, |report − agent| / agent: mean, 95th percentile, worst",
+            value: `${pct(r.mean_turn_deviation)}, ${pct(r.p95_turn_deviation)}, ${pct(r.max_turn_deviation)}`,
+          },
+          {
+            metric: "the agent's model time per turn (calls × latency)",
+            value: `${fmt(r.model_turn_ms)} ms`,
+          },
+        ],
+        details: { ...r, ratio, report_vs_agent: reportVsAgent },
+      };
+    },
+  },
+  {
+    name: "world",
+    about: `a simulated world (issue 21): ${WORLD_AGENTS} agents × ${WORLD_STEPS} steps in parallel order, the action gate on (4 dimensions + similarity) for every message, the agents' model and the judge on fake servers at ${WORLD_LATENCY_MS} ms`,
+    async run() {
+      const { benchWorld } = await import("./world.bench.ts");
+      const r = await benchWorld({ agents: WORLD_AGENTS, steps: WORLD_STEPS, latencyMs: WORLD_LATENCY_MS });
+      const ratio = r.wall_ms / r.critical_path_ms;
+      return {
+        checks: [
+          {
+            metric: "committed messages (gate checks)",
+            value: `${fmt(r.committed)} (${fmt(r.gate_checks)})`,
+            target: fmt(WORLD_AGENTS * WORLD_STEPS),
+            pass: r.committed === WORLD_AGENTS * WORLD_STEPS && r.gate_checks === r.committed,
+          },
+          {
+            metric: "judge calls per committed message",
+            value: `${fmt(r.judge_calls_per_message, 2)} (${fmt(r.judge_calls)} calls)`,
+          },
+          {
+            metric: "judge tokens per committed message (input + output)",
+            value: `${fmt(r.judge_tokens_per_message)} (${fmt(r.judge_input_tokens)} + ${fmt(r.judge_output_tokens)})`,
+          },
+          {
+            metric: "wall / critical path (steps × (agent call + gate round) × latency)",
+            value: `${fmt(ratio, 2)}× (${seconds(r.wall_ms)} / ${seconds(r.critical_path_ms)})`,
+            target: "≤ 1.30×",
+            pass: ratio <= 1.3,
+          },
+          {
+            metric: "CPU time of the run (all threads) per committed message",
+            value: `${fmt(r.cpu_ms / r.committed, 1)} ms (${seconds(r.cpu_ms)})`,
+          },
+        ],
+        details: { ...r, ratio },
       };
     },
   },
@@ -454,6 +599,35 @@ const benchmarks: Benchmark[] = [
           ];
         }),
         details: { ...figures },
+      };
+    },
+  },
+  {
+    name: "server",
+    about:
+      "the JSON API over a PGlite folder with 10,000 runs of 20 agents and 1,000,000 scores (seeded in SQL), 200 requests per route through app.request(), p95",
+    async run() {
+      const f = await benchServer();
+      const targeted = new Set(["GET /api/runs", "GET /api/agents/:id/history"]);
+      return {
+        checks: [
+          {
+            metric: "runs / scores in the store (seeded in)",
+            value: `${fmt(f.runs)} / ${fmt(f.scores)} (${seconds(f.seed_s * 1000)})`,
+            target: "10,000 / 1,000,000",
+            pass: f.runs === 10_000 && f.scores === 1_000_000,
+          },
+          ...Object.entries(f.latency).map(
+            ([route, l]): Check => ({
+              metric: `${route}: p95 (p50, max)`,
+              value: `${fmt(l.p95_ms, 1)} ms (${fmt(l.p50_ms, 1)}, ${fmt(l.max_ms, 1)})`,
+              ...(targeted.has(route)
+                ? { target: `< ${MAX_API_P95_MS} ms`, pass: l.p95_ms < MAX_API_P95_MS }
+                : {}),
+            }),
+          ),
+        ],
+        details: { ...f },
       };
     },
   },

@@ -1,25 +1,39 @@
 // The library: `import { … } from "dramaturg"`. A surface chosen on purpose — evaluate, resume and show
 // persona evaluations; the formats and their schemas; judges; propositions; the store; baselines and
 // the regression check; the error classes. Test helpers are in `dramaturg/testing`, Vitest matchers in
-// `dramaturg/vitest`; everything else (prompts, migrations, planners) is internal and may change.
+// `dramaturg/vitest`, the HTTP API (`createServerApp`, `startServer`) in `dramaturg/server`, so that
+// importing the library never loads a web framework; everything else (prompts, migrations, planners) is
+// internal and may change.
 // test/public-api.test.ts pins this list: a change to it is a change to the package's contract.
 
 // ── Conversations ───────────────────────────────────────────────────────────────────────────────
 export type {
   ConversationJob,
   ConversationResult,
+  ConversationTrials,
+  ConversationTrialsOptions,
   PassResult,
   RunConversationOptions,
 } from "./conversations/index.ts";
 export {
   CONVERSATION_RESULT_FORMAT,
+  CONVERSATION_TRIALS_FORMAT,
   ConversationJobSchema,
   loadConversationJob,
   runConversation,
+  runConversationTrials,
 } from "./conversations/index.ts";
 export type {
   Agent,
+  AgentEvaluationConfig,
+  AgentEvaluationConfigPatch,
+  CorrectionLog,
+  CorrectionLogEntry,
+  CorrectionOutcome,
+  CorrectionStatistics,
+  CorrectionStatisticsOptions,
   ErrorReason,
+  GateDimension,
   JudgeSpec,
   Message,
   Persona,
@@ -36,6 +50,12 @@ export type {
 // ── Formats ─────────────────────────────────────────────────────────────────────────────────────
 // ── Errors: catch by kind with `X.isInstance(error)` ────────────────────────────────────────────
 export {
+  /** Per-agent runtime-correction settings, everything off by default (the seed's `agent_evaluation_config`). */
+  AgentEvaluationConfigSchema,
+  /** Regeneration failure rate, failures per dimension, similarity failures, score means and spreads, original success rate. */
+  correctionStatistics,
+  /** The settings an agent gets when none are stored or written in the project file. */
+  DEFAULT_AGENT_EVALUATION_CONFIG,
   DramaturgError,
   InputError,
   JudgeError,
@@ -50,6 +70,54 @@ export {
   TRANSCRIPT_FORMAT,
   TranscriptSchema,
 } from "./core/index.ts";
+// ── Corrections ─────────────────────────────────────────────────────────────────────────────────
+export type {
+  ActionGate,
+  ActionGateMiddlewareOptions,
+  ActionGateOptions,
+  AttemptStatistics,
+  CorrectionLogSink,
+  GateAttempt,
+  GateCheckInput,
+  GateCheckResult,
+  GateFeedback,
+  GateHistoryEntry,
+  GateLogEntry,
+  GatePropositionSet,
+  GatePropositionSets,
+  GateStatistics,
+  Regenerate,
+  RepetitionCheck,
+  RepetitionCheckOptions,
+  SimulateWithCorrectionsOptions,
+  SimulationWithCorrectionsResult,
+  WithActionGateOptions,
+  WorldCorrections,
+  WorldCorrectionsOptions,
+  WorldCorrectionsSummary,
+} from "./corrections/index.ts";
+export {
+  /** Thrown by a gate with `continue_on_failure: false` when no attempt passed; the message must not be sent. */
+  ActionRejectedError,
+  /** The action gate as AI SDK middleware: `wrapLanguageModel({ model, middleware: actionGate({ agent, gate }) })`. */
+  actionGate,
+  /** Highest word-token Jaccard of a message against the agent's recent messages (the gate's similarity check). */
+  actionSimilarity,
+  /** The action gate: judges a tentative message on the enabled dimensions at once, regenerates with feedback, commits the best attempt. */
+  createActionGate,
+  /** Statistics over correction log entries: the stored rows' and, where the entries carry them, TinyTroupe's attempt-level counters. */
+  gateStatistics,
+  /** An in-memory correction log sink for a gate (`log`), with its `entries`. */
+  memoryCorrectionLog,
+  /** Repetition suppression's trigger: n-gram overlap of the last messages, the repeated phrases and the text to inject. */
+  repetitionCheck,
+  /** Runs a world with each agent's corrections on (stored > world file > dramaturg.yaml), the gate's logs stored under the run id. */
+  simulateWithCorrections,
+  /** Wraps any `send(text)` so every text passes the action gate first. */
+  withActionGate,
+  /** The action gate and repetition suppression on a world's agents: `createWorld(file, { beforeCommit, beforeAct })`. */
+  worldCorrections,
+} from "./corrections/index.ts";
 // ── Evaluate ────────────────────────────────────────────────────────────────────────────────────
 export type {
   JudgeOption,
@@ -80,6 +148,7 @@ export type {
 // ── Judges ──────────────────────────────────────────────────────────────────────────────────────
 export {
   CachingJudge,
+  CassetteMissError,
   createJudge,
   FIXTURES_FORMAT,
   FixtureJudge,
@@ -132,9 +201,56 @@ export {
   SESSION_FORMAT,
   SessionSchema,
 } from "./sessions/index.ts";
-export type { EvaluationRow, RunRow, Store } from "./store/index.ts";
+// ── Simulation ──────────────────────────────────────────────────────────────────────────────────
+// Synthetic mode: persona agents (persona as system prompt, own trajectory as memory, a send_message
+// tool), the step-based world of `dramaturg.world/v1` files (interventions, facilitator prompts, then agents
+// in parallel or seeded sequential_random order) and interventions with the fluent precondition API.
+export type {
+  BeforeAct,
+  BeforeCommit,
+  BeforeCommitContext,
+  CreateWorldOptions,
+  PersonaAgent,
+  PersonaAgentOptions,
+  SimulateOptions,
+  SimulationResult,
+  World,
+  WorldFile,
+  WorldRunResult,
+  WorldStats,
+} from "./sim/index.ts";
+export {
+  /** Fires when an agent's corrections enable it and the judge sees it echoing the others; nudges in character. */
+  antiConvergenceIntervention,
+  /** An LLM persona agent on an AI SDK model. */
+  createPersonaAgent,
+  /** A step-based world from a parsed world file; `world.run()` returns a `dramaturg.transcript/v1`. */
+  createWorld,
+  /** Preconditions (functional, textual, propositional; ANDed) and an effect, checked once per step. */
+  Intervention,
+  /** One intervention per target, configured together (`InterventionBatch.createForEach(agents)`). */
+  InterventionBatch,
+  /** Reads and checks a world file; mistakes are InputErrors with file:line:col. */
+  loadWorldFile,
+  /** Runs a world file with a model spec or model: synthetic mode's generator. */
+  simulate,
+  /** Fires when an agent's ideas stagnate after `variety_message_threshold` messages. */
+  varietyIntervention,
+  WORLD_FORMAT,
+  WorldFileSchema,
+} from "./sim/index.ts";
+export type {
+  EvaluationRow,
+  ProjectAgentConfigs,
+  ResolvedAgentConfig,
+  RunRow,
+  Store,
+  StoredAgentConfig,
+} from "./store/index.ts";
 // ── Store ───────────────────────────────────────────────────────────────────────────────────────
 export {
+  /** The settings a gate check of an agent uses: stored row > project file (`corrections`) > defaults. */
+  agentEvaluationConfig,
   openStore,
   storeExists,
 } from "./store/index.ts";

@@ -3,14 +3,21 @@
 import { describe, expect, it } from "vitest";
 
 const MAIN = [
+  "ActionRejectedError",
+  "AgentEvaluationConfigSchema",
   "CONVERSATION_RESULT_FORMAT",
+  "CONVERSATION_TRIALS_FORMAT",
   "CachingJudge",
+  "CassetteMissError",
   "ConversationJobSchema",
+  "DEFAULT_AGENT_EVALUATION_CONFIG",
   "DramaturgError",
   "EVAL_RESULT_FORMAT",
   "FIXTURES_FORMAT",
   "FixtureJudge",
   "InputError",
+  "Intervention",
+  "InterventionBatch",
   "JudgeError",
   "JudgeFixturesSchema",
   "LlmJudge",
@@ -23,18 +30,31 @@ const MAIN = [
   "StoreError",
   "TRANSCRIPT_FORMAT",
   "TranscriptSchema",
+  "WORLD_FORMAT",
+  "WorldFileSchema",
+  "actionGate",
+  "actionSimilarity",
+  "agentEvaluationConfig",
   "analyzeSession",
+  "antiConvergenceIntervention",
   "baselineOf",
   "checkAgainstBaselines",
   "ciExitCode",
+  "correctionStatistics",
+  "createActionGate",
   "createJudge",
+  "createPersonaAgent",
+  "createWorld",
   "evaluatePersonas",
+  "gateStatistics",
   "isLiveJudge",
   "loadConversationJob",
   "loadEvalResult",
   "loadFixtures",
   "loadPropositions",
+  "loadWorldFile",
   "measurementOf",
+  "memoryCorrectionLog",
   "openStore",
   "parseJudgeSpec",
   "parseSession",
@@ -46,12 +66,19 @@ const MAIN = [
   "renderCiMarkdown",
   "renderMarkdown",
   "renderTable",
+  "repetitionCheck",
   "resumePersonaEvaluation",
   "runConversation",
+  "runConversationTrials",
   "serializeBaseline",
+  "simulate",
+  "simulateWithCorrections",
   "storeExists",
+  "varietyIntervention",
   "verdictsToFixtures",
+  "withActionGate",
   "withPrecondition",
+  "worldCorrections",
 ];
 
 const TESTING = [
@@ -66,6 +93,8 @@ const TESTING = [
   "syntheticTranscript",
 ];
 
+const SERVER = ["ApiError", "TOKEN_ENV", "checkHost", "createServerApp", "isLoopback", "startServer"];
+
 describe("public API", () => {
   it("the main entry exports exactly the chosen names", async () => {
     expect(Object.keys(await import("../src/index.ts")).sort()).toEqual(MAIN);
@@ -73,6 +102,12 @@ describe("public API", () => {
 
   it("dramaturg/testing exports exactly the test helpers", async () => {
     expect(Object.keys(await import("../src/testing/index.ts")).sort()).toEqual(TESTING);
+  });
+
+  it("dramaturg/server exports the HTTP app and its start (kept off the main entry: Hono loads only for it)", async () => {
+    expect(Object.keys(await import("../src/server/index.ts")).sort()).toEqual(SERVER);
+    const main = await import("../src/index.ts");
+    expect(main).not.toHaveProperty("createServerApp");
   });
 
   it("internals stay out of the main entry", async () => {

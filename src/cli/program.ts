@@ -52,7 +52,11 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     term: "init [options] [dir]",
     description: "create a Dramaturg project: dramaturg.yaml, propositions, an example, a CI workflow",
   },
-  { name: "config", term: "config", description: "show the settings commands use" },
+  {
+    name: "config",
+    term: "config",
+    description: "show the settings commands use; set an agent's correction settings",
+  },
   {
     name: "doctor",
     term: "doctor [options]",
@@ -83,11 +87,26 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     term: "converse [options] <jobs...>",
     description: "run conversation jobs against a live agent with a simulated user, and score them",
   },
+  {
+    name: "corrections",
+    term: "corrections",
+    description: "the action gate's stored checks: statistics per agent or over all",
+  },
+  {
+    name: "simulate",
+    term: "simulate [options] <world>",
+    description: "run a world of persona agents (dramaturg.world/v1), print its transcript and store it",
+  },
+  {
+    name: "serve",
+    term: "serve [options]",
+    description: "serve the JSON API over the store (runs, agents, sessions, conversations, corrections)",
+  },
 ];
 
 /** The formats `dramaturg schema` prints, each built on demand (zod and the schemas load with the command). */
 async function formatSchemas(): Promise<Record<string, () => unknown>> {
-  const [{ z }, core, judge, settings, harness, sessions, conversations] = await Promise.all([
+  const [{ z }, core, judge, settings, harness, sessions, conversations, worlds] = await Promise.all([
     import("zod"),
     import("../core/index.ts"),
     import("../judge/index.ts"),
@@ -95,14 +114,17 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     import("./commands/harness.ts"),
     import("../sessions/session-format.ts"),
     import("../conversations/job.ts"),
+    import("../sim/world-file.ts"),
   ]);
   return {
     transcript: () => z.toJSONSchema(core.TranscriptSchema, { io: "input" }),
     propositions: () => z.toJSONSchema(core.PropositionFileSchema, { io: "input" }),
     "judge-fixtures": () => z.toJSONSchema(judge.JudgeFixturesSchema, { io: "input" }),
+    cassette: () => z.toJSONSchema(judge.CassetteSchema, { io: "input" }),
     config: () => z.toJSONSchema(settings.ProjectFileSchema, { io: "input" }),
     session: () => z.toJSONSchema(sessions.SessionSchema, { io: "input" }),
     conversation: () => conversations.conversationJobJsonSchema(),
+    world: () => z.toJSONSchema(worlds.WorldFileSchema, { io: "input" }),
     ...harness.HARNESS_SCHEMAS,
   };
 }
@@ -178,6 +200,17 @@ function addEvalCommand(program: Command, { addEvaluationOptions, evalCommand }:
       "--resume [id]",
       "complete the last interrupted evaluation (or this evaluation or run id) in place",
     )
+    .option(
+      "--synthetic <world>",
+      "synthetic mode: run this world (dramaturg.world/v1) with --model, then evaluate its transcript",
+    )
+    .option("--model <spec>", "with --synthetic: the agents' model (default: the world's model)")
+    .option(
+      "--model-base-url <url>",
+      "with --synthetic: base URL of an OpenAI-compatible server for the agents",
+    )
+    .option("--model-api-key-env <var>", "with --synthetic: environment variable holding the agents' API key")
+    .option("--steps <n>", "with --synthetic: steps to run (default: the world's)")
     .addHelpText(
       "after",
       examples(
@@ -186,6 +219,7 @@ function addEvalCommand(program: Command, { addEvaluationOptions, evalCommand }:
         "dramaturg eval --from-store --agent ines --window-start 2026-03-01 --sample 20 --seed 7 --format json",
         "dramaturg eval chat.jsonl --judge anthropic:claude-haiku-4-5 --dry-run",
         "dramaturg eval --resume",
+        "dramaturg eval --synthetic examples/worlds/harbour.yml --model openai:gpt-4o-mini --judge openai:gpt-4o-mini",
       ),
     )
     .action(async (transcripts: string[], flags) => {
@@ -201,6 +235,9 @@ export async function buildProgram(): Promise<Command> {
     { registerProjectCommands },
     { registerSessionCommands },
     { registerConverseCommand },
+    { registerCorrectionsCommand },
+    { registerSimulateCommand },
+    { registerServeCommand },
     schemas,
   ] = await Promise.all([
     import("./commands/eval.ts"),
@@ -208,6 +245,9 @@ export async function buildProgram(): Promise<Command> {
     import("./commands/project-commands.ts"),
     import("./commands/session.ts"),
     import("./commands/converse.ts"),
+    import("./commands/corrections.ts"),
+    import("./commands/simulate.ts"),
+    import("./commands/serve.ts"),
     formatSchemas(),
   ]);
   const program = baseProgram();
@@ -289,6 +329,9 @@ export async function buildProgram(): Promise<Command> {
   registerProjectCommands(program);
   registerSessionCommands(program);
   registerConverseCommand(program);
+  registerCorrectionsCommand(program);
+  registerSimulateCommand(program);
+  registerServeCommand(program);
   // </commands>
 
   return program;
