@@ -169,6 +169,28 @@ describe("dramaturg converse", () => {
     expect(r.stderr).toMatch(/user call with key [0-9a-f]{16}/);
   });
 
+  it("a job that cannot complete is reported with its error while the other jobs finish (exit 3)", async () => {
+    const good = jobFile();
+    const bad = join(dir(), "bad.yml");
+    writeFileSync(bad, readFileSync(good, "utf8"));
+    const cassettes = join(dir(), "both");
+    const both = [good, bad];
+    expect((await cli([...args(good, "--record", cassettes, "--passes", "without"), bad])).code).toBe(0);
+    writeFileSync(bad, readFileSync(bad, "utf8").replace(/voice: .*/, "voice: Terse, all lower case."));
+    const r = await cli([
+      ...args(both[0]!, "--replay", cassettes, "--passes", "without", "--concurrency", "2", "--format", "json"),
+      both[1]!,
+    ]);
+    expect(r.code).toBe(3);
+    const out = JSON.parse(r.stdout);
+    expect(out.jobs.map((j: { job: string }) => j.job)).toEqual([good]);
+    expect(out.jobs[0].passes[0].transcript.ended).toBe("signoff");
+    expect(out.failed).toEqual([
+      { job: bad, error: { name: "CassetteMissError", message: expect.stringMatching(/user call with key/) } },
+    ]);
+    expect(r.stderr).toContain(`${bad} could not complete`);
+  });
+
   it("--replay from a folder without the job's cassette exits 2 naming the file", async () => {
     const r = await cli(args(jobFile(), "--replay", join(dir(), "empty")));
     expect(r.code).toBe(2);

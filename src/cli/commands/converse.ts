@@ -226,7 +226,7 @@ export function registerConverseCommand(program: Command): void {
       const [
         { runConversationTrials, loadConversationJob, conversationCassetteFile },
         { createJudgeModel, Cassette },
-        { InputError },
+        { DramaturgError, InputError, redactSecrets },
         { resolveSettings },
       ] = await Promise.all([
         import("../../conversations/index.ts"),
@@ -276,7 +276,9 @@ export function registerConverseCommand(program: Command): void {
       // One store for every job: a PGlite folder is opened once, whatever the concurrency.
       const { openStore } = await import("../../store/index.ts");
       const store = await openStore(settings.db);
-      const results: ConversationTrials[] = new Array(loaded.length);
+      const slots: (ConversationTrials | undefined)[] = new Array(loaded.length);
+      const results = slots as ConversationTrials[];
+      const failures: { job: string; error: unknown }[] = [];
       // Live progress on a terminal: which job and pass is at which exchange.
       const live = process.stderr.isTTY === true && flags.progress !== false;
       let finished = 0;
@@ -290,25 +292,31 @@ export function registerConverseCommand(program: Command): void {
             const i = next++;
             let current = "";
             const { file, job } = loaded[i]!;
-            results[i] = await runConversationTrials(job, {
-              trials,
-              minScore,
-              record: flags.record,
-              replay: flags.replay,
-              userModel,
-              judge: flags.judge,
-              judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
-              targetUrl: flags.targetUrl,
-              passes: flags.passes,
-              seed,
-              store,
-              name: file,
-              onTrial: (trial) => (current = trials > 1 ? ` trial ${trial}/${trials}` : ""),
-              onTurn: (pass, turn, of) =>
-                draw(
-                  `jobs ${finished}/${loaded.length} · ${file}${current} ${pass.replace("_", " ")}: exchange ${turn}/${of}`,
-                ),
-            });
+            // A job that cannot complete (its cassette lacks an answer, the scorer is unreachable) is reported
+            // with its error; the other jobs go on, and the store stays open until every worker is done.
+            try {
+              results[i] = await runConversationTrials(job, {
+                trials,
+                minScore,
+                record: flags.record,
+                replay: flags.replay,
+                userModel,
+                judge: flags.judge,
+                judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
+                targetUrl: flags.targetUrl,
+                passes: flags.passes,
+                seed,
+                store,
+                name: file,
+                onTrial: (trial) => (current = trials > 1 ? ` trial ${trial}/${trials}` : ""),
+                onTurn: (pass, turn, of) =>
+                  draw(
+                    `jobs ${finished}/${loaded.length} · ${file}${current} ${pass.replace("_", " ")}: exchange ${turn}/${of}`,
+                  ),
+              });
+            } catch (error) {
+              failures.push({ job: file, error });
+            }
             finished++;
             draw(`jobs ${finished}/${loaded.length}`);
           }
@@ -318,20 +326,41 @@ export function registerConverseCommand(program: Command): void {
         if (live) process.stderr.write("\r\x1b[2K");
         await store.close();
       }
+      const done = slots.filter((r): r is ConversationTrials => r !== undefined);
+      const failed = failures.map(({ job, error }) => ({
+        job,
+        error: {
+          name: (error as Error)?.name ?? "Error",
+          message: redactSecrets((error as Error)?.message ?? String(error)),
+        },
+      }));
       // One trial prints as before: the result document; more print the trials and pass^k.
-      const shown = trials === 1 ? results.map((r) => r.trials[0]!) : results;
+      const shown = trials === 1 ? done.map((r) => r.trials[0]!) : done;
       const text =
         flags.format === "json"
-          ? `${JSON.stringify(shown.length === 1 ? shown[0] : { jobs: shown }, null, 2)}\n`
-          : trials > 1
-            ? `${renderTrials(results, flags.format === "markdown" ? "markdown" : "table")}\n`
-            : flags.format === "markdown"
-              ? `${renderConversationMarkdown(results.map((r) => r.trials[0]!))}\n`
-              : `${renderConversationTable(results.map((r) => r.trials[0]!))}\n`;
+          ? `${JSON.stringify(
+              failed.length > 0 ? { jobs: shown, failed } : shown.length === 1 ? shown[0] : { jobs: shown },
+              null,
+              2,
+            )}\n`
+          : done.length === 0
+            ? ""
+            : trials > 1
+              ? `${renderTrials(done, flags.format === "markdown" ? "markdown" : "table")}\n`
+              : flags.format === "markdown"
+                ? `${renderConversationMarkdown(done.map((r) => r.trials[0]!))}\n`
+                : `${renderConversationTable(done.map((r) => r.trials[0]!))}\n`;
       if (flags.out) {
         writeFileSync(flags.out, text);
         process.stderr.write(`wrote ${flags.out}\n`);
       } else process.stdout.write(text);
-      if (minScore !== undefined && results.some((r) => r.passed?.includes(false))) setExitCode(1);
+      for (const f of failed)
+        process.stderr.write(`dramaturg: ${f.job} could not complete: ${f.error.message}\n`);
+      if (minScore !== undefined && done.some((r) => r.passed?.includes(false))) setExitCode(1);
+      // A job that could not complete outweighs a low score: its own exit code (3, or 2 for bad input).
+      if (failures.length > 0)
+        setExitCode(
+          Math.max(...failures.map(({ error }) => (DramaturgError.isInstance(error) ? error.exitCode : 3))),
+        );
     });
 }
