@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The package as a user gets it: packs dramaturg, installs the tarball in a fresh folder and there runs the CLI,
-# the demo on the installed example, `dramaturg init` + eval, a plain .mjs consumer, a strict TypeScript consumer
+# the demo on the installed example, `dramaturg init` + eval, plain .mjs consumers (persona scores; sessions,
+# the action gate and the server), a strict TypeScript consumer
 # and a Vitest consumer. Uses the `node` on PATH (.ci/run calls it once per Node). Consumers are in .ci/consumer/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +46,8 @@ npx --no-install tsc -p tsconfig.json
 
 step "plain Node consumer (consumer.mjs: evaluatePersonas with the fixture judge)"
 node consumer.mjs
+step "plain Node consumer of the other families (families.mjs: a session's tool findings, the action gate, dramaturg/server)"
+node families.mjs
 step "Vitest consumer (dramaturg/vitest: passes in character, fails naming the propositions on a drift)"
 npx --no-install vitest run --root "$APP" stays-in-character.test.ts
 step "ok"
