@@ -98,42 +98,27 @@ export class CassetteMissError extends DramaturgError {
   }
 }
 
+/** Every call option that changes the answer; never headers, signals or other transport. */
+const KEYED_OPTIONS = [
+  "prompt",
+  "maxOutputTokens",
+  "temperature",
+  "stopSequences",
+  "topP",
+  "topK",
+  "presencePenalty",
+  "frequencyPenalty",
+  "responseFormat",
+  "seed",
+  "tools",
+  "toolChoice",
+  "reasoning",
+  "providerOptions",
+] as const satisfies readonly (keyof LanguageModelV4CallOptions)[];
+
 /** The key of a call: its prompt and every setting that changes the answer; never headers or signals. */
 export function callKey(params: LanguageModelV4CallOptions): string {
-  const {
-    prompt,
-    maxOutputTokens,
-    temperature,
-    stopSequences,
-    topP,
-    topK,
-    presencePenalty,
-    frequencyPenalty,
-    responseFormat,
-    seed,
-    tools,
-    toolChoice,
-    reasoning,
-    providerOptions,
-  } = params;
-  return contentHash(
-    stableStringify({
-      prompt,
-      maxOutputTokens,
-      temperature,
-      stopSequences,
-      topP,
-      topK,
-      presencePenalty,
-      frequencyPenalty,
-      responseFormat,
-      seed,
-      tools,
-      toolChoice,
-      reasoning,
-      providerOptions,
-    }),
-  );
+  return contentHash(stableStringify(Object.fromEntries(KEYED_OPTIONS.map((k) => [k, params[k]]))));
 }
 
 function promptTail(params: LanguageModelV4CallOptions): string {
