@@ -340,3 +340,13 @@ export async function listSessionAnalyses({
   }
   return out;
 }
+
+/**
+ * The JSON document of an analysis, as `dramaturg session analyze --format json`, `dramaturg show ID` and the
+ * server's `/api/sessions` give it: one analysis alone, with its sources (and its judge's run), or several whole.
+ */
+export function sessionsDocument(result: SessionsAnalysis): unknown {
+  return result.analyses.length === 1 && !result.pass_k
+    ? { ...result.analyses[0], sources: result.sources, ...(result.judge ? { judge_run: result.judge } : {}) }
+    : result;
+}

@@ -119,15 +119,12 @@ export function renderSessionMarkdown(result: SessionsAnalysis): string {
   return out.join("\n");
 }
 
-function render(result: SessionsAnalysis, format: string): string {
-  if (format === "json")
-    return `${JSON.stringify(result.analyses.length === 1 && !result.pass_k ? { ...result.analyses[0], sources: result.sources, ...(result.judge ? { judge_run: result.judge } : {}) } : result, null, 2)}\n`;
-  return `${format === "markdown" ? renderSessionMarkdown(result) : renderSessionTable(result)}\n`;
-}
-
-/** Writes an analysis in `format` to `out` or stdout. */
-export function emitSessions(result: SessionsAnalysis, format: string, out?: string): void {
-  const text = render(result, format);
+/** Writes an analysis in `format` to `out` or stdout (JSON: the library's document of it). */
+export async function emitSessions(result: SessionsAnalysis, format: string, out?: string): Promise<void> {
+  const text =
+    format === "json"
+      ? `${JSON.stringify((await import("../../sessions/index.ts")).sessionsDocument(result), null, 2)}\n`
+      : `${format === "markdown" ? renderSessionMarkdown(result) : renderSessionTable(result)}\n`;
   if (out) {
     writeFileSync(out, text);
     process.stderr.write(`wrote ${out}\n`);
@@ -278,7 +275,7 @@ export function registerSessionCommands(program: Command): void {
         process.stderr.write(
           `dramaturg: ${result.judge.errored} judge verdict(s) failed; their metrics are null and left out of the scores\n`,
         );
-      emitSessions(result, flags.format, flags.out);
+      await emitSessions(result, flags.format, flags.out);
     });
 }
 

@@ -26,7 +26,7 @@ export async function showCommand(
       });
       if (analysis) {
         const { emitSessions } = await import("./session.ts");
-        emitSessions(analysis, format, flags.out);
+        await emitSessions(analysis, format, flags.out);
         return 0;
       }
       const { loadConversationResult } = await import("../../conversations/index.ts");

@@ -7,13 +7,13 @@ import {
   listSessionAnalyses,
   loadSessionAnalysis,
   SessionSchema,
+  sessionsDocument,
 } from "../../sessions/index.ts";
 import { ApiError, notFound } from "../api-error.ts";
 import { decodeCursor, pageOf } from "../cursor.ts";
 import { ErrorSchema, errorResponses, IdParam, NextCursor, notFoundResponse, PageQuery } from "../query.ts";
 import { requestJson } from "../request-json.ts";
 import type { ServerContext } from "../server-context.ts";
-import { sessionsDocument } from "../session-document.ts";
 import { validationHook } from "../validation-hook.ts";
 
 const Analysis = z.looseObject({ format: z.string() }).openapi("SessionAnalysis", {
