@@ -15,13 +15,23 @@ export function* planAdherence(
 ): Generator<PlanEntry> {
   const set = lookup("adherence", scope.agent.id);
   if (!set) return;
-  const trajectory = agentTrajectory(transcript, scope.agent.id);
-  const position = new Map(trajectory.map((e, i) => [e.message.id, i]));
-  const rendered = new TrajectoryRenderer(trajectory, { name: scope.agent.name });
+  // The trajectory and its index, each as long as the transcript, are made when the first context is
+  // built: the passes that only count or tally the plan build none, and so make neither.
+  let made: { rendered: TrajectoryRenderer; position: Map<string, number> } | undefined;
+  const trajectory = () => {
+    if (!made) {
+      const events = agentTrajectory(transcript, scope.agent.id);
+      made = {
+        rendered: new TrajectoryRenderer(events, { name: scope.agent.name }),
+        position: new Map(events.map((e, i) => [e.message.id, i])),
+      };
+    }
+    return made;
+  };
   for (const message of scope.sampled) {
-    const upTo = position.get(message.id)!;
-    yield* planTarget(shape, set, messageTarget(transcript, scope.agent, message), () =>
-      messageContext(scope.agent, rendered, upTo, message, set),
-    );
+    yield* planTarget(shape, set, messageTarget(transcript, scope.agent, message), () => {
+      const { rendered, position } = trajectory();
+      return messageContext(scope.agent, rendered, position.get(message.id)!, message, set);
+    });
   }
 }

@@ -1,0 +1,50 @@
+// The planner's verdict keys and lazily built contexts, on the hand-scored transcript (test/fixtures/hand-scored).
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { PERSONA_DIMENSIONS, parseTranscript } from "../../src/core/index.ts";
+import { requestOf } from "../../src/engine/index.ts";
+import { loadPropositions, propositionSetFor } from "../../src/propositions/index.ts";
+import { planPersonaEvaluation } from "../../src/scorers/index.ts";
+
+const dir = fileURLToPath(new URL("../fixtures/hand-scored/", import.meta.url));
+const transcript = parseTranscript(readFileSync(`${dir}transcript.json`, "utf8"), "transcript.json");
+
+async function plan(trials: number) {
+  const loaded = await loadPropositions({
+    dir: `${dir}propositions`,
+    dimensions: PERSONA_DIMENSIONS,
+    agentIds: transcript.agents.map((a) => a.id),
+  });
+  return planPersonaEvaluation({
+    transcript,
+    propositions: (d, a) => propositionSetFor(loaded, d, a),
+    dimensions: ["adherence"],
+    mode: "individual",
+    trials,
+  });
+}
+
+describe("planner", () => {
+  it("gives every key its fields in one order, the trial last, as stored keys always had", async () => {
+    for (const call of (await plan(2)).calls())
+      for (const { key } of call.items)
+        expect(Object.keys(key)).toEqual(["dimension", "proposition_id", "agent_id", "message_id", "trial"]);
+  });
+
+  it("repeats each call once per trial, the keys differing only in their trial", async () => {
+    const keys = [...(await plan(2)).calls()].flatMap((c) => c.items.map((i) => i.key));
+    const first = keys.filter((k) => k.trial === 1).map(({ trial: _, ...rest }) => rest);
+    const second = keys.filter((k) => k.trial === 2).map(({ trial: _, ...rest }) => rest);
+    expect(first.length).toBeGreaterThan(0);
+    expect(second).toEqual(first);
+  });
+
+  it("builds a message's trajectory on first use, the same in every pass over the plan", async () => {
+    const p = await plan(1);
+    const texts = () => [...p.calls()].map((call) => requestOf(call).context.trajectory.text);
+    const once = texts();
+    expect(once.some((t) => t.includes("#1 "))).toBe(true);
+    expect(texts()).toEqual(once);
+  });
+});
