@@ -44,6 +44,8 @@ export interface CorrectionStatistics {
   regeneration_failure_rate: number | null;
   /** Checks that committed a message no attempt of which passed (outcome `forced_through`). */
   forced_through: number;
+  /** Checks whose message failed every attempt and was not sent (outcome `rejected`, continue_on_failure off). */
+  rejected: number;
   dimensions: Record<GateDimension, DimensionCorrectionStatistics>;
   /** Similarity (0–1) of the committed attempts, and how many reached the agent's max_action_similarity. */
   similarity: ScoreSpread & { failures: number };
@@ -107,6 +109,7 @@ export function correctionStatistics(
     first_attempt_failures: firstAttemptFailures,
     regeneration_failure_rate: rate(firstAttemptFailures),
     forced_through: outcomes.forced_through,
+    rejected: outcomes.rejected,
     dimensions: Object.fromEntries(
       GATE_DIMENSIONS.map((d) => {
         const { scores, ...counts } = perDimension[d];

@@ -7,13 +7,17 @@ import type { TokenUsage } from "./verdict.ts";
 export const GATE_DIMENSIONS = ["adherence", "consistency", "fluency", "suitability"] as const;
 export type GateDimension = (typeof GATE_DIMENSIONS)[number];
 
-/** How a gate check ended (the seed's outcomes). */
+/**
+ * How a gate check ended: the seed's five outcomes, and `rejected` (migration 6) for a message that failed
+ * every attempt and was not sent because the agent's `continue_on_failure` is off.
+ */
 export const CORRECTION_OUTCOMES = [
   "passed",
   "corrected",
   "passed_after_retry",
   "forced_through",
   "timeout_pass_through",
+  "rejected",
 ] as const;
 export type CorrectionOutcome = (typeof CORRECTION_OUTCOMES)[number];
 
@@ -32,7 +36,7 @@ export interface CorrectionLogEntry {
   /** The run (a world simulation) the message belongs to, when there is one. */
   run_id?: string | null;
   original_text: string;
-  /** The committed text when it differs from the original. */
+  /** The committed text when it differs from the original (null when `rejected`: nothing was committed). */
   corrected_text?: string | null;
   dimension_scores: Partial<Record<GateDimension, GateDimensionScore>>;
   /** Highest word-token Jaccard similarity against the agent's recent messages, when checked. */

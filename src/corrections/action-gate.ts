@@ -89,14 +89,20 @@ export interface ActionGate {
   check(input: GateCheckInput): Promise<GateCheckResult>;
 }
 
-/** Thrown when no attempt passed and `continue_on_failure` is false: the message must not be sent. */
+/**
+ * Thrown when no attempt passed and `continue_on_failure` is false: the message must not be sent. The check
+ * was logged first, with outcome `rejected` (its `entry`).
+ */
 export class ActionRejectedError extends DramaturgError {
   readonly attempts: GateAttempt[];
-  constructor(attempts: GateAttempt[]) {
+  /** What was logged: the best attempt's scores, outcome `rejected`, no corrected text (nothing was sent). */
+  readonly entry: GateLogEntry;
+  constructor(attempts: GateAttempt[], entry: GateLogEntry) {
     super("ActionRejectedError", `the message failed the action gate in all ${attempts.length} attempts`, {
       exitCode: 1,
     });
     this.attempts = attempts;
+    this.entry = entry;
   }
   static override isInstance(error: unknown): error is ActionRejectedError {
     return DramaturgError.isInstance(error) && error.name === "ActionRejectedError";
@@ -230,13 +236,14 @@ export function createActionGate(options: ActionGateOptions = {}): ActionGate {
 
     const last = attempts[attempts.length - 1]!;
     const committed = last.passed ? last : bestAttempt(attempts);
-    if (!last.passed && !config.continue_on_failure) throw new ActionRejectedError(attempts);
-    const outcome = outcomeOf(committed, tentativeText, last.passed);
+    // A rejected message is logged like any check (its scores are the best attempt's), but commits nothing.
+    const rejected = !last.passed && !config.continue_on_failure;
+    const outcome = rejected ? "rejected" : outcomeOf(committed, tentativeText, last.passed);
     const entry: GateLogEntry = {
       agent_id: agent.id,
       run_id: options.runId ?? null,
       original_text: tentativeText,
-      corrected_text: committed.text === tentativeText ? null : committed.text,
+      corrected_text: rejected || committed.text === tentativeText ? null : committed.text,
       dimension_scores: dimensionScores(committed.dimensions),
       similarity_score: committed.similarity,
       total_score: committed.total,
@@ -246,6 +253,7 @@ export function createActionGate(options: ActionGateOptions = {}): ActionGate {
       attempts: attempts.map(summary),
     };
     if (options.log) await options.log(entry);
+    if (rejected) throw new ActionRejectedError(attempts, entry);
     return { text: committed.text, outcome, committed, attempts, entry };
   }
 
@@ -271,7 +279,8 @@ export function bestAttempt(attempts: readonly GateAttempt[]): GateAttempt {
  * dimension passed only because its judge did not answer (timeout or error). `corrected`: a regenerated,
  * different text passed. `passed_after_retry`: a retry passed with the original text unchanged (the
  * regeneration gave the same words, and a second judgement passed them). `forced_through`: no attempt
- * passed; the best one is committed (continue_on_failure).
+ * passed; the best one is committed (continue_on_failure). (`rejected`, when continue_on_failure is off, is
+ * decided by the caller: nothing is committed.)
  */
 function outcomeOf(committed: GateAttempt, original: string, passed: boolean): CorrectionOutcome {
   if (!passed) return "forced_through";

@@ -42,6 +42,15 @@ export {
   worldCorrectionsActive,
   worldJudgeNeed,
 } from "./simulate-with-corrections.ts";
+export {
+  listSimulationResults,
+  loadSimulationResult,
+  type RunSimulationOptions,
+  runSimulation,
+  SIMULATION_RESULT_FORMAT,
+  type SimulationResultDocument,
+  type StoredSimulation,
+} from "./simulation-run.ts";
 export { type AttemptStatistics, type GateStatistics, gateStatistics } from "./statistics.ts";
 export { type WithActionGateOptions, withActionGate } from "./with-action-gate.ts";
 export {

@@ -25,8 +25,9 @@ export interface ResolveWorldCorrectionsOptions {
 
 /**
  * The world with each agent's `corrections` as a check will use them: the agent's stored row if there is
- * one; else the world file's `agents[].corrections` (a whole setting: its unset keys are the defaults);
- * else the project file's for the agent over its `_default`; else the defaults (everything off).
+ * one (a whole configuration); else, key by key, the world file's `agents[].corrections` over the project
+ * file's for the agent, over its `_default`, over the defaults (everything off). A world file that sets one
+ * key keeps every other key of dramaturg.yaml.
  */
 export async function resolveWorldCorrections(
   world: WorldFile,
@@ -34,12 +35,19 @@ export async function resolveWorldCorrections(
 ): Promise<WorldFile> {
   const agents = await Promise.all(
     world.agents.map(async (agent) => {
-      const own = agent.corrections ? { ...project, [agent.id]: agent.corrections } : project;
+      const own = agent.corrections
+        ? { ...project, [agent.id]: { ...project[agent.id], ...definedKeys(agent.corrections) } }
+        : project;
       const { config } = await agentEvaluationConfig(store, agent.id, own);
       return { ...agent, corrections: config };
     }),
   );
   return { ...world, agents };
+}
+
+/** A patch without its undefined keys, which would otherwise hide the keys below it. */
+function definedKeys<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Why the world needs a judge (an agent's gate dimension or judged intervention), or undefined when it does not. */

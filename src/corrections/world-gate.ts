@@ -41,7 +41,7 @@ export interface WorldCorrectionsSummary {
   /** Gate checks (messages judged; agents with every gate check off are not counted). */
   checks: number;
   outcomes: Record<CorrectionOutcome, number>;
-  /** Messages not sent: no attempt passed and the agent's `continue_on_failure` is off. */
+  /** Messages not sent: no attempt passed and the agent's `continue_on_failure` is off (`outcomes.rejected`). */
   rejected: number;
   /** Acts that got the repetition-suppression thought. */
   repetitionWarnings: number;
@@ -120,7 +120,7 @@ export function worldCorrections({
         });
         return result.text;
       } catch (error) {
-        // continue_on_failure off: the message is not sent (the gate logs nothing for it).
+        // continue_on_failure off: the message is not sent (the gate has logged the check as rejected).
         if (!ActionRejectedError.isInstance(error)) throw error;
         rejected++;
         return null;

@@ -63,12 +63,7 @@ export async function simulate(
   const file = seed === undefined ? loaded : { ...loaded, seed };
   if (steps !== undefined && !(Number.isInteger(steps) && steps >= 1))
     throw new InputError(`steps must be a whole number of 1 or more, got ${steps}`);
-  const spec = model ?? file.model;
-  if (spec === undefined)
-    throw new InputError(
-      "no model for the agents: pass one (--model openai:gpt-4o-mini) or set model: in the world file",
-    );
-  const agentModel = typeof spec === "string" ? agentModelOf(spec, modelSettings) : spec;
+  const agentModel = worldAgentModel(file, model, modelSettings);
   const needsJudge = file.agents.filter(
     (a) => a.corrections?.anti_convergence_enabled || a.corrections?.variety_intervention_enabled,
   );
@@ -87,6 +82,23 @@ export async function simulate(
   });
   const result = await created.run({ steps: steps ?? file.steps, signal });
   return { ...result, world: created };
+}
+
+/**
+ * The agents' model: the one given (a model or a spec), else the world file's spec. An InputError when there
+ * is none or the spec is unusable, so a caller can check it before it writes anything.
+ */
+export function worldAgentModel(
+  file: WorldFile,
+  model?: LanguageModel | string,
+  settings?: JudgeModelOptions,
+): LanguageModel {
+  const spec = model ?? file.model;
+  if (spec === undefined)
+    throw new InputError(
+      "no model for the agents: pass one (--model openai:gpt-4o-mini) or set model: in the world file",
+    );
+  return typeof spec === "string" ? agentModelOf(spec, settings) : spec;
 }
 
 /** The agents' model of a spec; the spec parser and provider builder are the judge's, the messages our own. */

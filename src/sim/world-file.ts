@@ -2,7 +2,7 @@
 // how many steps and in which order agents act. One schema; errors name the file, line and column.
 import { z } from "zod";
 import {
-  AgentEvaluationConfigSchema,
+  AgentEvaluationConfigPatchSchema,
   InputError,
   PersonaSchema,
   parseLocatedYaml,
@@ -34,8 +34,8 @@ export const WorldAgentSchema = z
       .array(z.string().min(1))
       .optional()
       .describe("Channels the agent is in (besides those listing it as a member); default: every channel"),
-    corrections: AgentEvaluationConfigSchema.optional().describe(
-      "Runtime corrections for this agent (agent_evaluation_config); unset fields take their defaults",
+    corrections: AgentEvaluationConfigPatchSchema.optional().describe(
+      "Runtime corrections for this agent (agent_evaluation_config keys): each key set here wins over dramaturg.yaml's for the agent; the others keep dramaturg.yaml's, then the defaults",
     ),
     nudges: AgentNudgesSchema.optional(),
   })

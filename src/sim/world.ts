@@ -3,6 +3,7 @@
 import type { LanguageModel } from "ai";
 import {
   addUsage,
+  DEFAULT_AGENT_EVALUATION_CONFIG,
   type Message,
   parseTranscriptValue,
   seededRandom,
@@ -112,7 +113,9 @@ export function createWorld(
       agent: { id: a.id, name: a.name, persona: a.persona },
       channels: worldAgentChannels(file, a.id),
       model: typeof model === "function" ? model(a) : model,
-      corrections: a.corrections,
+      // The world file's keys over the defaults (simulateWithCorrections has already laid them over the
+      // stored and project settings).
+      corrections: a.corrections && { ...DEFAULT_AGENT_EVALUATION_CONFIG, ...a.corrections },
       nudges: a.nudges,
       beforeCommit,
       temperature,

@@ -14,6 +14,8 @@ import type { PageAfter } from "./page.ts";
 export interface CorrectionLogQuery {
   /** Only this agent's checks. */
   agent_id?: string;
+  /** Only the checks of this run (a simulation's evaluation id). */
+  run_id?: string;
   /** Only checks logged at or after this time (ISO 8601). */
   since?: string;
   /** Only checks logged at or before this time (ISO 8601). */
@@ -68,6 +70,7 @@ export function correctionLogRow(r: Raw): CorrectionLog {
 export function correctionLogRepository(db: Queryable): CorrectionLogRepository {
   const list: CorrectionLogRepository["list"] = async ({
     agent_id,
+    run_id,
     since,
     until,
     dimension,
@@ -82,6 +85,7 @@ export function correctionLogRepository(db: Queryable): CorrectionLogRepository 
           AND ($2::timestamptz IS NULL OR created_at >= $2::timestamptz)
           AND ($4::timestamptz IS NULL OR created_at <= $4::timestamptz)
           AND ($5::text IS NULL OR dimension_scores ? $5::text)
+          AND ($8::text IS NULL OR run_id = $8::text)
           AND ($6::uuid IS NULL OR (created_at, seq) <
                (SELECT COALESCE(MAX(created_at), $7::timestamptz), COALESCE(MAX(seq), 9223372036854775807)
                   FROM correction_logs WHERE id = $6::uuid))
@@ -95,6 +99,7 @@ export function correctionLogRepository(db: Queryable): CorrectionLogRepository 
         dimension ?? null,
         after?.id ?? null,
         after?.created_at ?? null,
+        run_id ?? null,
       ],
     );
     return result.rows.map(correctionLogRow);
@@ -136,8 +141,8 @@ export function correctionLogRepository(db: Queryable): CorrectionLogRepository 
         .map(correctionLogRow);
     },
     list,
-    async statistics({ agent_id, since } = {}, options) {
-      return correctionStatistics(await list({ agent_id, since }), options);
+    async statistics(query = {}, options) {
+      return correctionStatistics(await list(query), options);
     },
   };
 }

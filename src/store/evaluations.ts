@@ -6,7 +6,7 @@ import type { Queryable } from "./db.ts";
 import { COMPLETE, FAIL, INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
 import type { CreatedRange, PageAfter } from "./page.ts";
 
-export type EvaluationKind = "persona" | "session" | "conversation";
+export type EvaluationKind = "persona" | "session" | "conversation" | "simulation";
 
 /** Verdict-cache effect on one evaluation or run. */
 export interface CacheStats {

@@ -59,6 +59,7 @@ export function memoryCorrectionLogs(): CorrectionLogRepository {
   });
   const list: CorrectionLogRepository["list"] = async ({
     agent_id,
+    run_id,
     since,
     until,
     dimension,
@@ -80,6 +81,7 @@ export function memoryCorrectionLogs(): CorrectionLogRepository {
       .filter(
         (r) =>
           (agent_id === undefined || r.agent_id === agent_id) &&
+          (run_id === undefined || r.run_id === run_id) &&
           (from === undefined || r.created_at >= from) &&
           (to === undefined || r.created_at <= to) &&
           (dimension === undefined ||
@@ -118,8 +120,8 @@ export function memoryCorrectionLogs(): CorrectionLogRepository {
       return records.map(row);
     },
     list,
-    async statistics({ agent_id, since } = {}, options) {
-      return correctionStatistics(await list({ agent_id, since }), options);
+    async statistics(query = {}, options) {
+      return correctionStatistics(await list(query), options);
     },
   };
 }

@@ -304,4 +304,17 @@ ALTER TABLE correction_logs
 ALTER TABLE agent_evaluation_config DROP CONSTRAINT agent_evaluation_config_agent_id_fkey;
 `,
   },
+  {
+    version: 6,
+    name: "correction_logs_rejected_outcome",
+    sql: /* sql */ `
+-- A message that fails every attempt while its agent's continue_on_failure is off is not sent. Its check is
+-- still a check (its first attempt failed, its scores are real), so it is logged, as \`rejected\`: counting it
+-- as forced_through would say a failing message was committed, and leaving it out would raise the success rates.
+ALTER TABLE correction_logs
+  DROP CONSTRAINT correction_logs_outcome_check,
+  ADD CONSTRAINT correction_logs_outcome_check CHECK (outcome IN
+    ('passed', 'corrected', 'passed_after_retry', 'forced_through', 'timeout_pass_through', 'rejected'));
+`,
+  },
 ];

@@ -190,6 +190,12 @@ describe("dramaturg corrections stats", () => {
     expect(r.stdout).toBe("no correction checks stored (agent nobody)\n");
   });
 
+  it("--run with a run id that names no simulation is matched as given", async () => {
+    const r = await cli(["corrections", "stats", "--run", "chat-42", "--db", db]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("no correction checks stored (all agents, run chat-42)\n");
+  });
+
   it("a folder with no store exits 2", async () => {
     const r = await cli(["corrections", "stats", "--db", join(folder(), "empty")]);
     expect(r.code).toBe(2);

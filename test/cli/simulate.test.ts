@@ -268,6 +268,51 @@ describe("dramaturg simulate with the action gate", () => {
     expect(code).toBe(0);
   });
 
+  it("stores the run as a simulation that is listed, shown as simulate reported it, and names its gate checks", async () => {
+    const db = join(dir(), "listed");
+    const first = await simulate(db, judged());
+    expect(first.code).toBe(0);
+    const id = /simulation ([0-9a-f-]{36}) of engine-room\.yml/.exec(first.stderr)?.[1];
+    expect(id).toBeDefined();
+    expect((await simulate(db, judged())).code).toBe(0);
+
+    const listed = await cli(["simulations", "--db", db, "--format", "json"]);
+    expect(listed.code).toBe(0);
+    const rows = JSON.parse(listed.stdout).simulations;
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toMatchObject({ id, status: "completed", world: "engine-room.yml", gate_checks: 1 });
+    const table = await cli(["simulations", "--db", db]);
+    expect(table.stdout).toMatch(new RegExp(`${id!.slice(0, 8)} .* completed +1 +2 +1  engine-room\\.yml`));
+
+    const shown = await cli(["show", id!.slice(0, 8), "--db", db]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^simulated 1 steps: 2 messages/);
+    expect(first.stderr).toContain(shown.stdout);
+    const document = JSON.parse((await cli(["show", id!, "--db", db, "--format", "json"])).stdout);
+    expect(document).toMatchObject({
+      format: "dramaturg.simulation-result/v1",
+      evaluation_id: id,
+      transcript: { messages: 2, source: `simulation:${id}` },
+    });
+
+    // Its gate checks carry its id: the run's statistics are its own check, not the other run's.
+    const stats = await cli([
+      "corrections",
+      "stats",
+      "--run",
+      id!.slice(0, 8),
+      "--db",
+      db,
+      "--format",
+      "json",
+    ]);
+    expect(stats.code).toBe(0);
+    expect(JSON.parse(stats.stdout)).toMatchObject({ run: id, statistics: { checks: 1 } });
+    expect(JSON.parse(stats.stdout).statistics).toEqual(document.statistics);
+    const all = await cli(["corrections", "stats", "--db", db, "--format", "json"]);
+    expect(JSON.parse(all.stdout).statistics.checks).toBe(2);
+  });
+
   it("refuses a gated world without --judge, before calling the model", async () => {
     const before = martas.stats.calls;
     const { code, stderr } = await simulate("memory://");

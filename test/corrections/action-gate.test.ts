@@ -222,6 +222,29 @@ describe("outcomes", () => {
     expect((error as ActionRejectedError).attempts).toHaveLength(3);
   });
 
+  it("logs a rejected message as rejected, with its best attempt's scores and no corrected text", async () => {
+    const { entries, log } = memoryCorrectionLog();
+    const gate = createActionGate({
+      judge: driftJudge(),
+      config: { gate_adherence_enabled: true, continue_on_failure: false },
+      propositions: ALL_SETS,
+      log,
+    });
+    const error = await gate
+      .check({ agent: marta, tentativeText: drift.drift, regenerate: (_, n) => drift.retries[n - 2]! })
+      .catch((e: unknown) => e);
+    expect(ActionRejectedError.isInstance(error)).toBe(true);
+    // The drift scores 1, the first retry 4, the second 6, under the threshold 7 (gate-fixtures.ts): the best is attempt 3.
+    expect(entries).toEqual([(error as ActionRejectedError).entry]);
+    expect(entries[0]).toMatchObject({
+      outcome: "rejected",
+      original_text: drift.drift,
+      corrected_text: null,
+      attempt_number: 3,
+      dimension_scores: { adherence: { passed: false } },
+    });
+  });
+
   it("a setting out of range is an InputError naming it", () => {
     let error: unknown;
     try {

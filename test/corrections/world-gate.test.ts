@@ -118,7 +118,8 @@ describe("the action gate on a world's agents", () => {
     }).run();
     expect(martaSaid(transcript.messages)).toEqual([]);
     expect(stats.dropped).toBe(1);
-    expect(gate.summary()).toMatchObject({ checks: 0, rejected: 1 });
+    expect(gate.summary()).toMatchObject({ checks: 1, rejected: 1, outcomes: { rejected: 1 } });
+    expect(gate.checks.map((c) => [c.outcome, c.corrected_text])).toEqual([["rejected", null]]);
   });
 
   it("passes the message through, logged as timeout_pass_through, when the judge hangs", async () => {
@@ -211,11 +212,27 @@ describe("a simulation with corrections", () => {
 
   it("uses the world file's settings over dramaturg.yaml's, and dramaturg.yaml's for agents the world leaves unset", async () => {
     const world = await resolveWorldCorrections(ENGINE_ROOM, {
-      project: { _default: { gate_fluency_enabled: true }, marta: { gate_similarity_enabled: true } },
+      project: { _default: { gate_fluency_enabled: true }, marta: { gate_adherence_enabled: false } },
     });
     const [marta, bob] = world.agents;
-    expect(marta!.corrections).toMatchObject({ gate_adherence_enabled: true, gate_fluency_enabled: false });
+    expect(marta!.corrections).toMatchObject({ gate_adherence_enabled: true });
     expect(bob!.corrections).toMatchObject({ gate_fluency_enabled: true, gate_adherence_enabled: false });
+  });
+
+  it("keeps dramaturg.yaml's other keys for an agent whose world file sets one key", async () => {
+    const world = await resolveWorldCorrections(ENGINE_ROOM, {
+      project: {
+        _default: { gate_fluency_enabled: true },
+        marta: { gate_similarity_enabled: true, max_action_similarity: 0.4 },
+      },
+    });
+    expect(world.agents[0]!.corrections).toMatchObject({
+      gate_adherence_enabled: true,
+      gate_fluency_enabled: true,
+      gate_similarity_enabled: true,
+      max_action_similarity: 0.4,
+      gate_consistency_enabled: false,
+    });
   });
 
   it("refuses a gated world without a judge before any model is called", async () => {

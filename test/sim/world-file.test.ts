@@ -11,14 +11,30 @@ import { inputError } from "../input-error.ts";
 const FIXTURES = new URL("../fixtures/worlds/", import.meta.url).pathname;
 
 describe("a world file", () => {
-  it("loads with its corrections filled in from the defaults", () => {
+  it("loads an agent's corrections as the keys it sets, none filled in, so dramaturg.yaml's others still apply", () => {
     const world = loadWorldFile(`${FIXTURES}harbour.yml`);
     expect(world.order).toBe("sequential_random");
-    expect(world.agents[0]!.corrections).toMatchObject({
-      anti_convergence_enabled: true,
-      convergence_threshold: 0.6,
-    });
+    expect(world.agents[0]!.corrections).toEqual({ anti_convergence_enabled: true });
     expect(world.agents[1]!.corrections).toBeUndefined();
+  });
+
+  it("refuses a correction key that agent_evaluation_config does not have, naming its line", () => {
+    const error = inputError(() =>
+      parseWorldFile(
+        [
+          "format: dramaturg.world/v1",
+          "agents:",
+          "  - id: a",
+          "    name: A",
+          "    persona: p",
+          "    corrections: {gate_adherence_enabled: true, gate_tone_enabled: true}",
+          "channels: [{id: one}]",
+          "steps: 1",
+        ].join("\n"),
+        "w.yml",
+      ),
+    );
+    expect(error.message).toMatch(/^w\.yml:6:\d+: .*gate_tone_enabled/);
   });
 
   it("puts every agent in every channel when none lists its channels", () => {

@@ -135,6 +135,41 @@ describeStore("correction logs", ({ store, fresh }) => {
     expect(ana.outcomes).toMatchObject({ passed: 1, passed_after_retry: 1, forced_through: 1, corrected: 0 });
   });
 
+  test("a rejected check (continue_on_failure off) is stored, counted apart from forced_through, as a failed first attempt", async () => {
+    const s = await fresh();
+    await s.corrections.add([
+      entry("x-ana", { outcome: "rejected", attempt_number: 3, corrected_text: null }),
+      entry("x-ana"),
+    ]);
+    expect(await s.corrections.statistics({ agent_id: "x-ana" })).toMatchObject({
+      checks: 2,
+      rejected: 1,
+      forced_through: 0,
+      original_successes: 1,
+      first_attempt_failures: 1,
+    });
+  });
+
+  test("a run id selects that run's checks, in the list and the statistics", async () => {
+    const s = await fresh();
+    await s.corrections.add([
+      entry("r-ana", { run_id: "run-one" }),
+      entry("r-ana", { run_id: "run-two", outcome: "forced_through" }),
+      entry("r-ben", { run_id: "run-two" }),
+      entry("r-ben"),
+    ]);
+    const two = await s.corrections.list({ run_id: "run-two" });
+    expect(two.map((r) => [r.agent_id, r.outcome])).toEqual([
+      ["r-ben", "passed"],
+      ["r-ana", "forced_through"],
+    ]);
+    expect(await s.corrections.statistics({ run_id: "run-two" })).toMatchObject({
+      checks: 2,
+      forced_through: 1,
+    });
+    expect((await s.corrections.statistics({ run_id: "run-two", agent_id: "r-ben" })).checks).toBe(1);
+  });
+
   test("a store with no checks has statistics of none, with no rates", async () => {
     const s = await fresh();
     expect(await s.corrections.list()).toEqual([]);

@@ -6,6 +6,7 @@ import { examples, setExitCode } from "../program.ts";
 
 export interface CorrectionsStatsFlags {
   agent?: string;
+  run?: string;
   since?: string;
   format?: string;
   db?: string;
@@ -22,13 +23,21 @@ export function registerCorrectionsCommand(program: Command): void {
       "regeneration failure rate, failures per dimension, similarity failures, mean and spread of scores, original success rate",
     )
     .option("--agent <id>", "only this agent's checks")
+    .option(
+      "--run <id>",
+      "only one run's checks: a simulation's id (or its first 8+ characters), or a run id given to the gate",
+    )
     .option("--since <time>", "only checks logged at or after this time (ISO 8601, e.g. 2026-03-01)")
     .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
     .option("--db <location>", "store location (default .dramaturg)")
     .option("--config <file>", "project file to use")
     .addHelpText(
       "after",
-      examples("dramaturg corrections stats", "dramaturg corrections stats --agent marta --format json"),
+      examples(
+        "dramaturg corrections stats",
+        "dramaturg corrections stats --agent marta --format json",
+        "dramaturg corrections stats --run 3f2a91c0",
+      ),
     )
     .action(async (flags: CorrectionsStatsFlags) => setExitCode(await correctionsStatsCommand(flags)));
 }
@@ -39,11 +48,13 @@ export async function correctionsStatsCommand(flags: CorrectionsStatsFlags): Pro
     { tableOrJson },
     { resolveSettings },
     { openStore, resolveAgentConfig, storeExists },
+    { findEvaluation },
   ] = await Promise.all([
     import("../../core/index.ts"),
     import("../flags.ts"),
     import("../settings.ts"),
     import("../../store/index.ts"),
+    import("../../engine/index.ts"),
   ]);
   const format = tableOrJson(flags.format);
   const since = flags.since === undefined ? undefined : sinceFlag(flags.since, InputError);
@@ -53,8 +64,19 @@ export async function correctionsStatsCommand(flags: CorrectionsStatsFlags): Pro
   const store = await openStore(settings.db);
   try {
     const stored = new Map((await store.agentConfig.list()).map((row) => [row.agent_id, row]));
+    // A simulation's id may be shortened as `simulations` prints it; any other run id is matched as given.
+    const run =
+      flags.run === undefined || flags.run.length >= 36
+        ? flags.run
+        : await findEvaluation(store, flags.run, { kind: "simulation", place: "--run" }).then(
+            (e) => (e.kind === "simulation" ? e.id : flags.run),
+            (error) => {
+              if (InputError.isInstance(error)) return flags.run;
+              throw error;
+            },
+          );
     const statistics = await store.corrections.statistics(
-      { agent_id: flags.agent, since },
+      { agent_id: flags.agent, run_id: run, since },
       {
         maxActionSimilarity: (agent) =>
           resolveAgentConfig(agent, stored.get(agent), settings.corrections).config.max_action_similarity,
@@ -62,8 +84,8 @@ export async function correctionsStatsCommand(flags: CorrectionsStatsFlags): Pro
     );
     process.stdout.write(
       format === "json"
-        ? `${JSON.stringify({ agent: flags.agent ?? null, since: since ?? null, statistics }, null, 2)}\n`
-        : statisticsTable(statistics, flags.agent),
+        ? `${JSON.stringify({ agent: flags.agent ?? null, run: run ?? null, since: since ?? null, statistics }, null, 2)}\n`
+        : statisticsTable(statistics, flags.agent, run),
     );
     return 0;
   } finally {
@@ -85,8 +107,8 @@ const percent = (rate: number | null) => (rate === null ? "–" : `${(rate * 100
 const fixed = (value: number | null, digits = 2) => (value === null ? "–" : value.toFixed(digits));
 
 /** The statistics as a few labelled lines and a table of the gate's dimensions. */
-export function statisticsTable(s: CorrectionStatistics, agent?: string): string {
-  const who = agent ? `agent ${agent}` : "all agents";
+export function statisticsTable(s: CorrectionStatistics, agent?: string, run?: string): string {
+  const who = `${agent ? `agent ${agent}` : "all agents"}${run ? `, run ${run}` : ""}`;
   if (s.checks === 0) return `no correction checks stored (${who})\n`;
   const spread = (x: ScoreSpread) => `${fixed(x.mean)} ± ${fixed(x.sd)} (n ${x.n})`;
   const lines = [

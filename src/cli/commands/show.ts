@@ -14,7 +14,8 @@ export async function showCommand(
     throw new InputError(`--format must be table, json or markdown, got ${JSON.stringify(format)}`);
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   if (!storeExists(settings.db)) throw new InputError("no store here to show from", { place: settings.db });
-  // An id may name a session analysis or a conversation run: each is reprinted the way its command printed it.
+  // An id may name a session analysis, a conversation run or a simulation: each is reprinted the way its
+  // command printed it.
   if (id !== undefined) {
     const { openStore } = await import("../../store/index.ts");
     const { loadSessionAnalysis } = await import("../../sessions/index.ts");
@@ -40,6 +41,22 @@ export async function showCommand(
           format === "json"
             ? `${JSON.stringify(conversation, null, 2)}\n`
             : `${renderConversationTable([conversation])}\n`;
+        if (flags.out) {
+          const { writeFileSync } = await import("node:fs");
+          writeFileSync(flags.out, text);
+          process.stderr.write(`wrote ${flags.out}\n`);
+        } else process.stdout.write(text);
+        return 0;
+      }
+      const { loadSimulationResult } = await import("../../corrections/index.ts");
+      const simulation = await loadSimulationResult({ store, id }).catch((error) => {
+        if (InputError.isInstance(error)) return undefined;
+        throw error;
+      });
+      if (simulation) {
+        const { renderSimulation } = await import("./simulate.ts");
+        const text =
+          format === "json" ? `${JSON.stringify(simulation, null, 2)}\n` : renderSimulation(simulation);
         if (flags.out) {
           const { writeFileSync } = await import("node:fs");
           writeFileSync(flags.out, text);

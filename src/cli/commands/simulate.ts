@@ -1,11 +1,12 @@
-// `dramaturg simulate WORLD.yml`: runs a world of persona agents, writes its transcript and stores it as
-// `dramaturg import` would, so `eval --from-store` (or `eval` on the written file) can score it.
+// `dramaturg simulate WORLD.yml`: runs a world of persona agents, writes its transcript and stores the run as
+// a `simulation` evaluation (its messages, gate checks and result), which `simulations` lists and `show` reprints.
 import { writeFileSync } from "node:fs";
-import { basename } from "node:path";
 import type { Command } from "commander";
-import { InputError } from "../../core/index.ts";
-import type { WorldCorrectionsSummary } from "../../corrections/index.ts";
+import { InputError, type TokenUsage } from "../../core/index.ts";
+import type { SimulationResultDocument, WorldCorrectionsSummary } from "../../corrections/index.ts";
 import { examples, setExitCode } from "../program.ts";
+import { statisticsTable } from "./corrections.ts";
+import { registerStoredList } from "./stored-list.ts";
 
 interface SimulateFlags {
   model?: string;
@@ -22,6 +23,17 @@ interface SimulateFlags {
 }
 
 export function registerSimulateCommand(program: Command): void {
+  registerStoredList(program, {
+    name: "simulations",
+    description: "list stored world simulations, newest first",
+    noun: "simulations",
+    key: "simulations",
+    load: async (store, limit) =>
+      (await import("../../corrections/index.ts")).listSimulationResults({ store, limit }),
+    header: "steps  messages  gate checks  world",
+    cells: (r) =>
+      `${String(r.steps ?? "–").padStart(5)}  ${String(r.messages ?? "–").padStart(8)}  ${String(r.gate_checks ?? "–").padStart(11)}  ${r.world}`,
+  });
   program
     .command("simulate")
     .description("run a world of persona agents (dramaturg.world/v1), print its transcript and store it")
@@ -91,25 +103,23 @@ export async function simulateCommand(worldPath: string, flags: SimulateFlags): 
     try {
       corrections.requireWorldJudge(world, judge);
       store ??= await openStore(settings.db);
-      const result = await corrections.simulateWithCorrections(world, {
+      const run = await corrections.runSimulation(loaded, {
+        store,
+        source: worldPath,
+        projectCorrections: settings.corrections,
         model: flags.model,
         modelSettings: { baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv },
         judge,
         steps,
         seed,
-        store,
       });
-      await store.agents.upsert(result.transcript.agents);
-      await store.messages.import(`simulate:${basename(worldPath)}`, result.transcript.messages);
-      const text = `${JSON.stringify(result.transcript, null, 2)}\n`;
+      const text = `${JSON.stringify(run.transcript, null, 2)}\n`;
       if (flags.out) writeFileSync(flags.out, text);
       else process.stdout.write(text);
-      const s = result.stats;
+      process.stderr.write(renderSimulation({ ...run.document, evaluation_id: run.evaluation_id }));
       process.stderr.write(
-        `simulated ${s.steps} steps: ${s.messages} messages (${s.dropped} dropped), ${s.agentCalls} agent calls, ${s.judgeCalls} judge calls, ${s.fired.length} interventions fired${flags.out ? `; wrote ${flags.out}` : ""}; stored in ${store.location}\n`,
+        `${flags.out ? `wrote ${flags.out}; ` : ""}stored in ${store.location} (dramaturg show ${run.evaluation_id.slice(0, 8)})\n`,
       );
-      if (corrections.worldCorrectionsActive(world))
-        process.stderr.write(`${gateSummaryLine(result.corrections, result.runId)}\n`);
       return 0;
     } finally {
       await judge?.close?.();
@@ -117,6 +127,26 @@ export async function simulateCommand(worldPath: string, flags: SimulateFlags): 
   } finally {
     await store?.close();
   }
+}
+
+/** A stored simulation as `simulate` reports it and `show` reprints it: what ran, what fired, what the gate did. */
+export function renderSimulation(doc: SimulationResultDocument & { evaluation_id: string }): string {
+  const id = doc.evaluation_id;
+  const lines = [
+    `simulated ${doc.steps} steps: ${doc.transcript.messages} messages (${doc.transcript.dropped} dropped), ${doc.calls.agent} agent calls, ${doc.calls.judge} judge calls, ${doc.interventions.length} interventions fired`,
+    `simulation ${id} of ${doc.world.file} (world ${doc.world.hash}), model ${doc.model ?? "–"}, seed ${doc.seed}; messages stored as ${doc.transcript.source}`,
+  ];
+  for (const fired of doc.interventions)
+    lines.push(`  step ${fired.step}: ${fired.name} (${fired.agent_ids.join(", ")})`);
+  const usage = (u: TokenUsage) => `${u.input_tokens} in, ${u.output_tokens} out`;
+  lines.push(
+    `tokens: agents ${usage(doc.tokens.agents)}; interventions ${usage(doc.tokens.interventions)}; gate ${usage(doc.tokens.gate)}`,
+  );
+  if (doc.gate) lines.push(gateSummaryLine(doc.gate, id));
+  let text = `${lines.join("\n")}\n`;
+  if (doc.statistics && doc.statistics.checks > 0)
+    text += statisticsTable(doc.statistics, undefined, id.slice(0, 8));
+  return text;
 }
 
 /** One line on what the gate and repetition suppression did in a simulation. */
@@ -130,5 +160,5 @@ export function gateSummaryLine(summary: WorldCorrectionsSummary, runId: string)
     `${o.timeout_pass_through} timeouts`,
   ];
   if (summary.rejected > 0) parts.push(`${summary.rejected} rejected`);
-  return `action gate: ${parts.join(", ")}; ${summary.repetitionWarnings} repetition warnings (run ${runId}; dramaturg corrections stats)`;
+  return `action gate: ${parts.join(", ")}; ${summary.repetitionWarnings} repetition warnings (run ${runId}; dramaturg corrections stats --run ${runId.slice(0, 8)})`;
 }
