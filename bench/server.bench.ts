@@ -1,6 +1,7 @@
 // The JSON API over a large store (issue 22): a PGlite folder with 10,000 completed runs of 20 agents and
 // 1,000,000 verdict rows, seeded in SQL with generate_series; then the p95 of `GET /api/runs` (first page,
-// one agent's, a page deep behind a cursor) and of an agent's history, through `app.request()` (no socket).
+// one agent's, a page deep behind a cursor) and of an agent's history, and the dashboard's pages (`/agents`,
+// an agent's drift page, `/runs`), through `app.request()` (no socket): server time.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,13 +108,30 @@ export async function benchServer({ runs = 10_000, requests = 200 } = {}): Promi
       "GET /api/runs/:id (100 verdicts)": () => `/api/runs/${first.runs[0]!.id}`,
       "GET /api/agents": () => "/api/agents",
     };
+    // The dashboard's pages: HTML rendered from the same store calls (issue 22's < 200 ms target).
+    const pages: Record<string, (i: number) => string> = {
+      "page /agents": () => "/agents",
+      "page /agents/:id (drift chart, fallen propositions)": (i) => `/agents/agent-${1 + (i % AGENTS)}`,
+      "page /runs": () => "/runs",
+      "page /runs?agent=…": (i) => `/runs?agent=agent-${1 + (i % AGENTS)}`,
+      "page /runs/:id (100 verdicts)": () => `/runs/${first.runs[0]!.id}`,
+    };
+    const html = async (path: string) => {
+      const response = await app.request(path);
+      if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+      return response.text();
+    };
     const latency: ServerFigures["latency"] = {};
-    for (const [kind, path] of Object.entries(kinds)) {
-      for (let i = 0; i < 20; i++) await json(path(i)); // warm-up: plans cached, pages in memory
+    const requested = [
+      ...Object.entries(kinds).map(([kind, path]) => [kind, path, json] as const),
+      ...Object.entries(pages).map(([kind, path]) => [kind, path, html] as const),
+    ];
+    for (const [kind, path, get] of requested) {
+      for (let i = 0; i < 20; i++) await get(path(i)); // warm-up: plans cached, pages in memory
       const times: number[] = [];
       for (let i = 0; i < requests; i++) {
         const t = performance.now();
-        await json(path(i));
+        await get(path(i));
         times.push(performance.now() - t);
       }
       times.sort((a, b) => a - b);

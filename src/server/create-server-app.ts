@@ -1,8 +1,10 @@
 // The HTTP app over an open store: security headers, the body limit, the token (when set), the JSON API
-// and its OpenAPI document. A Hono app, so tests call `app.request()` with no socket.
+// and its OpenAPI document, and the dashboard's pages. A Hono app: tests call `app.request()`, no socket.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { JudgeOption, JudgeSettings } from "../engine/index.ts";
+import type { BaselineFolder } from "../harness/index.ts";
 import type { Store } from "../store/index.ts";
+import { dashboardRoutes } from "../web/index.ts";
 import { ApiError } from "./api-error.ts";
 import { requireToken } from "./auth.ts";
 import { DEFAULT_BODY_LIMIT, limitBodies } from "./body-limit.ts";
@@ -28,13 +30,18 @@ export interface ServerAppOptions {
   /** The judge of posted sessions and traces (`?judge=none` skips it); default none: deterministic parts only. */
   judge?: JudgeOption | "none";
   judgeSettings?: JudgeSettings;
+  /** The project's baselines, which the dashboard's drift charts draw and mark regressions against. */
+  baselines?: BaselineFolder;
+  /** A regression is a 0–9 dimension more than this below its baseline (the project's). Default 1.0. */
+  regressionThreshold?: number;
 }
 
 /** The server's routes, in the order they are matched; each is a sub-app with its OpenAPI routes. */
 const ROUTES = [runRoutes, agentRoutes, sessionRoutes, conversationRoutes, correctionRoutes, traceRoutes];
 
 /**
- * The Dramaturg HTTP app (Hono): the JSON API under `/api`, its OpenAPI document at `/api/openapi.json`.
+ * The Dramaturg HTTP app (Hono): the JSON API under `/api`, its OpenAPI document at `/api/openapi.json`,
+ * and the dashboard's pages (`/` → `/agents`).
  *
  * ```ts
  * const app = createServerApp({ store: await openStore(".dramaturg") });
@@ -47,6 +54,8 @@ export function createServerApp({
   bodyLimit = DEFAULT_BODY_LIMIT,
   judge = "none",
   judgeSettings,
+  baselines,
+  regressionThreshold,
 }: ServerAppOptions): OpenAPIHono {
   const context: ServerContext = { store, judge, judgeSettings };
   const app = new OpenAPIHono({ defaultHook: validationHook });
@@ -59,6 +68,8 @@ export function createServerApp({
   app.use("*", limitBodies(bodyLimit));
   if (token !== undefined) app.route("/", loginRoutes(token));
   for (const routes of ROUTES) app.route("/", routes(context));
+  // The pages come after the API and behind the same token and headers.
+  app.route("/", dashboardRoutes({ store, baselines, regressionThreshold }));
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",
     info: {

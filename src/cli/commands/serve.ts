@@ -1,5 +1,5 @@
-// `dramaturg serve`: the HTTP API over the store, until Ctrl-C or SIGTERM. Loopback by default; any other
-// host needs DRAMATURG_TOKEN, which every request must then carry. The token is never printed.
+// `dramaturg serve`: the HTTP API and the dashboard over the store, until Ctrl-C or SIGTERM. Loopback by
+// default; any other host needs DRAMATURG_TOKEN, which every request must then carry. The token is never printed.
 import type { Command } from "commander";
 import { examples, setExitCode } from "../program.ts";
 
@@ -12,12 +12,15 @@ export interface ServeFlags {
   judgeBaseUrl?: string;
   judgeApiKeyEnv?: string;
   config?: string;
+  baselines?: string;
 }
 
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
-    .description("serve the JSON API over the store (runs, agents, sessions, conversations, corrections)")
+    .description(
+      "serve the JSON API and the dashboard over the store (agents, runs, sessions, conversations, corrections)",
+    )
     .option("--db <location>", "store location (default .dramaturg)")
     .option("--host <host>", "address to listen on; other than loopback needs DRAMATURG_TOKEN", "127.0.0.1")
     .option("--port <n>", "port to listen on (0: any free port)", "4477")
@@ -30,6 +33,10 @@ export function registerServeCommand(program: Command): void {
     .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server (Ollama, vLLM…)")
     .option("--judge-api-key-env <name>", "environment variable that holds the judge's API key")
     .option("--config <file>", "project file to use")
+    .option(
+      "--baselines <dir>",
+      "baselines the drift charts draw and mark regressions against (default the project's)",
+    )
     .addHelpText(
       "after",
       examples(
@@ -70,7 +77,18 @@ export async function serveCommand(
     flags.bodyLimit === undefined
       ? undefined
       : wholeFlag(flags.bodyLimit, "--body-limit", 1, 2 ** 31, InputError);
-  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  const { settings, origins } = resolveSettings({
+    flags: { db: flags.db, baselines: flags.baselines },
+    projectFile: flags.config,
+  });
+  // Baselines are optional here: a project without them still gets its pages, without reference lines.
+  // Only a folder named by a flag or the project file must be there and valid.
+  const { existsSync } = await import("node:fs");
+  const { readBaselineFolder } = await import("../../harness/index.ts");
+  const baselines =
+    origins.baselines === "default" && !existsSync(settings.baselines)
+      ? undefined
+      : readBaselineFolder(settings.baselines);
   const token = process.env[TOKEN_ENV] || undefined;
   const server = await startServer({
     db: settings.db,
@@ -80,6 +98,8 @@ export async function serveCommand(
     bodyLimit,
     judge: flags.judge,
     judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
+    baselines,
+    regressionThreshold: settings.thresholds.regression,
   });
   const { redactUrl } = await import("../../store/index.ts");
   process.stdout.write(

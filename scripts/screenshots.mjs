@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// `npm run screenshots`: the demo store (scripts/demo-store.ts) served on 127.0.0.1, each dashboard page
+// opened in headless Chromium (Debian's package, driven by playwright-core) and saved as a PNG in
+// docs/screenshots/, which the README shows. Offline: nothing but the local server is visited.
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { register } from "tsx/esm/api";
+
+register();
+const { buildDemoStore, DEMO_BASELINES, INJECTION_AGENT, REGRESSING_AGENT } = await import("./demo-store.ts");
+const { readBaselineFolder } = await import("../src/harness/index.ts");
+const { startServer } = await import("../src/server/index.ts");
+const { openStore } = await import("../src/store/index.ts");
+
+const OUT = fileURLToPath(new URL("../docs/screenshots/", import.meta.url));
+const CHROMIUM = "/usr/bin/chromium";
+
+const temp = mkdtempSync(join(tmpdir(), "dramaturg-screens-"));
+const location = join(temp, "store");
+await buildDemoStore(location);
+const store = await openStore(location);
+const server = await startServer({ db: store, port: 0, baselines: readBaselineFolder(DEMO_BASELINES) });
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+try {
+  const [dovRun] = await store.runs.list({ agent: REGRESSING_AGENT, limit: 1 });
+  const [injectionRun] = await store.runs.list({ agent: INJECTION_AGENT, limit: 1 });
+  const sessions = await store.evaluations.list({ kind: "session" });
+  const refund = sessions.find((s) => s.source.includes("refund"));
+  const [conversation] = await store.evaluations.list({ kind: "conversation", limit: 1 });
+  const pages = [
+    ["agents", "/agents"],
+    ["agent-drift", `/agents/${REGRESSING_AGENT}`],
+    ["runs", "/runs"],
+    ["run", `/runs/${dovRun.id}`],
+    ["run-injection", `/runs/${injectionRun.id}#messages`],
+    ["session", `/sessions/${refund.id}`],
+    ["conversation", `/conversations/${conversation.id}`],
+    ["corrections", "/corrections"],
+  ];
+  mkdirSync(OUT, { recursive: true });
+  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  for (const [name, path] of pages) {
+    const response = await page.goto(`${server.url}${path}`);
+    if (response?.status() !== 200) throw new Error(`${path}: ${response?.status()}`);
+    const file = join(OUT, `${name}.png`);
+    // The first screenful: what a visitor sees, and small enough to keep in the repository.
+    await page.screenshot({ path: file, fullPage: false });
+    process.stdout.write(`${file} (${Math.round(statSync(file).size / 1024)} KB)\n`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+  await store.close();
+  rmSync(temp, { recursive: true, force: true });
+}

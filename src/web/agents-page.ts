@@ -1,0 +1,261 @@
+// The Agents pages: every agent with its latest dimension scores, and one agent's drift over its runs
+// (the SVG chart with baselines and regressions) and the propositions that fell between its last two runs.
+import { AGENT_DIMENSIONS, isPersonaDimension, renderTemplate } from "../core/index.ts";
+import { regressionStatus } from "../harness/index.ts";
+import { builtinPropositionSet } from "../propositions/index.ts";
+import type { RunRow, ScoreRow } from "../store/index.ts";
+import type { DashboardContext } from "./dashboard-context.ts";
+import { type DriftPoint, driftChart } from "./drift-chart.ts";
+import { filterForm } from "./filter-form.ts";
+import { hrefWith, score9, shortId, when } from "./format.ts";
+import { type Html, html } from "./html.ts";
+import { firstRun, layout } from "./layout.ts";
+import type { PageQuery } from "./page-query.ts";
+
+/**
+ * The 0–9 dimensions that some run scored, the agent dimensions first (a count such as ideas_quantity has
+ * no score, so it never shares the 0–9 axis).
+ */
+function scoredDimensions(runs: readonly (RunRow | undefined)[]): string[] {
+  const seen = new Set<string>();
+  for (const run of runs)
+    for (const [d, s] of Object.entries(run?.dimension_scores ?? {}))
+      if (typeof s.score === "number") seen.add(d);
+  const known: readonly string[] = AGENT_DIMENSIONS;
+  return [...known.filter((d) => seen.has(d)), ...[...seen].filter((d) => !known.includes(d)).sort()];
+}
+
+/** The newest this many runs make an agent's chart. */
+const CHART_RUNS = 200;
+
+const dimensionScore = (run: RunRow, dimension: string) => run.dimension_scores?.[dimension]?.score ?? null;
+
+export async function agentsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
+  // Agents are few (one per character or team member): one page, filtered here as the API's list is.
+  const from = query.since === undefined ? -Infinity : Date.parse(query.since);
+  const to = query.until === undefined ? Infinity : Date.parse(query.until);
+  const agents = (await store.agents.list()).filter((a) => {
+    const at = Date.parse(a.created_at);
+    return at >= from && at <= to && (query.agent === undefined || a.id.includes(query.agent));
+  });
+  const rows = await Promise.all(
+    agents.map(async (agent) => {
+      const [latest] = await store.runs.list({ agent: agent.id, status: "completed", limit: 1 });
+      return { agent, latest };
+    }),
+  );
+  const dimensions = scoredDimensions(rows.map((r) => r.latest));
+  const body =
+    rows.length === 0
+      ? query.agent || query.since || query.until
+        ? html`<p>No agent matches these filters.</p>`
+        : firstRun("agents")
+      : html`<table class="agents">
+<thead><tr><th>Agent</th><th>Latest run</th><th>Overall</th>${dimensions.map((d) => html`<th>${d}</th>`)}</tr></thead>
+<tbody>${rows.map(
+          ({ agent, latest }) => html`<tr>
+<td><a href="/agents/${encodeURIComponent(agent.id)}">${agent.name}</a> <span class="muted">${agent.id}</span></td>
+<td>${latest ? html`<a href="/runs/${latest.id}">${when(latest.created_at)}</a>` : "no completed run"}</td>
+<td class="num">${score9(latest?.overall_score)}</td>
+${dimensions.map((d) => html`<td class="num">${latest ? score9(dimensionScore(latest, d)) : "—"}</td>`)}
+</tr>`,
+        )}</tbody>
+</table>`;
+  return layout({
+    title: "Agents",
+    section: "agents",
+    body: html`<h1>Agents</h1>
+${filterForm("/agents", query, ["agent", "since", "until"])}
+${body}`,
+  });
+}
+
+/** An agent's baseline per dimension: the project's baseline file, else its baseline run in the store. */
+async function baselinesOf(context: DashboardContext, agentId: string) {
+  const file = context.baselines?.agents.get(agentId)?.baseline;
+  if (file) {
+    const scores: Record<string, number | null> = {};
+    const recommendations = new Map<string, string>();
+    for (const [dimension, baseline] of Object.entries(file.dimensions)) {
+      scores[dimension] = baseline?.score ?? null;
+      for (const p of baseline?.propositions ?? [])
+        if (p.recommendations) recommendations.set(`${dimension}/${p.id}`, p.recommendations);
+    }
+    return { scores, recommendations, source: "baseline file" };
+  }
+  const [run] = await context.store.runs.list({
+    agent: agentId,
+    status: "completed",
+    isBaseline: true,
+    limit: 1,
+  });
+  const scores: Record<string, number | null> = {};
+  for (const [dimension, s] of Object.entries(run?.dimension_scores ?? {})) scores[dimension] = s.score;
+  return { scores, recommendations: new Map<string, string>(), source: run ? "baseline run" : undefined };
+}
+
+/** Mean score of each (dimension, proposition) of a run's judged verdicts, with their reasoning. */
+function byProposition(rows: readonly ScoreRow[]) {
+  const out = new Map<
+    string,
+    { dimension: string; proposition: string; scores: number[]; reasoning: string[] }
+  >();
+  for (const row of rows) {
+    if (row.status !== "ok" || row.score === null) continue;
+    const key = `${row.dimension}/${row.proposition_id}`;
+    let entry = out.get(key);
+    if (!entry)
+      out.set(
+        key,
+        (entry = { dimension: row.dimension, proposition: row.proposition_id, scores: [], reasoning: [] }),
+      );
+    entry.scores.push(row.score);
+    if (row.reasoning && !entry.reasoning.includes(row.reasoning)) entry.reasoning.push(row.reasoning);
+  }
+  return out;
+}
+
+const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** The built-in sets, read once: they ship with the package and do not change while it runs. */
+const builtinSets = new Map<string, ReturnType<typeof builtinPropositionSet>>();
+
+/**
+ * What to do about a fallen proposition: the baseline file's advice (the project's own propositions), else
+ * the built-in set's for a built-in proposition; the store keeps verdicts, not the propositions' text.
+ */
+async function recommendationFor(
+  fromBaseline: ReadonlyMap<string, string>,
+  dimension: string,
+  proposition: string,
+  agentName: string,
+): Promise<string | undefined> {
+  const known = fromBaseline.get(`${dimension}/${proposition}`);
+  if (known !== undefined || !isPersonaDimension(dimension)) return known;
+  let set = builtinSets.get(dimension);
+  if (!set) builtinSets.set(dimension, (set = builtinPropositionSet(dimension)));
+  const builtin = (await set).propositions.find((p) => p.id === proposition);
+  const text = builtin?.recommendations_for_improvement;
+  return text === undefined ? undefined : renderTemplate(text, { agent_name: agentName });
+}
+
+async function fallenPropositions(context: DashboardContext, latest: RunRow, previous: RunRow) {
+  const scoresOf = (run: RunRow) =>
+    run.evaluation_id
+      ? context.store.scores.forEvaluation(run.evaluation_id, { run: run.id })
+      : Promise.resolve([]);
+  const [now, before] = await Promise.all([scoresOf(latest), scoresOf(previous)]);
+  const was = byProposition(before);
+  const fallen = [];
+  for (const [key, entry] of byProposition(now)) {
+    const earlier = was.get(key);
+    if (!earlier) continue;
+    const [a, b] = [mean(earlier.scores), mean(entry.scores)];
+    if (b < a) fallen.push({ key, ...entry, before: a, now: b });
+  }
+  return fallen.sort((x, y) => y.before - y.now - (x.before - x.now));
+}
+
+export async function agentPage(
+  context: DashboardContext,
+  id: string,
+  query: PageQuery,
+): Promise<Html | undefined> {
+  const { store } = context;
+  const agent = await store.agents.get(id);
+  if (!agent) return undefined;
+  const from = query.since === undefined ? -Infinity : Date.parse(query.since);
+  const to = query.until === undefined ? Infinity : Date.parse(query.until);
+  const runs = (await store.runs.list({ agent: id, status: "completed", limit: CHART_RUNS }))
+    .filter((r) => {
+      const at = Date.parse(r.created_at);
+      return at >= from && at <= to;
+    })
+    .reverse();
+  const baselines = await baselinesOf(context, id);
+  const points: DriftPoint[] = runs.map((r) => ({
+    run_id: r.id,
+    created_at: r.created_at,
+    scores: Object.fromEntries(Object.keys(r.dimension_scores ?? {}).map((d) => [d, dimensionScore(r, d)])),
+  }));
+  const dimensions = scoredDimensions(runs).filter(
+    (d) => query.dimension === undefined || d === query.dimension,
+  );
+  const isRegression = (point: DriftPoint, dimension: string) => {
+    const baseline = baselines.scores[dimension];
+    const score = point.scores[dimension];
+    return (
+      typeof baseline === "number" &&
+      typeof score === "number" &&
+      regressionStatus(baseline, score, [score], context.regressionThreshold) === "regression"
+    );
+  };
+  const regressions = points.flatMap((p) =>
+    dimensions.filter((d) => isRegression(p, d)).map((d) => ({ p, d })),
+  );
+  const [latest, previous] = [runs.at(-1), runs.at(-2)];
+  const fallen = await Promise.all(
+    (latest && previous ? await fallenPropositions(context, latest, previous) : []).map(async (f) => ({
+      ...f,
+      recommendation: await recommendationFor(
+        baselines.recommendations,
+        f.dimension,
+        f.proposition,
+        agent.name,
+      ),
+    })),
+  );
+  const filters = { dimension: query.dimension, since: query.since, until: query.until };
+  const body = html`<h1>${agent.name} <span class="muted">${agent.id}</span></h1>
+${filterForm(`/agents/${encodeURIComponent(id)}`, query, ["dimension", "since", "until"])}
+<p><a href="${hrefWith("/runs", { agent: id, ...filters })}">All runs of ${agent.name}</a> · <a href="${hrefWith("/corrections", { agent: id })}">Gate checks</a></p>
+${
+  points.length === 0
+    ? html`<p>${agent.name} has no completed run${query.since || query.until ? " in this time range" : ""} yet.</p>`
+    : html`<section>
+<h2>Drift over ${points.length} run${points.length === 1 ? "" : "s"}</h2>
+${driftChart({ points, dimensions, baselines: baselines.scores, isRegression })}
+<p class="muted">${
+        baselines.source
+          ? `Dashed lines: the ${baselines.source}'s scores. A ring marks a score more than ${context.regressionThreshold} below its baseline.`
+          : "No baseline yet: make one with `dramaturg baseline` (or serve with --baselines DIR) to draw reference lines and mark regressions."
+      }</p>
+</section>
+<section>
+<h2>Latest scores</h2>
+<table class="scores"><thead><tr><th>Dimension</th><th>Latest</th><th>Previous</th><th>Baseline</th></tr></thead>
+<tbody>${dimensions.map(
+        (d) =>
+          html`<tr><td>${d}</td><td class="num">${score9(latest ? dimensionScore(latest, d) : null)}</td><td class="num">${score9(previous ? dimensionScore(previous, d) : null)}</td><td class="num">${score9(baselines.scores[d])}</td></tr>`,
+      )}</tbody></table>
+</section>
+<section>
+<h2>Regressions</h2>
+${
+  regressions.length === 0
+    ? html`<p>None: no dimension is more than ${context.regressionThreshold} below its baseline.</p>`
+    : html`<ul class="regressions">${regressions.map(
+        ({ p, d }) =>
+          html`<li><a href="/runs/${p.run_id}">${when(p.created_at)}</a>: ${d} ${score9(p.scores[d])}, baseline ${score9(baselines.scores[d])}</li>`,
+      )}</ul>`
+}
+</section>
+<section>
+<h2>Propositions that fell</h2>
+${
+  !previous
+    ? html`<p>One run so far: nothing to compare with.</p>`
+    : fallen.length === 0
+      ? html`<p>No proposition scored lower in the latest run (<a href="/runs/${latest!.id}">${shortId(latest!.id)}</a>) than in the one before.</p>`
+      : html`<table class="fallen"><thead><tr><th>Proposition</th><th>Before</th><th>Now</th><th>Reasoning</th><th>Recommendations</th></tr></thead>
+<tbody>${fallen.map(
+          (
+            f,
+          ) => html`<tr><td>${f.dimension} / ${f.proposition}</td><td class="num">${score9(f.before)}</td><td class="num">${score9(f.now)}</td>
+<td>${f.reasoning.map((r) => html`<p>${r}</p>`)}</td><td class="recommendation">${f.recommendation ?? "—"}</td></tr>`,
+        )}</tbody></table>`
+}
+</section>`
+}`;
+  return layout({ title: agent.name, section: "agents", body });
+}

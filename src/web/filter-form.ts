@@ -1,0 +1,27 @@
+// The filter form of a list page: a plain GET form, so the filters end up in the URL (linkable, and it
+// works without JavaScript); the script only submits it when a field changes.
+import type { Html } from "./html.ts";
+import { html } from "./html.ts";
+import type { PageQuery } from "./page-query.ts";
+
+type Field = "agent" | "dimension" | "since" | "until";
+
+const LABELS: Record<Field, string> = {
+  agent: "Agent",
+  dimension: "Dimension",
+  since: "Since",
+  until: "Until",
+};
+
+export function filterForm(action: string, query: PageQuery, fields: readonly Field[]): Html {
+  return html`<form class="filters" method="get" action="${action}">
+${fields.map(
+  (field) =>
+    html`<label>${LABELS[field]} <input name="${field}" value="${query[field] ?? ""}"${
+      field === "since" || field === "until" ? html` placeholder="2026-03-01"` : ""
+    }></label>`,
+)}
+<button type="submit">Filter</button>
+${fields.some((f) => query[f] !== undefined) ? html`<a href="${action}">clear</a>` : ""}
+</form>`;
+}

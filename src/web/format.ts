@@ -1,0 +1,52 @@
+// How pages print numbers, times and links: scores with their scale's precision, times in UTC, and
+// links that carry the page's filters (so every view is linkable).
+
+/** A 0–9 score with one decimal; an em dash when there is none. */
+export function score9(value: number | null | undefined): string {
+  return typeof value === "number" && Number.isFinite(value) ? value.toFixed(1) : "—";
+}
+
+/** A 0–1 score with two decimals; an em dash when there is none. */
+export function score1(value: number | null | undefined): string {
+  return typeof value === "number" && Number.isFinite(value) ? value.toFixed(2) : "—";
+}
+
+/** A share as a percentage; an em dash when there is none. */
+export function percent(value: number | null | undefined): string {
+  return typeof value === "number" && Number.isFinite(value) ? `${Math.round(value * 100)} %` : "—";
+}
+
+/** An ISO time as `2026-11-03 14:05` (UTC), the way every page prints times. */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace("T", " ")}`;
+}
+
+/** The first eight characters of an id, as the CLI prints them. */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+/** A path with the given query parameters (those with a value), in a stable order. */
+export function hrefWith(
+  path: string,
+  params: Readonly<Record<string, string | number | undefined>>,
+): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== "") query.set(key, String(value));
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** Any JSON value as short text (assertion values, tool arguments). */
+export function jsonText(value: unknown): string {
+  if (value === undefined) return "—";
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+  } catch {
+    return String(value);
+  }
+}

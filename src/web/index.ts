@@ -1,0 +1,3 @@
+// Public surface of web/: the dashboard's server-rendered pages as a Hono app, which the server mounts.
+export type { DashboardContext } from "./dashboard-context.ts";
+export { type DashboardOptions, dashboardRoutes } from "./dashboard-routes.ts";

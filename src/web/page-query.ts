@@ -1,0 +1,86 @@
+// The query string every list page reads (agent, dimension, since, until, cursor, limit), validated with
+// zod at the edge, and the opaque cursor of its "next page" link. Bad input is a PageInputError (400).
+import { z } from "zod";
+import { plainIssueMessage } from "../core/index.ts";
+import type { PageAfter } from "../store/index.ts";
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+const IsoTime = z
+  .string({ error: plainIssueMessage })
+  .regex(ISO_TIME, { error: "expected an ISO 8601 date or time, e.g. 2026-03-01 or 2026-03-01T12:00:00Z" })
+  .refine((text) => !Number.isNaN(Date.parse(text)), { error: "expected a date that exists" });
+
+const Name = z.string({ error: plainIssueMessage }).min(1).max(200);
+
+/** An empty field of a submitted filter form means "no filter", not bad input. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
+
+export const PageQuerySchema = z.object({
+  agent: optional(Name),
+  dimension: optional(Name),
+  since: optional(IsoTime),
+  until: optional(IsoTime),
+  cursor: optional(z.string().max(500)),
+  limit: z.coerce.number({ error: plainIssueMessage }).int().min(1).max(200).default(50),
+});
+
+export type PageQuery = z.infer<typeof PageQuerySchema>;
+
+/** Bad input in a page's query string or path: a 400 page naming the parameter. */
+export class PageInputError extends Error {
+  override readonly name = "PageInputError";
+  constructor(
+    message: string,
+    readonly parameter: string,
+  ) {
+    super(`${parameter}: ${message}`);
+  }
+}
+
+export function parsePageQuery(query: Record<string, string>): PageQuery {
+  const parsed = PageQuerySchema.safeParse(query, { error: plainIssueMessage });
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new PageInputError(issue.message, issue.path.join(".") || "query");
+}
+
+/** The cursor after a page's last row: base64url of its (created_at, id), as the API's. */
+export function encodeCursor(row: { created_at: string; id: string }): string {
+  return Buffer.from(JSON.stringify([row.created_at, row.id]), "utf8").toString("base64url");
+}
+
+export function decodeCursor(cursor: string | undefined): PageAfter | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === "string" &&
+      typeof value[1] === "string" &&
+      !Number.isNaN(Date.parse(value[0]))
+    )
+      return { created_at: value[0], id: value[1] };
+  } catch {
+    // Not JSON: the same answer as any other cursor we did not make.
+  }
+  throw new PageInputError("not a cursor this dashboard gave; follow the page's links", "cursor");
+}
+
+/** The first `limit` of `limit + 1` rows fetched, and the cursor to the next page when there are more. */
+export function pageOf<R extends { created_at: string; id: string }>(
+  rows: readonly R[],
+  limit: number,
+): { rows: R[]; next: string | undefined } {
+  const page = rows.slice(0, limit);
+  return { rows: page, next: rows.length > limit ? encodeCursor(page.at(-1)!) : undefined };
+}
+
+/** A path's id parameter: a uuid, as the lists link them. */
+export function pageId(id: string): string {
+  if (!z.uuid().safeParse(id).success)
+    throw new PageInputError("expected an id (a uuid, as the lists link it)", "id");
+  return id;
+}
