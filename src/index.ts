@@ -89,8 +89,11 @@ export type {
   Regenerate,
   RepetitionCheck,
   RepetitionCheckOptions,
+  RunSimulationOptions,
   SimulateWithCorrectionsOptions,
+  SimulationResultDocument,
   SimulationWithCorrectionsResult,
+  StoredSimulation,
   WithActionGateOptions,
   WorldCorrections,
   WorldCorrectionsOptions,
@@ -107,10 +110,16 @@ export {
   createActionGate,
   /** Statistics over correction log entries: the stored rows' and, where the entries carry them, TinyTroupe's attempt-level counters. */
   gateStatistics,
+  /** A stored simulation's result document (`dramaturg.simulation-result/v1`) by id or its first 8+ characters. */
+  loadSimulationResult,
   /** An in-memory correction log sink for a gate (`log`), with its `entries`. */
   memoryCorrectionLog,
   /** Repetition suppression's trigger: n-gram overlap of the last messages, the repeated phrases and the text to inject. */
   repetitionCheck,
+  /** Runs a world with its corrections and stores it as a `simulation` evaluation, whose id its gate checks carry. */
+  runSimulation,
+  /** The format of a stored simulation's result document. */
+  SIMULATION_RESULT_FORMAT,
   /** Runs a world with each agent's corrections on (stored > world file > dramaturg.yaml), the gate's logs stored under the run id. */
   simulateWithCorrections,
   /** Wraps any `send(text)` so every text passes the action gate first. */

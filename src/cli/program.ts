@@ -93,6 +93,11 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     description: "the action gate's stored checks: statistics per agent or over all",
   },
   {
+    name: "simulations",
+    term: "simulations [options]",
+    description: "list stored world simulations, newest first",
+  },
+  {
     name: "simulate",
     term: "simulate [options] <world>",
     description: "run a world of persona agents (dramaturg.world/v1), print its transcript and store it",
@@ -100,7 +105,8 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
   {
     name: "serve",
     term: "serve [options]",
-    description: "serve the JSON API over the store (runs, agents, sessions, conversations, corrections)",
+    description:
+      "serve the JSON API and the dashboard over the store (agents, runs, sessions, conversations, corrections)",
   },
 ];
 

@@ -178,7 +178,17 @@ describe("dramaturg converse", () => {
     expect((await cli([...args(good, "--record", cassettes, "--passes", "without"), bad])).code).toBe(0);
     writeFileSync(bad, readFileSync(bad, "utf8").replace(/voice: .*/, "voice: Terse, all lower case."));
     const r = await cli([
-      ...args(both[0]!, "--replay", cassettes, "--passes", "without", "--concurrency", "2", "--format", "json"),
+      ...args(
+        both[0]!,
+        "--replay",
+        cassettes,
+        "--passes",
+        "without",
+        "--concurrency",
+        "2",
+        "--format",
+        "json",
+      ),
       both[1]!,
     ]);
     expect(r.code).toBe(3);
@@ -186,7 +196,10 @@ describe("dramaturg converse", () => {
     expect(out.jobs.map((j: { job: string }) => j.job)).toEqual([good]);
     expect(out.jobs[0].passes[0].transcript.ended).toBe("signoff");
     expect(out.failed).toEqual([
-      { job: bad, error: { name: "CassetteMissError", message: expect.stringMatching(/user call with key/) } },
+      {
+        job: bad,
+        error: { name: "CassetteMissError", message: expect.stringMatching(/user call with key/) },
+      },
     ]);
     expect(r.stderr).toContain(`${bad} could not complete`);
   });
