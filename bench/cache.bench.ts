@@ -29,6 +29,8 @@ export interface WarmCacheFigures {
   errored: number;
   /** Requests the fake server received during the warm reruns (must be 0). */
   warm_server_calls: number;
+  /** Reruns that reused a stored evaluation whole. */
+  reused: number;
   /** Verdicts served from the cache, the fewest of any rerun. */
   cache_hits: number;
   /** Every warm rerun gave the cold run's scores (every run's dimensions and overall score). */
@@ -41,8 +43,17 @@ export interface WarmCacheFigures {
   best: WarmRerun;
 }
 
-/** Cold run then `reruns` timed warm reruns of `messages` messages × 5 adherence propositions, individual mode. */
-export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<WarmCacheFigures> {
+/**
+ * Cold run then `reruns` timed warm reruns of `messages` messages × 5 adherence propositions, individual mode.
+ * By default each rerun takes the per-verdict path: the cache's generation is moved before it (an untimed
+ * clear of no entry), so no stored evaluation is reused whole. With `reuse`, reruns after the first reuse
+ * the last one whole (see EvaluationOfKind.reuse).
+ */
+export async function benchWarmCache(
+  messages = 1_000,
+  reruns = 5,
+  { reuse = false }: { reuse?: boolean } = {},
+): Promise<WarmCacheFigures> {
   const input = await personaInput(messages);
   const server = await startFakeOpenAIServer({ recordRequests: false });
   const store = await openStore("memory://");
@@ -70,7 +81,9 @@ export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<Warm
     let hits = Number.POSITIVE_INFINITY;
     let sameScores = true;
     let last: EvalResult | undefined;
+    let reused = 0;
     for (let i = 0; i < reruns; i++) {
+      if (!reuse) await store.verdictCache.clear({ model: "no-such-model" });
       const judge = judgeOver();
       const started = performance.now();
       // What `dramaturg eval` does: prepare (read, check, plan), then run, the run having the cache look
@@ -80,6 +93,7 @@ export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<Warm
       last = await runPreparedPersonaEvaluation(prepared, { judge, store, concurrency: 16 });
       const ended = performance.now();
       hits = Math.min(hits, last.totals.cache?.hits ?? 0);
+      if (last.totals.cache?.reused_from) reused++;
       sameScores &&= scoresOf(last) === coldScores;
       timed.push({
         plan_ms: Math.round(planned - started),
@@ -95,6 +109,7 @@ export async function benchWarmCache(messages = 1_000, reruns = 5): Promise<Warm
       warm_server_calls: server.stats.calls - coldCalls,
       cache_hits: hits,
       same_scores: sameScores,
+      reused,
       reruns: timed,
       median: byWall[Math.floor((byWall.length - 1) / 2)]!,
       first: timed[0]!,

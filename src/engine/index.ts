@@ -41,6 +41,7 @@ export {
   type EvaluationOfKind,
   type EvaluationRunResult,
   type FinishContext,
+  type ReuseOfKind,
   type RunEvaluationOptions,
   runEvaluation,
   verdictFromRow,

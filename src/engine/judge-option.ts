@@ -74,7 +74,14 @@ export function prepareJudge(
   const backend = store?.verdictCache ?? fresh ?? (opening ? awaitedCache(opening) : undefined);
   const caching =
     isLiveJudge(judge) && cache && backend
-      ? new CachingJudge({ judge, backend, mode, storeFree: !store && opening !== undefined })
+      ? new CachingJudge({
+          judge,
+          backend,
+          mode,
+          storeFree: !store && opening !== undefined,
+          // A new store's cache (openingCache) holds nothing, and its store no evaluation to reuse.
+          inStore: backend !== fresh,
+        })
       : undefined;
   return {
     judge: caching ?? judge,

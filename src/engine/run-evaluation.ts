@@ -22,7 +22,14 @@ export interface EngineTotals {
   requests: number;
   calls: number;
   token_usage: TokenUsage;
-  cache?: { hits: number; misses: number; saved_calls: number; saved_tokens: TokenUsage };
+  cache?: {
+    hits: number;
+    misses: number;
+    saved_calls: number;
+    saved_tokens: TokenUsage;
+    /** The stored evaluation reused whole (see EvaluationOfKind.reuse): its verdicts were copied, not looked up. */
+    reused_from?: string;
+  };
   /** Present on a resume: verdicts read back from the store instead of judged again. */
   resumed?: { reused_verdicts: number };
 }
@@ -62,6 +69,26 @@ export interface EvaluationOfKind<M, R> {
   fail(store: Store, message: string): Promise<void>;
   /** Marks the kind's rows interrupted (their verdicts stay; a resume continues them). */
   interrupt(store: Store): Promise<void>;
+  /**
+   * A digest of everything that determines the evaluation's verdicts: its input, propositions, selection,
+   * mode, trials, judge and the verdict cache's key version. Stored with it; what a reuse matches.
+   */
+  fingerprint?(): string;
+  /** How a stored evaluation with the same fingerprint is reused whole, when the kind can. */
+  readonly reuse?: ReuseOfKind<R>;
+}
+
+/**
+ * Reusing a stored evaluation whole: a rerun whose every verdict the cache would serve copies the stored
+ * evaluation's verdicts in one statement and takes its figures from its result, instead of looking each
+ * verdict up. Only a result that is itself a warm rerun's (every verdict served by the cache, nothing
+ * judged, nothing resumed, nothing errored) is reused: its totals are then exactly what a rerun reports.
+ */
+export interface ReuseOfKind<R> {
+  /** The totals of a stored result, or undefined when it is not one a rerun can reuse (see above). */
+  totals(stored: unknown): EngineTotals | undefined;
+  /** Completes the kind's rows (begun with `begin`; their verdicts copied) and builds the result from the stored one. */
+  finish(context: FinishContext & { stored: unknown }): Promise<{ result: R; errored: number }>;
 }
 
 /** The verdict cache in front of the judge, whose counters the result reports. */
@@ -74,6 +101,13 @@ export interface CacheInUse {
    * evaluation then judges while the store opens, as it does without a cache.
    */
   readonly storeFree?: boolean;
+  /**
+   * The cache is the store's own (not one given by a caller, nor a new store's): an unchanged evaluation
+   * stored there may be reused whole (see EvaluationOfKind.reuse).
+   */
+  readonly inStore?: boolean;
+  /** Counts verdicts served by a reuse, as if the cache had served them one by one. */
+  countServed?(counters: VerdictCacheCounters): void;
 }
 
 export interface RunEvaluationOptions<M, R> {
@@ -123,6 +157,23 @@ export async function runEvaluation<M, R>({
   graceMs = 3000,
 }: RunEvaluationOptions<M, R>): Promise<EvaluationRunResult<R>> {
   const { plan } = evaluation;
+  // An unchanged evaluation stored before, whose every verdict the cache served, is reused whole. Never for
+  // a resume, a recording (which writes what was judged now), a judge without the store's cache, or once
+  // interrupted.
+  let fingerprinted: { fingerprint: string; cache_generation?: number } | undefined;
+  if (
+    !resume &&
+    !record &&
+    cache?.inStore &&
+    !signal?.aborted &&
+    evaluation.fingerprint &&
+    evaluation.reuse
+  ) {
+    const store = await storeOption;
+    const reused = await reuseEvaluation(store, evaluation, judge, cache, onProgress);
+    if ("result" in reused) return reused;
+    fingerprinted = reused;
+  } else if (evaluation.fingerprint && !resume) fingerprinted = { fingerprint: evaluation.fingerprint() };
   // The store, its evaluation rows and the writer: ready before judging starts, except for a new
   // evaluation whose cache (if any) needs no store: its first judge requests go out while the store opens.
   const setUp = (async () => {
@@ -137,7 +188,11 @@ export async function runEvaluation<M, R>({
       await store.evaluations.start(evaluationId);
       await evaluation.reopen(store, evaluationId);
     } else {
-      const row = await store.evaluations.create({ kind: evaluation.kind, ...evaluation.describe() });
+      const row = await store.evaluations.create({
+        kind: evaluation.kind,
+        ...evaluation.describe(),
+        ...fingerprinted,
+      });
       evaluationId = row.id;
       await store.evaluations.start(evaluationId);
       await evaluation.begin(store, evaluationId);
@@ -328,6 +383,79 @@ export async function runEvaluation<M, R>({
       path: record,
       judge: judge.descriptor,
     });
+  return { evaluationId, result: finished.result };
+}
+
+/**
+ * Reuses the newest stored evaluation with the same fingerprint, made at the cache's present generation
+ * (no entry deleted or replaced since), whose result the kind can reuse: a new evaluation and its rows
+ * are made as usual, the stored verdicts copied to them in one statement, the hits counted in bulk. A
+ * failure leaves the new evaluation failed. Without such an evaluation, returns what the new one keeps.
+ */
+async function reuseEvaluation<M, R>(
+  store: Store,
+  evaluation: EvaluationOfKind<M, R>,
+  judge: Judge,
+  cache: CacheInUse,
+  onProgress: ProgressListener | undefined,
+): Promise<EvaluationRunResult<R> | { fingerprint: string; cache_generation: number }> {
+  const reuse = evaluation.reuse!;
+  const fingerprint = evaluation.fingerprint!();
+  const cache_generation = await store.verdictCache.generation();
+  const from = await store.evaluations.reusable({
+    kind: evaluation.kind,
+    fingerprint,
+    generation: cache_generation,
+  });
+  const stored = from && (await store.evaluations.result(from.id));
+  const storedTotals = from && reuse.totals(stored);
+  if (!from || !storedTotals?.cache) return { fingerprint, cache_generation };
+  const totals: EngineTotals = { ...storedTotals, cache: { ...storedTotals.cache, reused_from: from.id } };
+  const row = await store.evaluations.create({
+    kind: evaluation.kind,
+    ...evaluation.describe(),
+    fingerprint,
+    cache_generation,
+  });
+  const evaluationId = row.id;
+  let finished: { result: R; errored: number };
+  try {
+    await store.evaluations.start(evaluationId);
+    await evaluation.begin(store, evaluationId);
+    onProgress?.({
+      type: "started",
+      evaluation_id: evaluationId,
+      total: 0,
+      reused_verdicts: 0,
+      resumed: false,
+    });
+    // One statement: the new evaluation has all of the stored verdicts or none.
+    await store.scores.copy(from.id, evaluationId);
+    const { hits, saved_calls, saved_tokens } = totals.cache!;
+    // The hits the served verdicts would have been, in the store's tally and the cache's counters.
+    await store.verdictCache.tally([
+      {
+        provider: judge.descriptor.provider,
+        model: judge.descriptor.model,
+        hits,
+        input: saved_tokens.input_tokens,
+        output: saved_tokens.output_tokens,
+      },
+    ]);
+    cache.countServed?.({ hits, misses: 0, saved_calls, saved_tokens, served_requests: totals.requests });
+    finished = await reuse.finish({ store, evaluationId, totals, stored });
+    await store.evaluations.complete(evaluationId, {
+      errored: finished.errored,
+      token_usage: totals.token_usage,
+      result: finished.result,
+      cache: { hits, misses: 0, saved_usage: saved_tokens },
+    });
+  } catch (error) {
+    await failEvaluation(store, evaluation, evaluationId, error);
+    onProgress?.({ type: "finished", evaluation_id: evaluationId, status: "failed" });
+    throw error;
+  }
+  onProgress?.({ type: "finished", evaluation_id: evaluationId, status: "completed" });
   return { evaluationId, result: finished.result };
 }
 

@@ -28,8 +28,12 @@ import type {
   VerdictKind,
 } from "./types.ts";
 
-/** Changes whenever the way keys are computed changes, so old entries are simply never found again. */
-const KEY_VERSION = "dramaturg.verdict-cache/v2";
+/**
+ * Changes whenever the way keys are computed changes, so old entries are simply never found again. Part of
+ * an evaluation's fingerprint too: an evaluation judged under other keys is not reused.
+ */
+export const VERDICT_CACHE_KEY_VERSION = "dramaturg.verdict-cache/v2";
+const KEY_VERSION = VERDICT_CACHE_KEY_VERSION;
 
 /** Most keys sent to the backend in one lookup. */
 const LOOKUP_BATCH = 1_000;
@@ -106,6 +110,8 @@ export interface CachingJudgeOptions extends VerdictCacheSettings {
    * need not wait for the store before its first call.
    */
   storeFree?: boolean;
+  /** The backend is the store's own verdict cache (see CacheInUse.inStore). */
+  inStore?: boolean;
 }
 
 /**
@@ -243,11 +249,14 @@ export class CachingJudge implements Judge {
 
   /** See {@link CachingJudgeOptions.storeFree}. */
   readonly storeFree: boolean;
+  /** See {@link CachingJudgeOptions.inStore}. */
+  readonly inStore: boolean;
 
-  constructor({ judge, backend, mode, storeFree = false }: CachingJudgeOptions) {
+  constructor({ judge, backend, mode, storeFree = false, inStore = false }: CachingJudgeOptions) {
     this.inner = judge;
     this.backend = backend;
     this.storeFree = storeFree;
+    this.inStore = inStore;
     this.settings = { mode };
     this.descriptor = judge.descriptor;
   }
@@ -255,6 +264,15 @@ export class CachingJudge implements Judge {
   /** What the cache has done so far. */
   get counters(): VerdictCacheCounters {
     return { ...this.tally, saved_tokens: { ...this.tally.saved_tokens } };
+  }
+
+  /** Adds what a reuse of a whole stored evaluation served (its hits were counted in bulk) to the counters. */
+  countServed(served: VerdictCacheCounters): void {
+    this.tally.hits += served.hits;
+    this.tally.misses += served.misses;
+    this.tally.saved_calls += served.saved_calls;
+    this.tally.served_requests += served.served_requests;
+    this.tally.saved_tokens = addUsage(this.tally.saved_tokens, served.saved_tokens);
   }
 
   /** The cache keys of a request's items, as this judge computes them. */

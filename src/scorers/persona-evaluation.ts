@@ -9,10 +9,12 @@ import {
   type PersonaDimension,
   type PropositionSet,
   shownPath,
+  type TokenUsage,
   TRANSCRIPT_FORMAT,
   type Transcript,
 } from "../core/index.ts";
 import {
+  type EngineTotals,
   type EvaluationOfKind,
   type FinishContext,
   personaHash,
@@ -20,12 +22,18 @@ import {
   type Store,
   scoreFromVerdict,
 } from "../engine/index.ts";
-import type { JudgeDescriptor } from "../judge/index.ts";
+import { type JudgeDescriptor, VERDICT_CACHE_KEY_VERSION } from "../judge/index.ts";
 import { type LoadedPropositions, propositionSetFor } from "../propositions/index.ts";
 import { PersonaAggregator } from "./aggregate.ts";
 import { planPersonaEvaluation } from "./plan.ts";
 import { EVAL_RESULT_FORMAT, type EvalResult } from "./result.ts";
 import type { EvaluationPlan, ItemMeta, ScoredVerdict } from "./types.ts";
+
+/**
+ * Changes whenever what a persona evaluation's verdicts and result depend on changes in a way the other
+ * parts of its fingerprint do not show (planning, scoring, aggregation), so older evaluations are not reused.
+ */
+const FINGERPRINT_VERSION = "dramaturg.persona-fingerprint/v1";
 
 /** Everything needed to plan the same evaluation again; stored with it and read back by a resume. */
 export const PersonaRunConfigSchema = z.object({
@@ -171,6 +179,40 @@ export function personaEvaluation(input: PersonaEvaluationInput): EvaluationOfKi
       const t = tallied();
       for (const v of verdicts) t.add(v, fresh);
     },
+    fingerprint: () =>
+      contentHash({
+        version: FINGERPRINT_VERSION,
+        result: EVAL_RESULT_FORMAT,
+        cache_keys: VERDICT_CACHE_KEY_VERSION,
+        kind: "persona",
+        transcript: config.transcript_hash,
+        propositions: propositions.hash,
+        dimensions: config.dimensions,
+        agents: config.agents ?? null,
+        sample: config.sample ?? null,
+        window: [config.window_start ?? null, config.window_end ?? null],
+        mode: config.mode,
+        trials: config.trials,
+        judge: {
+          provider: descriptor.provider,
+          model: descriptor.model,
+          base_url: descriptor.base_url ?? null,
+          prompt_version: descriptor.prompt_version,
+          temperature: descriptor.temperature ?? null,
+        },
+        double_check: runJudge.double_check,
+      }),
+    reuse: {
+      totals: reusedTotals,
+      finish: ({ store, evaluationId, totals, stored }) =>
+        finishReusedPersonaEvaluation(store, evaluationId, totals, stored as EvalResult, {
+          config,
+          propositions,
+          descriptor,
+          runIds,
+          baseline: input.baseline,
+        }),
+    },
     describe: () => ({
       source: config.source,
       config: { ...config, judge_descriptor: descriptor },
@@ -251,16 +293,55 @@ async function finishPersonaEvaluation(
   const perAgent = tally.freshByAgent;
   const totalAgentVerdicts = [...perAgent.values()].reduce((a, b) => a + b, 0) || 1;
   const usage = totals.token_usage;
+  const done = await completeRuns(
+    store,
+    scores.agents.map((agent) => {
+      // Token usage is spread over agents by their share of the verdicts judged in this invocation.
+      const share = (perAgent.get(agent.agent_id) ?? 0) / totalAgentVerdicts;
+      return {
+        agent,
+        token_usage: {
+          input_tokens: Math.round(usage.input_tokens * share),
+          output_tokens: Math.round(usage.output_tokens * share),
+        },
+      };
+    }),
+    { runIds, baseline },
+  );
+  const result = personaResult(evaluationId, {
+    config,
+    propositions,
+    descriptor,
+    runs: done,
+    environments: scores.environments,
+    totals: {
+      verdicts: scores.verdicts,
+      errored: scores.errored,
+      requests: totals.requests,
+      calls: totals.calls,
+      token_usage: usage,
+      ...(totals.cache ? { cache: totals.cache } : {}),
+      ...(totals.resumed ? { resumed: totals.resumed } : {}),
+      // Why verdicts errored, grouped, with an example each (reused ones included: they are part of the result).
+      ...(scores.errored > 0 ? { error_reasons: tally.errors.reasons() } : {}),
+    },
+  });
+  return { result, errored: scores.errored };
+}
+
+/** Completes each agent's run with its scores and usage; returns the result's runs. */
+async function completeRuns(
+  store: Store,
+  agents: readonly {
+    agent: Omit<EvalResult["runs"][number], "run_id" | "status" | "token_usage">;
+    token_usage: TokenUsage;
+  }[],
+  { runIds, baseline }: { runIds: Map<string, string>; baseline?: boolean },
+): Promise<EvalResult["runs"]> {
   const runs: EvalResult["runs"] = [];
-  for (const agent of scores.agents) {
+  for (const { agent, token_usage: agentUsage } of agents) {
     const runId = runIds.get(agent.agent_id);
     if (!runId) throw new InputError(`the stored evaluation has no run for agent "${agent.agent_id}"`);
-    // Token usage is spread over agents by their share of the verdicts judged in this invocation.
-    const share = (perAgent.get(agent.agent_id) ?? 0) / totalAgentVerdicts;
-    const agentUsage = {
-      input_tokens: Math.round(usage.input_tokens * share),
-      output_tokens: Math.round(usage.output_tokens * share),
-    };
     const dimension_scores = Object.fromEntries(
       Object.entries(agent.dimensions).map(([d, r]) => [
         d,
@@ -276,7 +357,29 @@ async function finishPersonaEvaluation(
     if (baseline) await store.runs.markBaseline(runId);
     runs.push({ ...agent, run_id: runId, status: "completed", token_usage: agentUsage });
   }
-  const result: EvalResult = {
+  return runs;
+}
+
+/** The result document from its parts, in the one key order every path writes. */
+function personaResult(
+  evaluationId: string,
+  {
+    config,
+    propositions,
+    descriptor,
+    runs,
+    environments,
+    totals,
+  }: {
+    config: PersonaRunConfig;
+    propositions: LoadedPropositions;
+    descriptor: JudgeDescriptor;
+    runs: EvalResult["runs"];
+    environments: EvalResult["environments"];
+    totals: EvalResult["totals"];
+  },
+): EvalResult {
+  return {
     format: EVAL_RESULT_FORMAT,
     evaluation_id: evaluationId,
     status: "completed",
@@ -294,22 +397,70 @@ async function finishPersonaEvaluation(
     },
     dimensions: config.dimensions,
     runs,
-    environments: scores.environments,
-    totals: {
-      verdicts: scores.verdicts,
-      errored: scores.errored,
-      requests: totals.requests,
-      calls: totals.calls,
-      token_usage: usage,
-      ...(totals.cache ? { cache: totals.cache } : {}),
-      ...(totals.resumed ? { resumed: totals.resumed } : {}),
-      // Why verdicts errored, grouped, with an example each (reused ones included: they are part of the result).
-      ...(scores.errored > 0 ? { error_reasons: tally.errors.reasons() } : {}),
-    },
+    environments,
+    totals,
     propositions: propositionSources(propositions),
     warnings: propositions.warnings,
   };
-  return { result, errored: scores.errored };
+}
+
+/**
+ * The totals of a stored result a rerun may reuse whole: a warm rerun's, every verdict served by the cache
+ * (hits, no miss), no model call, no token spent, nothing resumed, nothing errored. Those are exactly the
+ * totals a rerun of the same evaluation reports, so they are taken as they are; any other result is not reused.
+ */
+function reusedTotals(stored: unknown): EngineTotals | undefined {
+  const r = stored as Partial<EvalResult> | undefined;
+  const t = r?.totals;
+  if (r?.format !== EVAL_RESULT_FORMAT || r.status !== "completed" || !t?.cache) return undefined;
+  if (t.cache.misses !== 0 || t.cache.hits <= 0 || t.calls !== 0 || t.errored !== 0 || t.resumed)
+    return undefined;
+  if (t.token_usage.input_tokens !== 0 || t.token_usage.output_tokens !== 0) return undefined;
+  const { reused_from: _, ...cache } = t.cache as EngineTotals["cache"] & {};
+  return { requests: t.requests, calls: t.calls, token_usage: t.token_usage, cache };
+}
+
+/** A reused evaluation's runs and result: the stored result's figures, this evaluation's ids, source and propositions. */
+async function finishReusedPersonaEvaluation(
+  store: Store,
+  evaluationId: string,
+  totals: EngineTotals,
+  stored: EvalResult,
+  {
+    config,
+    propositions,
+    descriptor,
+    runIds,
+    baseline,
+  }: {
+    config: PersonaRunConfig;
+    propositions: LoadedPropositions;
+    descriptor: JudgeDescriptor;
+    runIds: Map<string, string>;
+    baseline?: boolean;
+  },
+): Promise<{ result: EvalResult; errored: number }> {
+  const runs = await completeRuns(
+    store,
+    stored.runs.map(({ run_id: _, status: __, token_usage, ...agent }) => ({ agent, token_usage })),
+    { runIds, baseline },
+  );
+  const result = personaResult(evaluationId, {
+    config,
+    propositions,
+    descriptor,
+    runs,
+    environments: stored.environments,
+    totals: {
+      verdicts: stored.totals.verdicts,
+      errored: stored.totals.errored,
+      requests: totals.requests,
+      calls: totals.calls,
+      token_usage: totals.token_usage,
+      ...(totals.cache ? { cache: totals.cache } : {}),
+    },
+  });
+  return { result, errored: stored.totals.errored };
 }
 
 /** What a persona evaluation keeps of its verdicts: the scores' running figures, and for the totals, fresh verdicts per agent and why verdicts errored. */

@@ -44,7 +44,14 @@ export interface EvalResult {
     requests: number;
     calls: number;
     token_usage: TokenUsage;
-    cache?: { hits: number; misses: number; saved_calls: number; saved_tokens: TokenUsage };
+    cache?: {
+      hits: number;
+      misses: number;
+      saved_calls: number;
+      saved_tokens: TokenUsage;
+      /** An unchanged stored evaluation (its id) whose verdicts were copied whole instead of looked up one by one. */
+      reused_from?: string;
+    };
     resumed?: { reused_verdicts: number };
   };
   /**
@@ -231,6 +238,10 @@ export function renderTable(result: EvalResult, options: RenderOptions = {}): st
     );
   if (t.resumed) parts.push(`resumed: ${t.resumed.reused_verdicts} verdicts reused`);
   out.push(parts.join(" · "));
+  if (t.cache?.reused_from)
+    out.push(
+      `reused: unchanged since evaluation ${t.cache.reused_from.slice(0, 8)}; its verdicts were copied whole`,
+    );
   if (t.errored > 0) out.push(`warning: ${t.errored} verdicts errored and were left out of the scores`);
   if (t.errored > 0 && !everyVerdictErrored(result) && reasons.length)
     out.push(...errorLines(reasons, "errors:"));

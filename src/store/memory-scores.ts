@@ -79,6 +79,12 @@ function scoreRow(evaluation_id: string, verdict_key: string, text: string): Sco
   };
 }
 
+/** A unique violation, as the SQL reports one. */
+const duplicate = (key: string, evaluationId: string) =>
+  new StoreError(`score "${key}" of evaluation ${evaluationId} is already stored`, {
+    cause: Object.assign(new Error("duplicate key value violates unique constraint"), { code: "23505" }),
+  });
+
 /** As `ORDER BY dimension, proposition_id, agent_id NULLS FIRST, channel NULLS FIRST, message_id NULLS FIRST, trial`. */
 const scoreOrder = (a: ScoreRow, b: ScoreRow) =>
   compareText(a.dimension, b.dimension) ||
@@ -108,12 +114,7 @@ export function memoryScoreBatchWriter(
       const evaluation = row.evaluation_id.toLowerCase();
       const stored = table.get(evaluation)?.get(key);
       if (stored !== undefined) {
-        if (onlyNew)
-          throw new StoreError(`score "${key}" of evaluation ${row.evaluation_id} is already stored`, {
-            cause: Object.assign(new Error("duplicate key value violates unique constraint"), {
-              code: "23505",
-            }),
-          });
+        if (onlyNew) throw duplicate(key, row.evaluation_id);
         if (statusOf(stored) !== "errored" && row.status === "errored") continue;
       }
       const run = row.evaluation_run_id ? row.evaluation_run_id : null;
@@ -162,7 +163,11 @@ export function memoryScoreBatchWriter(
   };
 }
 
-export function memoryScores(table: ScoreTable, write: ScoreBatchWriter): ScoreRepository {
+export function memoryScores(
+  table: ScoreTable,
+  write: ScoreBatchWriter,
+  runs: ReadonlyMap<string, RunRecord>,
+): ScoreRepository {
   const rowsOf = (evaluationId: string) =>
     isUuid(evaluationId) ? table.get(evaluationId.toLowerCase()) : undefined;
   return {
@@ -194,6 +199,40 @@ export function memoryScores(table: ScoreTable, write: ScoreBatchWriter): ScoreR
       const keys = new Set<string>();
       for (const [key, text] of rowsOf(evaluationId) ?? []) if (statusOf(text) !== "errored") keys.add(key);
       return keys;
+    },
+    async copy(from, to) {
+      const source = rowsOf(from);
+      if (!source || !isUuid(to)) return 0;
+      const target = to.toLowerCase();
+      // The target's run of each agent, as the SQL joins them.
+      const runOf = new Map<string, string>();
+      for (const r of runs.values())
+        if (r.evaluation_id?.toLowerCase() === target) runOf.set(r.agent_id, r.id);
+      const created = clock();
+      const copied = new Map<string, string>();
+      for (const [key, text] of source) {
+        const t = JSON.parse(text) as Tuple;
+        if (t[2] !== null) {
+          const agent = runs.get(t[2])?.agent_id;
+          const run = agent === undefined ? undefined : runOf.get(agent);
+          if (run === undefined)
+            throw new StoreError(
+              `score "${key}" of evaluation ${from} has no run of its agent in evaluation ${to}`,
+            );
+          t[2] = run;
+        }
+        t[1] = randomUUID();
+        t[19] = created;
+        copied.set(key, JSON.stringify(t));
+      }
+      // Checked whole before anything is stored, as one statement is all or nothing.
+      const existing = table.get(target);
+      if (existing) for (const key of copied.keys()) if (existing.has(key)) throw duplicate(key, to);
+      // Refused once the store is closed, as any write is.
+      await write([], {});
+      if (!existing) table.set(target, copied);
+      else for (const [key, text] of copied) existing.set(key, text);
+      return copied.size;
     },
     async summary(evaluationId) {
       const counts: Record<ScoreStatus, number> = { ok: 0, errored: 0, trivial: 0 };

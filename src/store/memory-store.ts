@@ -66,7 +66,7 @@ export function openMemoryStore(): Store {
     evaluations: memoryEvaluations(evaluations),
     runs: memoryRuns(runs, evaluations, (id) => agents.get(id)?.persona_hash),
     scores: {
-      ...memoryScores(scores, writeBatch),
+      ...memoryScores(scores, writeBatch, runs),
       writer: (options) => createScoreWriter(writeBatch, options),
     },
     verdictCache: memoryVerdictCache(),

@@ -22,6 +22,8 @@ interface Stored {
 export function memoryVerdictCache(): VerdictCacheRepository {
   const entries = new Map<string, Stored>();
   let tallies: HitTally[] = [];
+  // Moves when an entry is deleted or replaced, as the SQL sequence does.
+  let generation = 0;
 
   const select = (keys: readonly string[]) => {
     const found = new Map<string, CacheEntry>();
@@ -56,7 +58,11 @@ export function memoryVerdictCache(): VerdictCacheRepository {
     },
     peek: async (keys) => select(keys),
     hit: async (hit) => tally(hit),
+    tally: async (rows) => {
+      tallies.push(...rows.filter((r) => r.hits > 0).map((r) => ({ ...r })));
+    },
     async put(put) {
+      if (put.some((e) => entries.has(e.key))) generation++;
       for (const e of put)
         entries.set(e.key, {
           provider: e.provider,
@@ -106,6 +112,7 @@ export function memoryVerdictCache(): VerdictCacheRepository {
     },
     async clear(which = {}) {
       // The hits of what is cleared go too: the statistics describe the cache as it is.
+      generation++;
       tallies = tallies.filter((t) => !matches(which, t));
       let cleared = 0;
       for (const [key, e] of entries)
@@ -115,5 +122,6 @@ export function memoryVerdictCache(): VerdictCacheRepository {
         }
       return cleared;
     },
+    generation: async () => generation,
   };
 }

@@ -1,7 +1,7 @@
 // Verdict rows: one per (evaluation, verdict key), written in multi-row batches, never duplicated,
 // and an errored verdict never carries a score (nor replaces a judged one).
 import { randomUUID } from "node:crypto";
-import { type Verdict, type VerdictKey, verdictKeyString, verdictScore } from "../core/index.ts";
+import { StoreError, type Verdict, type VerdictKey, verdictKeyString, verdictScore } from "../core/index.ts";
 import { iso, isUuid } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 
@@ -67,6 +67,12 @@ export interface ScoreRepository {
   existingKeys(evaluationId: string): Promise<Set<string>>;
   /** How many verdicts of each status an evaluation has. */
   summary(evaluationId: string): Promise<Record<ScoreStatus, number>>;
+  /**
+   * Copies every verdict of one evaluation to another (new ids, written now), each agent's to the target's
+   * run of the same agent, in one statement: all or nothing. Refused (a StoreError, nothing written) when a
+   * verdict's agent has no run in the target. Returns the rows copied.
+   */
+  copy(fromEvaluationId: string, toEvaluationId: string): Promise<number>;
 }
 
 /** Rows per INSERT statement. */
@@ -269,6 +275,32 @@ export function scoreRepository(db: Queryable): ScoreRepository {
         [evaluationId],
       );
       return new Set(result.rows.map((r) => r.verdict_key));
+    },
+    async copy(from, to) {
+      if (!isUuid(from) || !isUuid(to)) return 0;
+      const runs = `FROM evaluation_scores s
+           LEFT JOIN evaluation_runs o ON o.id = s.evaluation_run_id
+           LEFT JOIN evaluation_runs n ON n.evaluation_id = $2::uuid AND n.agent_id = o.agent_id
+          WHERE s.evaluation_id = $1::uuid`;
+      const orphan = await db.query<{ verdict_key: string }>(
+        `SELECT s.verdict_key ${runs} AND s.evaluation_run_id IS NOT NULL AND n.id IS NULL LIMIT 1`,
+        [from, to],
+      );
+      if (orphan.rows[0])
+        throw new StoreError(
+          `score "${orphan.rows[0].verdict_key}" of evaluation ${from} has no run of its agent in evaluation ${to}`,
+        );
+      const result = await db.query(
+        `INSERT INTO evaluation_scores (id, evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id,
+           message_id, channel, trial, verdict_key, status, score, raw_score, count, ideas, weight, inverted, hard,
+           reasoning, context_snippet, error)
+         SELECT gen_random_uuid(), $2::uuid, n.id, s.dimension, s.proposition_id, s.agent_id, s.message_id, s.channel,
+                s.trial, s.verdict_key, s.status, s.score, s.raw_score, s.count, s.ideas, s.weight, s.inverted, s.hard,
+                s.reasoning, s.context_snippet, s.error
+           ${runs}`,
+        [from, to],
+      );
+      return result.rowCount;
     },
     async summary(evaluationId) {
       const counts: Record<ScoreStatus, number> = { ok: 0, errored: 0, trivial: 0 };

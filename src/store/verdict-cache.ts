@@ -113,11 +113,21 @@ export interface VerdictCacheRepository {
    * and the tokens the entries first cost), written in one statement, whatever the number of entries.
    */
   hit(entries: readonly CacheEntry[]): Promise<void>;
-  /** Stores entries; an existing key takes the new value. */
+  /**
+   * Counts hits already tallied by model (one row per model, as `hit` writes them), for a whole evaluation
+   * reused from the store: the hits its verdicts would have been, without reading an entry.
+   */
+  tally(rows: readonly HitTally[]): Promise<void>;
+  /** Stores entries; an existing key takes the new value (and moves the generation). */
   put(entries: readonly CacheEntry[]): Promise<void>;
   stats(): Promise<VerdictCacheStats>;
-  /** Deletes every entry, or one model's (optionally one provider's); returns how many. */
+  /** Deletes every entry, or one model's (optionally one provider's); returns how many. Moves the generation. */
   clear(options?: { model?: string; provider?: string }): Promise<number>;
+  /**
+   * A number that moves whenever an entry is deleted or replaced (never when one is only added or read):
+   * while it stays put, every verdict the cache served still stands as it was served.
+   */
+  generation(): Promise<number>;
 }
 
 const BATCH = 1_000;
@@ -132,8 +142,8 @@ const LOOKUP = `SELECT json_agg(json_build_array(key, provider, model, value, us
   FROM verdict_cache WHERE key = ANY($1::text[])`;
 
 export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
-  const tally = async (entries: Iterable<CacheEntry>) => {
-    const rows = hitsByModel(entries);
+  const tally = (entries: Iterable<CacheEntry>) => tallyRows(hitsByModel(entries));
+  const tallyRows = async (rows: readonly HitTally[]) => {
     if (rows.length === 0) return;
     await db.query(
       `INSERT INTO verdict_cache_hits (provider, model, hits, input_tokens, output_tokens)
@@ -155,6 +165,7 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
     },
     peek: (keys) => select(db, keys),
     hit: (entries) => tally(entries),
+    tally: (rows) => tallyRows(rows.filter((r) => r.hits > 0)),
     async put(entries) {
       for (let i = 0; i < entries.length; i += BATCH) {
         const byKey = new Map(entries.slice(i, i + BATCH).map((e) => [e.key, e]));
@@ -165,12 +176,17 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
           value: e.value,
           usage: e.usage ?? null,
         }));
+        // A replaced entry (xmax is set on a row updated by ON CONFLICT, 0 on one inserted) moves the
+        // generation in the same statement.
         await db.query(
-          `INSERT INTO verdict_cache (key, provider, model, value, usage)
-           SELECT x.key, x.provider, x.model, x.value, x.usage
-             FROM jsonb_to_recordset($1::jsonb) AS x(key text, provider text, model text, value jsonb, usage jsonb)
-           ON CONFLICT (key) DO UPDATE
-             SET provider = excluded.provider, model = excluded.model, value = excluded.value, usage = excluded.usage`,
+          `WITH up AS (
+             INSERT INTO verdict_cache (key, provider, model, value, usage)
+             SELECT x.key, x.provider, x.model, x.value, x.usage
+               FROM jsonb_to_recordset($1::jsonb) AS x(key text, provider text, model text, value jsonb, usage jsonb)
+             ON CONFLICT (key) DO UPDATE
+               SET provider = excluded.provider, model = excluded.model, value = excluded.value, usage = excluded.usage
+             RETURNING xmax::text <> '0' AS replaced)
+           SELECT nextval('verdict_cache_generation') FROM (SELECT 1 FROM up WHERE replaced LIMIT 1) AS r`,
           [JSON.stringify(records)],
         );
       }
@@ -195,11 +211,19 @@ export function verdictCacheRepository(db: Queryable): VerdictCacheRepository {
     async clear({ model, provider } = {}) {
       // The hits of what is cleared go too: the statistics describe the cache as it is.
       const which = "($1::text IS NULL OR model = $1) AND ($2::text IS NULL OR provider = $2)";
+      // Moved first: an evaluation reused from now on was made before the deletion, and is not reused again.
+      await db.query("SELECT nextval('verdict_cache_generation')");
       const result = await db.query(
         `WITH tally AS (DELETE FROM verdict_cache_hits WHERE ${which}) DELETE FROM verdict_cache WHERE ${which}`,
         [model ?? null, provider ?? null],
       );
       return result.rowCount;
+    },
+    async generation() {
+      const result = await db.query<{ n: number }>(
+        "SELECT (CASE WHEN is_called THEN last_value ELSE 0 END)::float8 AS n FROM verdict_cache_generation",
+      );
+      return result.rows[0]!.n;
     },
   };
 }

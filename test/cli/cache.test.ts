@@ -1,7 +1,13 @@
 // `dramaturg cache stats|clear` over a store holding cached verdicts of two models.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.ts";
+import {
+  type FakeOpenAIServer,
+  startFakeOpenAIServer,
+  syntheticTranscript,
+} from "../../src/testing/index.ts";
 import { tempDir } from "../temp-dir.ts";
 import { cli } from "./run-cli.ts";
 
@@ -66,5 +72,49 @@ describe("dramaturg cache", () => {
     expect(r.stdout).toMatch(/entries 0/);
     const { existsSync } = await import("node:fs");
     expect(existsSync(missing)).toBe(false);
+  });
+});
+
+describe("a rerun of an unchanged evaluation", () => {
+  let server: FakeOpenAIServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAIServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("reuses the last warm one whole, says so in one line, and stops once the cache is cleared", async () => {
+    const transcript = join(tempDir("dramaturg-cache-"), "t.json");
+    writeFileSync(transcript, JSON.stringify(syntheticTranscript({ messages: 6, agents: 2, channels: 1 })));
+    const evalArgs = [
+      "eval",
+      transcript,
+      "--judge",
+      "openai-compatible:fake-model",
+      "--judge-base-url",
+      server.url,
+      "--db",
+      db,
+      "--dimensions",
+      "adherence",
+      "--no-progress",
+    ];
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await cli(evalArgs));
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
+    // The first judged, the second was served verdict by verdict, the third reused the second.
+    expect(runs[0]!.stdout).not.toMatch(/reused:/);
+    expect(runs[1]!.stdout).not.toMatch(/reused:/);
+    expect(runs[2]!.stdout).toMatch(
+      /^reused: unchanged since evaluation [0-9a-f]{8}; its verdicts were copied whole$/m,
+    );
+    const calls = server.stats.calls;
+    // Any deletion from the cache, even of another model's entries, ends the reuse.
+    await cli(["cache", "clear", "--db", db, "--model", "anthropic:fake-model-a"]);
+    const afterClear = await cli(evalArgs);
+    expect(afterClear.stdout).not.toMatch(/reused:/);
+    expect(afterClear.stdout).toMatch(/cache: \d+ hits/);
+    expect(server.stats.calls).toBe(calls);
   });
 });

@@ -435,4 +435,58 @@ describeStore("scores", ({ kind, store, db }) => {
     const { evaluation } = await newEvaluation(store());
     expect(await store().scores.forEvaluation(evaluation, { run: "not-a-uuid" })).toEqual([]);
   });
+
+  test("copying an evaluation's verdicts gives each to the target's run of its agent, with new ids", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([
+      verdict(evaluation, run),
+      verdict(evaluation, run, {
+        message_id: "m2",
+        status: "errored",
+        score: null,
+        raw_score: null,
+        error: "E: x",
+      }),
+      verdict(evaluation, run, {
+        dimension: "convergence",
+        agent_id: undefined,
+        evaluation_run_id: null,
+        channel: "c",
+      }),
+    ]);
+    const target = await store().evaluations.create({ source: "t.json" });
+    const targetRun = await store().runs.create({
+      agent_id: "marta",
+      evaluation_id: target.id,
+      dimensions: ["adherence"],
+      sample_size: 3,
+    });
+    expect(await store().scores.copy(evaluation, target.id)).toBe(3);
+    const strip = (rows: Awaited<ReturnType<Store["scores"]["forEvaluation"]>>) =>
+      rows.map(({ id: _, evaluation_id: __, created_at: ___, evaluation_run_id: ____, ...r }) => r);
+    const [from, to] = [
+      await store().scores.forEvaluation(evaluation),
+      await store().scores.forEvaluation(target.id),
+    ];
+    expect(strip(to)).toEqual(strip(from));
+    expect(to.map((r) => r.evaluation_run_id)).toEqual(
+      from.map((r) => (r.evaluation_run_id ? targetRun.id : null)),
+    );
+    expect(to.map((r) => r.id)).not.toContain(from[0]!.id);
+  });
+
+  test("copying to an evaluation without a run of the verdicts' agent is refused whole", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([
+      verdict(evaluation, null as unknown as string, {
+        dimension: "convergence",
+        agent_id: undefined,
+        channel: "c",
+      }),
+      verdict(evaluation, run),
+    ]);
+    const target = await store().evaluations.create({ source: "t.json" });
+    await expect(store().scores.copy(evaluation, target.id)).rejects.toThrow(StoreError);
+    expect(await store().scores.forEvaluation(target.id)).toEqual([]);
+  });
 });

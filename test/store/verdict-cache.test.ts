@@ -154,4 +154,36 @@ describeStore("verdict cache", ({ store }) => {
       },
     ]);
   });
+
+  test("the generation stays while entries are only added and read, and moves when one is replaced", async () => {
+    const cache = store().verdictCache;
+    await cache.put([entry("g1")]);
+    const before = await cache.generation();
+    await cache.put([entry("g2"), entry("g3")]);
+    await cache.get(["g1", "g2"]);
+    expect(await cache.generation()).toBe(before);
+    await cache.put([entry("g4"), entry("g1", { value: { score: 2, reasoning: "Changed." } })]);
+    expect(await cache.generation()).toBeGreaterThan(before);
+  });
+
+  test("the generation moves on every clear, even one that deletes nothing", async () => {
+    const cache = store().verdictCache;
+    const before = await cache.generation();
+    expect(await cache.clear({ model: "no-such-model" })).toBe(0);
+    const after = await cache.generation();
+    expect(after).toBeGreaterThan(before);
+    await cache.clear();
+    expect(await cache.generation()).toBeGreaterThan(after);
+  });
+
+  test("hits tallied in bulk count in the statistics as looked-up hits do", async () => {
+    const cache = store().verdictCache;
+    await cache.put([entry("t1")]);
+    await cache.tally([{ provider: "openai", model: "fake-model-b", hits: 40, input: 4000, output: 800 }]);
+    await cache.tally([{ provider: "openai", model: "fake-model-b", hits: 0, input: 0, output: 0 }]);
+    expect(await cache.stats()).toMatchObject({
+      hits: 40,
+      saved_usage: { input_tokens: 4000, output_tokens: 800 },
+    });
+  });
 });
