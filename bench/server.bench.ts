@@ -1,4 +1,5 @@
-// The JSON API over a large store (issue 22): a PGlite folder with 10,000 completed runs of 20 agents and
+// The JSON API over a large store (issue 22): a PGlite folder, or a database of its own on a PostgreSQL
+// server (`--db postgres://…` or DRAMATURG_BENCH_DB), with 10,000 completed runs of 20 agents and
 // 1,000,000 verdict rows, seeded in SQL with generate_series; then the p95 of `GET /api/runs` (first page,
 // one agent's, a page deep behind a cursor) and of an agent's history, and the dashboard's pages (`/agents`,
 // an agent's drift page, `/runs`), through `app.request()` (no socket): server time.
@@ -6,10 +7,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { createServerApp } from "../src/server/index.ts";
 import { openStore, type Store } from "../src/store/index.ts";
 
+/** The environment variable naming a PostgreSQL server to bench on (`npm run bench` passes no options). */
+export const BENCH_DB_ENV = "DRAMATURG_BENCH_DB";
+
+/** The database created on that server for one run, and dropped after it. */
+const BENCH_DATABASE = "dramaturg_bench";
+
 export interface ServerFigures {
+  /** Where the store was: `pglite` (a temp folder) or `postgres` (a database of its own). */
+  backend: "pglite" | "postgres";
   runs: number;
   scores: number;
   agents: number;
@@ -21,6 +31,48 @@ export interface ServerFigures {
 
 const AGENTS = 20;
 const SCORES_PER_RUN = 100;
+/** Stored session analyses (no result documents: the list's filter is what is measured), 3 agents each. */
+const SESSIONS = 2_000;
+
+/**
+ * A fresh store for one run: a PGlite folder in TMPDIR, or the `dramaturg_bench` database created on the
+ * given server (dropped first if a crashed run left it). `drop` removes it.
+ */
+async function benchStore(db: string | undefined): Promise<{ store: Store; drop(): Promise<void> }> {
+  if (db === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "dramaturg-server-bench-"));
+    const store = await openStore(join(dir, "store"));
+    return {
+      store,
+      async drop() {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  if (!/^postgres(ql)?:\/\//.test(db)) throw new Error(`--db: expected a postgres:// URL, got ${db}`);
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: db });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`DROP DATABASE IF EXISTS ${BENCH_DATABASE} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${BENCH_DATABASE}`);
+  const url = new URL(db);
+  url.pathname = `/${BENCH_DATABASE}`;
+  const store = await openStore(url.toString());
+  return {
+    store,
+    async drop() {
+      await store.close();
+      await admin(`DROP DATABASE IF EXISTS ${BENCH_DATABASE} WITH (FORCE)`);
+    },
+  };
+}
 
 /** Runs, their evaluations and scores, inserted by the database itself: seconds, not minutes. */
 async function seed(store: Store, runs: number): Promise<void> {
@@ -68,6 +120,15 @@ async function seed(store: Store, runs: number): Promise<void> {
         WHERE r.id = ANY($1::uuid[])`,
       [ids.slice(i, i + batch).map((r) => r.id), SCORES_PER_RUN],
     );
+  // Session analyses, each of three of the agents, for the list's agent filter.
+  await db.query(
+    `INSERT INTO evaluations (kind, status, source, agents, created_at, started_at, completed_at)
+     SELECT 'session', 'completed', 'session-' || s,
+            ARRAY['agent-' || (1 + s % $2), 'agent-' || (1 + (s + 1) % $2), 'agent-' || (1 + (s + 7) % $2)],
+            now() - (s || ' minutes')::interval, now() - (s || ' minutes')::interval, now() - (s || ' minutes')::interval
+       FROM generate_series(1, $1) s`,
+    [SESSIONS, AGENTS],
+  );
   await db.query("ANALYZE");
 }
 
@@ -75,9 +136,17 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 const round = (n: number) => Math.round(n * 100) / 100;
 
-export async function benchServer({ runs = 10_000, requests = 200 } = {}): Promise<ServerFigures> {
-  const dir = mkdtempSync(join(tmpdir(), "dramaturg-server-bench-"));
-  const store = await openStore(join(dir, "store"));
+export async function benchServer({
+  runs = 10_000,
+  requests = 200,
+  db = process.env[BENCH_DB_ENV] || undefined,
+}: {
+  runs?: number;
+  requests?: number;
+  /** A PostgreSQL server URL; default a PGlite folder. */
+  db?: string;
+} = {}): Promise<ServerFigures> {
+  const { store, drop } = await benchStore(db);
   try {
     const started = performance.now();
     await seed(store, runs);
@@ -95,6 +164,12 @@ export async function benchServer({ runs = 10_000, requests = 200 } = {}): Promi
     let deep = "";
     for (let page = 0; page < 40; page++)
       deep = (await json(`/api/runs?limit=50${deep ? `&cursor=${deep}` : ""}`)).next_cursor ?? "";
+    // An agent's history two pages back (of 200 runs each): its runs 400 before the newest.
+    let older = "";
+    for (let page = 0; page < 2; page++)
+      older =
+        (await json(`/api/agents/agent-1/history?limit=200${older ? `&cursor=${older}` : ""}`)).next_cursor ??
+        "";
     const first = (await json("/api/runs?limit=1")) as unknown as { runs: { id: string }[] };
     const kinds: Record<string, (i: number) => string> = {
       "GET /api/runs": () => "/api/runs",
@@ -105,8 +180,10 @@ export async function benchServer({ runs = 10_000, requests = 200 } = {}): Promi
       "GET /api/agents/:id/history": (i) => `/api/agents/agent-${1 + (i % AGENTS)}/history`,
       "GET /api/agents/:id/history?dimension=adherence": (i) =>
         `/api/agents/agent-${1 + (i % AGENTS)}/history?dimension=adherence`,
+      "GET /api/agents/:id/history?cursor=(page 3)": () => `/api/agents/agent-1/history?cursor=${older}`,
       "GET /api/runs/:id (100 verdicts)": () => `/api/runs/${first.runs[0]!.id}`,
       "GET /api/agents": () => "/api/agents",
+      "GET /api/sessions?agent=…": (i) => `/api/sessions?agent=agent-${1 + (i % AGENTS)}`,
     };
     // The dashboard's pages: HTML rendered from the same store calls (issue 22's < 200 ms target).
     const pages: Record<string, (i: number) => string> = {
@@ -115,6 +192,7 @@ export async function benchServer({ runs = 10_000, requests = 200 } = {}): Promi
       "page /runs": () => "/runs",
       "page /runs?agent=…": (i) => `/runs?agent=agent-${1 + (i % AGENTS)}`,
       "page /runs/:id (100 verdicts)": () => `/runs/${first.runs[0]!.id}`,
+      "page /sessions?agent=…": (i) => `/sessions?agent=agent-${1 + (i % AGENTS)}`,
     };
     const html = async (path: string) => {
       const response = await app.request(path);
@@ -142,6 +220,7 @@ export async function benchServer({ runs = 10_000, requests = 200 } = {}): Promi
       };
     }
     return {
+      backend: db === undefined ? "pglite" : "postgres",
       runs: Number(counted.rows[0]!.runs),
       scores: Number(counted.rows[0]!.scores),
       agents: AGENTS,
@@ -150,10 +229,12 @@ export async function benchServer({ runs = 10_000, requests = 200 } = {}): Promi
       requests,
     };
   } finally {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await drop();
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url))
-  console.log(JSON.stringify(await benchServer(), null, 2));
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const at = process.argv.indexOf("--db");
+  const db = at === -1 ? undefined : process.argv[at + 1];
+  console.log(JSON.stringify(await benchServer(db === undefined ? {} : { db }), null, 2));
+}

@@ -163,7 +163,13 @@ function conversationKind(
       ),
       trivial: () => [],
     },
-    describe: () => ({ source: name, config: { judge: judgeSpec }, input: { job, passes } }),
+    // The agent a conversation evaluates is its target, named by the job's `target.chatbot`.
+    describe: () => ({
+      source: name,
+      config: { judge: judgeSpec },
+      agents: [job.target.chatbot],
+      input: { job, passes },
+    }),
     async begin() {},
     async reopen() {},
     scoreRow: (v, evaluationId) => scoreFromVerdict(v.verdict, { evaluation_id: evaluationId }),
@@ -446,7 +452,7 @@ export async function listConversationResults({
   ...page
 }: { store: Store; limit?: number } & Pick<
   NonNullable<Parameters<Store["evaluations"]["list"]>[0]>,
-  "after" | "since" | "until"
+  "after" | "since" | "until" | "agent"
 >) {
   const rows = await store.evaluations.list({ kind: "conversation", limit, ...page });
   const out: {
@@ -454,6 +460,8 @@ export async function listConversationResults({
     created_at: string;
     status: string;
     job: string;
+    /** The agent under test (the job's target.chatbot). */
+    agent: string | null;
     passes: { pass: PassName; score: number | null }[];
   }[] = [];
   for (const row of rows) {
@@ -466,6 +474,7 @@ export async function listConversationResults({
       created_at: row.created_at,
       status: row.status,
       job: result?.job ?? row.source,
+      agent: row.agents[0] ?? null,
       passes:
         result?.format === CONVERSATION_RESULT_FORMAT
           ? result.passes.map((p) => ({ pass: p.pass, score: p.composite.score }))

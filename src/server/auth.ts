@@ -1,8 +1,11 @@
 // Token authentication: with a token set, every request but the login form needs it, as a bearer header
-// (programs) or the HttpOnly cookie the login form sets (browsers). Without one, 401 in the API's shape.
+// (programs) or the HttpOnly cookie the login form sets (browsers). Without one, 401: in the API's shape,
+// or, for a browser asking for a page, the sign-in form, which sends it back to that page afterwards.
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
+import { loginPage } from "../web/index.ts";
 import { ApiError } from "./api-error.ts";
+import { sameSitePath } from "./next-path.ts";
 import { sameSecret, sessionValue } from "./token.ts";
 
 export const SESSION_COOKIE = "dramaturg_session";
@@ -22,6 +25,10 @@ export function requireToken(token: string): MiddlewareHandler {
       (cookie !== undefined && sameSecret(cookie, cookieValue));
     if (ok) return next();
     c.header("WWW-Authenticate", 'Bearer realm="dramaturg"');
+    if (wantsPage(c.req.method, c.req.path, c.req.header("accept"))) {
+      const url = new URL(c.req.url);
+      return c.html(loginPage({ next: sameSitePath(`${url.pathname}${url.search}`) }), 401);
+    }
     const error = new ApiError(
       401,
       "unauthorized",
@@ -31,4 +38,15 @@ export function requireToken(token: string): MiddlewareHandler {
     );
     return c.json(error.body, 401);
   };
+}
+
+/** A browser on a page: a GET outside the API that accepts HTML. Programs and API calls get JSON. */
+function wantsPage(method: string, path: string, accept: string | undefined): boolean {
+  return (
+    (method === "GET" || method === "HEAD") &&
+    path !== "/api" &&
+    !path.startsWith("/api/") &&
+    accept !== undefined &&
+    /(^|,)\s*text\/html\s*(;|,|$)/i.test(accept)
+  );
 }

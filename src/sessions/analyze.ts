@@ -300,6 +300,8 @@ export interface StoredSessionAnalysis {
   status: string;
   source: string;
   sessions: number;
+  /** The sessions' agents, by id. */
+  agents: string[];
   /** Each session's id and overall score, when the analysis completed. */
   scores: { session_id: string | null; overall_score: number | null; findings: number; bad_turns: number }[];
   judge: string | null;
@@ -312,9 +314,10 @@ export async function listSessionAnalyses({
 }: {
   store: Store;
   limit?: number;
-} & Pick<NonNullable<Parameters<Store["evaluations"]["list"]>[0]>, "after" | "since" | "until">): Promise<
-  StoredSessionAnalysis[]
-> {
+} & Pick<
+  NonNullable<Parameters<Store["evaluations"]["list"]>[0]>,
+  "after" | "since" | "until" | "agent"
+>): Promise<StoredSessionAnalysis[]> {
   const rows = await store.evaluations.list({ kind: "session", limit, ...page });
   const out: StoredSessionAnalysis[] = [];
   for (const row of rows) {
@@ -329,6 +332,7 @@ export async function listSessionAnalyses({
       status: row.status,
       source: row.source,
       sessions: analyses.length,
+      agents: row.agents,
       scores: analyses.map((a) => ({
         session_id: a.session_id,
         overall_score: a.overall_score,

@@ -428,6 +428,7 @@ export function sessionEvaluation(
     describe: () => ({
       source: sources.map((s) => s.file).join(", "),
       config: { judge_descriptor: judge, judge: judgeSpec, ccm_threshold: input.ccmThreshold ?? 0.5 },
+      agents: sessions.flatMap((session) => session.agents.map((agent) => agent.id)),
       input: { sessions, sources },
     }),
     async begin() {},

@@ -24,6 +24,8 @@ export interface EvaluationRow {
   source: string;
   /** Judge (provider, model, temperature, mode, double_check, trials, prompt_version), dimensions, window… */
   config: Record<string, unknown>;
+  /** The agents it evaluated, by id (a session's agents, a conversation's target); what lists filter by. */
+  agents: string[];
   propositions_hash: string | null;
   errored: number;
   token_usage: TokenUsage | null;
@@ -40,8 +42,14 @@ export interface NewEvaluation {
   source: string;
   config?: Record<string, unknown>;
   propositions_hash?: string;
+  /** The agents it evaluates, by id: what `list({ agent })` finds it by. */
+  agents?: readonly string[];
   /** What was evaluated (a kind's own JSON: the transcript, the resolved propositions), for resume and show. */
   input?: unknown;
+  /** A digest of everything that determines its verdicts (see EvaluationOfKind.fingerprint): what a reuse matches. */
+  fingerprint?: string;
+  /** The verdict cache's generation when it was created (see VerdictCacheRepository.generation). */
+  cache_generation?: number;
 }
 
 export interface EvaluationOutcome {
@@ -67,6 +75,15 @@ export interface EvaluationRepository {
   input(id: string): Promise<unknown>;
   /** The result document stored on completion (undefined before, or when none was). */
   result(id: string): Promise<unknown>;
+  /**
+   * The newest completed evaluation of a kind with this fingerprint, created at this cache generation, with
+   * no errored verdict and every verdict served by the cache (hits, no miss): one a rerun may reuse whole.
+   */
+  reusable(query: {
+    kind: EvaluationKind;
+    fingerprint: string;
+    generation: number;
+  }): Promise<EvaluationRow | undefined>;
   /** The newest evaluation of a kind that did not complete (pending, running or failed): what a resume continues. */
   latestIncomplete(kind: EvaluationKind): Promise<EvaluationRow | undefined>;
   /** Newest first; a page of them after `after` (the previous page's last row) and within `since`…`until`. */
@@ -74,6 +91,8 @@ export interface EvaluationRepository {
     options?: {
       kind?: EvaluationKind;
       status?: LifecycleStatus;
+      /** Only evaluations of this agent (one of their `agents`). */
+      agent?: string;
       after?: PageAfter;
       limit?: number;
     } & CreatedRange,
@@ -95,7 +114,7 @@ const toRow = (r: Raw): EvaluationRow => ({
 
 // The row without the large documents (input, result), which only resume and show read.
 const COLUMNS =
-  "id, kind, status, source, config, propositions_hash, errored, token_usage, cache, error, created_at, started_at, completed_at";
+  "id, kind, status, source, config, agents, propositions_hash, errored, token_usage, cache, error, created_at, started_at, completed_at";
 
 const OUTCOME = [
   "errored = COALESCE($3, errored)",
@@ -123,11 +142,29 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
     return text === null || text === undefined ? undefined : JSON.parse(text);
   };
   return {
-    async create({ kind = "persona", source, config = {}, propositions_hash, input }) {
+    async create({
+      kind = "persona",
+      source,
+      config = {},
+      propositions_hash,
+      agents = [],
+      input,
+      fingerprint,
+      cache_generation,
+    }) {
       const result = await db.query<Raw>(
-        `INSERT INTO evaluations (kind, source, config, propositions_hash, input)
-         VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING ${COLUMNS}`,
-        [kind, source, JSON.stringify(config), propositions_hash ?? null, jsonParam(input)],
+        `INSERT INTO evaluations (kind, source, config, propositions_hash, input, agents, fingerprint, cache_generation)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6::text[], $7, $8) RETURNING ${COLUMNS}`,
+        [
+          kind,
+          source,
+          JSON.stringify(config),
+          propositions_hash ?? null,
+          jsonParam(input),
+          [...new Set(agents)],
+          fingerprint ?? null,
+          cache_generation ?? null,
+        ],
       );
       return toRow(result.rows[0]!);
     },
@@ -153,6 +190,18 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
     },
     input: (id) => document(id, "input"),
     result: (id) => document(id, "result"),
+    async reusable({ kind, fingerprint, generation }) {
+      const result = await db.query<Raw>(
+        `SELECT ${COLUMNS} FROM evaluations
+          WHERE fingerprint = $1 AND kind = $2 AND status = 'completed' AND cache_generation = $3
+            AND errored = 0 AND result IS NOT NULL
+            AND (cache ->> 'misses')::integer = 0 AND (cache ->> 'hits')::integer > 0
+          ORDER BY created_at DESC, id DESC LIMIT 1`,
+        [fingerprint, kind, generation],
+      );
+      const row = result.rows[0];
+      return row && toRow(row);
+    },
     async latestIncomplete(kind) {
       const result = await db.query<Raw>(
         `SELECT ${COLUMNS} FROM evaluations WHERE kind = $1 AND status <> 'completed' ORDER BY created_at DESC, id DESC LIMIT 1`,
@@ -161,12 +210,13 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
       const row = result.rows[0];
       return row && toRow(row);
     },
-    async list({ kind, status, since, until, after, limit = 50 } = {}) {
+    async list({ kind, status, agent, since, until, after, limit = 50 } = {}) {
       if (after !== undefined && !isUuid(after.id)) return [];
       // As runs' list: the cursor row's exact key, its given time only if it is gone.
       const result = await db.query<Raw>(
         `SELECT ${COLUMNS} FROM evaluations
           WHERE ($1::text IS NULL OR kind = $1) AND ($2::text IS NULL OR status = $2)
+            AND ($8::text IS NULL OR agents @> ARRAY[$8::text])
             AND ($4::timestamptz IS NULL OR created_at >= $4::timestamptz)
             AND ($5::timestamptz IS NULL OR created_at <= $5::timestamptz)
             AND ($6::uuid IS NULL OR (created_at, id) <
@@ -180,6 +230,7 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
           until ?? null,
           after?.id ?? null,
           after?.created_at ?? null,
+          agent ?? null,
         ],
       );
       return result.rows.map(toRow);

@@ -32,6 +32,7 @@ export interface EvaluationRecord {
   status: LifecycleStatus;
   source: string;
   config: string;
+  agents: string[];
   propositions_hash: string | null;
   errored: number;
   token_usage: string | null;
@@ -43,6 +44,8 @@ export interface EvaluationRecord {
   /** JSON text as given (a text column, not jsonb: key order kept). */
   input: string | null;
   result: string | null;
+  fingerprint: string | null;
+  cache_generation: number | null;
 }
 
 export interface RunRecord {
@@ -76,6 +79,7 @@ const evaluationRow = (r: EvaluationRecord): EvaluationRow => ({
   status: r.status,
   source: r.source,
   config: jsonOut<Record<string, unknown>>(r.config)!,
+  agents: [...r.agents],
   propositions_hash: r.propositions_hash,
   errored: r.errored,
   token_usage: jsonOut<TokenUsage>(r.token_usage),
@@ -168,13 +172,23 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
     return text === null || text === undefined ? undefined : JSON.parse(text);
   };
   return {
-    async create({ kind = "persona", source, config = {}, propositions_hash, input }) {
+    async create({
+      kind = "persona",
+      source,
+      config = {},
+      propositions_hash,
+      agents = [],
+      input,
+      fingerprint,
+      cache_generation,
+    }) {
       const r: EvaluationRecord = {
         id: randomUUID(),
         kind,
         status: "pending",
         source,
         config: jsonbText(config)!,
+        agents: [...new Set(agents)],
         propositions_hash: propositions_hash ?? null,
         errored: 0,
         token_usage: null,
@@ -185,6 +199,8 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
         completed_at: null,
         input: input === undefined || input === null ? null : JSON.stringify(input),
         result: null,
+        fingerprint: fingerprint ?? null,
+        cache_generation: cache_generation ?? null,
       };
       table.set(r.id, r);
       return evaluationRow(r);
@@ -220,12 +236,29 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
     },
     input: async (id) => document(id, "input"),
     result: async (id) => document(id, "result"),
+    async reusable({ kind, fingerprint, generation }) {
+      const rows = [...table.values()].filter((r) => {
+        const cache = jsonOut<CacheStats>(r.cache);
+        return (
+          r.fingerprint === fingerprint &&
+          r.kind === kind &&
+          r.status === "completed" &&
+          r.cache_generation === generation &&
+          r.errored === 0 &&
+          r.result !== null &&
+          cache?.misses === 0 &&
+          cache.hits > 0
+        );
+      });
+      const r = rows.sort(newestFirst)[0];
+      return r && evaluationRow(r);
+    },
     async latestIncomplete(kind) {
       const rows = [...table.values()].filter((r) => r.kind === kind && r.status !== "completed");
       const r = rows.sort(newestFirst)[0];
       return r && evaluationRow(r);
     },
-    async list({ kind, status, since, until, after, limit = 50 } = {}) {
+    async list({ kind, status, agent, since, until, after, limit = 50 } = {}) {
       if (after !== undefined && !isUuid(after.id)) return [];
       const inRange = createdIn(since, until);
       const cursor =
@@ -238,6 +271,7 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
         (r) =>
           (kind === undefined || r.kind === kind) &&
           (status === undefined || r.status === status) &&
+          (agent === undefined || r.agents.includes(agent)) &&
           inRange(r) &&
           (cursor === undefined || newestFirst(cursor, r) < 0),
       );
@@ -363,10 +397,19 @@ export function memoryRuns(
       }
       return marked.map(runRow).sort((a, b) => a.trial - b.trial);
     },
-    async history({ agent, dimension, limit }) {
+    async history({ agent, dimension, limit, before }) {
+      if (before !== undefined && !isUuid(before.id)) return [];
+      const cursor =
+        before &&
+        (byUuid(table, before.id) ?? {
+          created_at: timestampIn(before.created_at),
+          trial: 2147483647,
+          id: before.id.toLowerCase(),
+        });
       const points: { r: RunRecord; score: number | null; count: number | null }[] = [];
       for (const r of table.values()) {
         if (r.agent_id !== agent || r.status !== "completed") continue;
+        if (cursor !== undefined && newestRunFirst(cursor, r) >= 0) continue;
         if (dimension === undefined) {
           points.push({ r, score: r.overall_score, count: null });
           continue;

@@ -317,4 +317,37 @@ ALTER TABLE correction_logs
     ('passed', 'corrected', 'passed_after_retry', 'forced_through', 'timeout_pass_through', 'rejected'));
 `,
   },
+  {
+    version: 7,
+    name: "evaluation_agents",
+    sql: /* sql */ `
+-- The agents an evaluation evaluated (a session's agents, a conversation's target), so the lists of session
+-- analyses and conversations filter by agent in SQL, through a GIN index, without reading their documents.
+ALTER TABLE evaluations ADD COLUMN agents text[] NOT NULL DEFAULT '{}';
+UPDATE evaluations e
+   SET agents = ARRAY(SELECT DISTINCT a ->> 'id'
+                        FROM jsonb_array_elements(e.input::jsonb -> 'sessions') s,
+                             jsonb_array_elements(s -> 'agents') a
+                       WHERE a ->> 'id' IS NOT NULL)
+ WHERE kind = 'session' AND jsonb_typeof(e.input::jsonb -> 'sessions') = 'array';
+UPDATE evaluations
+   SET agents = ARRAY[input::jsonb -> 'job' -> 'target' ->> 'chatbot']
+ WHERE kind = 'conversation' AND jsonb_typeof(input::jsonb -> 'job' -> 'target' -> 'chatbot') = 'string';
+CREATE INDEX evaluations_agents_idx ON evaluations USING gin (agents);
+`,
+  },
+  {
+    version: 8,
+    name: "evaluation_fingerprint_and_cache_generation",
+    sql: /* sql */ `
+-- A rerun of an unchanged evaluation whose every verdict the cache holds reuses a stored one as a whole
+-- (its score rows copied in one statement) instead of looking thousands of verdicts up one by one. An
+-- evaluation keeps a digest of everything that determines its verdicts, and the verdict cache's generation
+-- when it was created: the generation moves whenever an entry is deleted or replaced, and an evaluation is
+-- reused only while it has not moved, so a reuse never copies a verdict the cache no longer holds.
+ALTER TABLE evaluations ADD COLUMN fingerprint text, ADD COLUMN cache_generation bigint;
+CREATE INDEX evaluations_fingerprint ON evaluations (fingerprint, created_at) WHERE fingerprint IS NOT NULL;
+CREATE SEQUENCE verdict_cache_generation;
+`,
+  },
 ];

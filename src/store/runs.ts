@@ -126,8 +126,16 @@ export interface RunRepository {
    * Returns the runs now marked.
    */
   markBaseline(id: string): Promise<RunRow[]>;
-  /** An agent's completed runs, oldest first; the last `limit` of them when a limit is given. */
-  history(options: { agent: string; dimension?: string; limit?: number }): Promise<HistoryPoint[]>;
+  /**
+   * An agent's completed runs, oldest first; the last `limit` of them when a limit is given, and only those
+   * older than `before` (the oldest point of the page before: history pages walk back in time).
+   */
+  history(options: {
+    agent: string;
+    dimension?: string;
+    limit?: number;
+    before?: PageAfter;
+  }): Promise<HistoryPoint[]>;
 }
 
 type Raw = Omit<RunRow, "window_start" | "window_end" | "created_at" | "started_at" | "completed_at"> & {
@@ -265,7 +273,8 @@ export function runRepository(db: Queryable): RunRepository {
         .map(toRow)
         .sort((a, b) => a.trial - b.trial);
     },
-    async history({ agent, dimension, limit }) {
+    async history({ agent, dimension, limit, before }) {
+      if (before !== undefined && !isUuid(before.id)) return [];
       const result = await db.query<
         Omit<HistoryPoint, "created_at" | "completed_at"> & {
           created_at: Date | string;
@@ -281,11 +290,14 @@ export function runRepository(db: Queryable): RunRepository {
              FROM evaluation_runs
             WHERE agent_id = $1 AND status = 'completed'
               AND ($2::text IS NULL OR dimension_scores ? $2::text)
+              AND ($4::uuid IS NULL OR (created_at, trial, id) <
+                   (SELECT COALESCE(MAX(created_at), $5::timestamptz), COALESCE(MAX(trial), 2147483647), $4::uuid
+                      FROM evaluation_runs WHERE id = $4::uuid))
             ORDER BY created_at DESC, trial DESC, id DESC
             LIMIT $3
          ) recent
          ORDER BY created_at, trial, run_id`,
-        [agent, dimension ?? null, limit ?? null],
+        [agent, dimension ?? null, limit ?? null, before?.id ?? null, before?.created_at ?? null],
       );
       return result.rows.map((r) => ({
         ...r,

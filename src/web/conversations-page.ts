@@ -15,9 +15,10 @@ const PASS_TITLE: Record<string, string> = {
 };
 
 export async function conversationsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
-  const { since, until, limit } = query;
+  const { agent, since, until, limit } = query;
   const rows = await listConversationResults({
     store,
+    agent,
     since,
     until,
     after: decodeCursor(query.cursor),
@@ -26,14 +27,15 @@ export async function conversationsPage({ store }: DashboardContext, query: Page
   const page = pageOf(rows, limit);
   const body =
     page.rows.length === 0
-      ? since || until || query.cursor
+      ? agent || since || until || query.cursor
         ? html`<p>No conversation matches these filters.</p>`
         : firstRun("conversations")
       : html`<table class="conversations">
-<thead><tr><th>Run</th><th>Created</th><th>Job</th><th>Status</th><th>Composite per pass</th></tr></thead>
+<thead><tr><th>Run</th><th>Created</th><th>Job</th><th>Agent under test</th><th>Status</th><th>Composite per pass</th></tr></thead>
 <tbody>${page.rows.map(
           (r) => html`<tr>
 <td><a href="/conversations/${r.id}">${shortId(r.id)}</a></td><td>${when(r.created_at)}</td><td>${r.job}</td>
+<td>${r.agent === null ? "—" : html`<a href="${hrefWith("/conversations", { agent: r.agent })}">${r.agent}</a>`}</td>
 <td><span class="status ${r.status}">${r.status}</span></td>
 <td>${r.passes.map((p) => html`<span class="chip">${PASS_TITLE[p.pass] ?? p.pass} ${score1(p.score)}</span> `)}</td>
 </tr>`,
@@ -42,9 +44,9 @@ export async function conversationsPage({ store }: DashboardContext, query: Page
     title: "Conversations",
     section: "conversations",
     body: html`<h1>Conversations</h1>
-${filterForm("/conversations", query, ["since", "until"])}
+${filterForm("/conversations", query, ["agent", "since", "until"])}
 ${body}
-${nextPageLink(page.next && hrefWith("/conversations", { since, until, cursor: page.next }))}`,
+${nextPageLink(page.next && hrefWith("/conversations", { agent, since, until, cursor: page.next }))}`,
   });
 }
 

@@ -12,7 +12,18 @@ const NAV: readonly [Section, string][] = [
   ["corrections", "Corrections"],
 ];
 
-export function layout({ title, section, body }: { title: string; section?: Section; body: Fragment }): Html {
+export function layout({
+  title,
+  section,
+  body,
+  signedOut = false,
+}: {
+  title: string;
+  section?: Section;
+  body: Fragment;
+  /** A page for a visitor without the token (the login form): no navigation, whose every link would ask again, and no script. */
+  signedOut?: boolean;
+}): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -20,14 +31,19 @@ export function layout({ title, section, body }: { title: string; section?: Sect
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Dramaturg</title>
 <link rel="stylesheet" href="/assets/dashboard.css">
-<script src="/assets/dashboard.js" defer></script>
+${signedOut ? "" : html`<script src="/assets/dashboard.js" defer></script>`}
 </head>
 <body>
 <header class="top">
 <a class="brand" href="/agents">Dramaturg</a>
-<nav aria-label="sections">${NAV.map(
-    ([id, label]) => html`<a href="/${id}"${id === section ? html` aria-current="page"` : ""}>${label}</a>`,
-  )}</nav>
+${
+  signedOut
+    ? ""
+    : html`<nav aria-label="sections">${NAV.map(
+        ([id, label]) =>
+          html`<a href="/${id}"${id === section ? html` aria-current="page"` : ""}>${label}</a>`,
+      )}</nav>`
+}
 </header>
 <main>
 ${body}

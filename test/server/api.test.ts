@@ -128,6 +128,29 @@ describe("GET /api/agents/:id/history", () => {
     expect(body.points.map((p: { score: number }) => p.score)).toEqual([6, 7, 8]);
   });
 
+  it("pages walk back in time with the cursor, each page oldest first", async () => {
+    const first = await get("/api/agents/marta/history?dimension=adherence&limit=2");
+    expect(first.body.points.map((p: { score: number }) => p.score)).toEqual([7, 8]);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await get(
+      `/api/agents/marta/history?dimension=adherence&limit=2&cursor=${first.body.next_cursor}`,
+    );
+    expect(second.body.points.map((p: { score: number }) => p.score)).toEqual([6]);
+    expect(second.body.next_cursor).toBeNull();
+  });
+
+  it("the first point of a page says what changed since the run before it, on the older page", async () => {
+    const all = await get("/api/agents/marta/history?dimension=adherence");
+    const page = await get("/api/agents/marta/history?dimension=adherence&limit=1");
+    expect(page.body.points).toEqual(all.body.points.slice(-1));
+  });
+
+  it("a history cursor the server did not give is a 400 naming the cursor", async () => {
+    const { status, body } = await get("/api/agents/marta/history?cursor=nonsense");
+    expect(status).toBe(400);
+    expect(body.error.path).toBe("cursor");
+  });
+
   it("an unknown agent is a 404", async () => {
     expect((await get("/api/agents/nobody/history")).status).toBe(404);
   });
@@ -149,6 +172,14 @@ describe("GET /api/conversations", () => {
         passes: [{ pass: "first", score: 0.75 }],
       }),
     ]);
+  });
+
+  it("filters by the agent under test, the job's target", async () => {
+    const mine = await get("/api/conversations?agent=refund-bot");
+    expect(mine.body.conversations).toEqual([
+      expect.objectContaining({ id: seeded.conversationId, agent: "refund-bot" }),
+    ]);
+    expect((await get("/api/conversations?agent=marta")).body.conversations).toEqual([]);
   });
 
   it("gives one conversation's stored result", async () => {

@@ -28,6 +28,24 @@ const ROUTES: [method: string, path: string][] = [
   ["GET", "/api/openapi.json"],
 ];
 
+/** Every dashboard page. */
+const PAGES = [
+  "/",
+  "/agents",
+  "/agents/marta",
+  "/runs",
+  `/runs/${ANY_ID}`,
+  "/sessions",
+  `/sessions/${ANY_ID}`,
+  "/conversations",
+  `/conversations/${ANY_ID}`,
+  "/corrections",
+  "/assets/dashboard.css",
+];
+
+/** What a browser sends as Accept on a page. */
+const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
 let store: Store;
 let app: ReturnType<typeof createServerApp>;
 
@@ -105,6 +123,57 @@ describe("a server started with a token", () => {
       cookie: `dramaturg_session=${sessionValue("other")}`,
     });
     expect(response.status).toBe(401);
+  });
+});
+
+describe("a browser without the token", () => {
+  it.each(PAGES)("GET %s is a 401 whether or not it asks for HTML", async (path) => {
+    expect((await request("GET", path)).status).toBe(401);
+    expect((await request("GET", path, { accept: BROWSER })).status).toBe(401);
+  });
+
+  it("a page asked for as HTML gets the sign-in form, which will send it back to that page", async () => {
+    const response = await request("GET", "/runs?agent=marta&limit=5", { accept: BROWSER });
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    const page = await response.text();
+    expect(page).toMatch(/<form method="post" action="\/login"/);
+    expect(page).toContain('<input type="hidden" name="next" value="/runs?agent=marta&amp;limit=5">');
+    expect(page).toContain('href="/assets/dashboard.css"');
+    expect(page).not.toMatch(/<script/i);
+  });
+
+  it("an API route asked for as HTML still gets the JSON 401", async () => {
+    const response = await request("GET", "/api/runs", { accept: BROWSER });
+    expect(response.status).toBe(401);
+    expect((await json(response)).error.code).toBe("unauthorized");
+  });
+
+  it("signing in goes back to the page asked for", async () => {
+    const login = await app.request("/login", {
+      method: "POST",
+      body: new URLSearchParams({ token: TOKEN, next: "/sessions?agent=planner" }),
+    });
+    expect(login.status).toBe(303);
+    expect(login.headers.get("location")).toBe("/sessions?agent=planner");
+  });
+
+  it("a next that leaves the site sends the browser to the dashboard instead", async () => {
+    const login = await app.request("/login", {
+      method: "POST",
+      body: new URLSearchParams({ token: TOKEN, next: "//evil.example/phish" }),
+    });
+    expect(login.headers.get("location")).toBe("/");
+  });
+
+  it("a wrong token keeps the page to go back to in the form", async () => {
+    const login = await app.request("/login", {
+      method: "POST",
+      body: new URLSearchParams({ token: "guess", next: "/corrections" }),
+    });
+    expect(login.status).toBe(401);
+    const page = await login.text();
+    expect(page).toContain("That token is not valid.");
+    expect(page).toContain('name="next" value="/corrections"');
   });
 });
 

@@ -79,7 +79,12 @@ export async function seedStore(
       outcome: "forced_through",
     },
   ]);
-  const conversation = await store.evaluations.create({ kind: "conversation", source: "refund-desk.yml" });
+  // Its agent is the job's target.chatbot, as runConversation stores it.
+  const conversation = await store.evaluations.create({
+    kind: "conversation",
+    source: "refund-desk.yml",
+    agents: ["refund-bot"],
+  });
   await store.evaluations.start(conversation.id);
   await store.evaluations.complete(conversation.id, {
     result: JSON.parse(readFileSync(`${ROOT}test/fixtures/server/conversation-result.json`, "utf8")),

@@ -68,6 +68,21 @@ describe("POST /api/sessions/analyze", () => {
     expect(await json(one)).toEqual(posted);
   });
 
+  it("the list filters by an agent of the session, a page at a time", async () => {
+    const body = readFileSync(`${ROOT}${REFUND}`, "utf8");
+    const older = await json(await post("/api/sessions/analyze?judge=none", body));
+    const newer = await json(await post("/api/sessions/analyze?judge=none", body));
+    const first = await json(await app.request("/api/sessions?agent=planner&limit=1"));
+    expect(first.sessions.map((s: { id: string }) => s.id)).toEqual([newer.evaluation_id]);
+    expect(first.sessions[0].agents).toEqual(["planner", "executor"]);
+    const second = await json(
+      await app.request(`/api/sessions?agent=planner&limit=1&cursor=${first.next_cursor}`),
+    );
+    expect(second.sessions.map((s: { id: string }) => s.id)).toEqual([older.evaluation_id]);
+    const none = await json(await app.request("/api/sessions?agent=nobody"));
+    expect(none.sessions).toEqual([]);
+  });
+
   it("an analysis that has not completed is a 409, one of another kind a 404", async () => {
     const pending = await store.evaluations.create({ kind: "session", source: "request" });
     const response = await app.request(`/api/sessions/${pending.id}`);

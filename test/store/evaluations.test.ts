@@ -111,6 +111,32 @@ describeStore("evaluations", ({ store, fresh }) => {
     expect(await store().evaluations.list({ kind, limit: 1 })).toHaveLength(1);
   });
 
+  test("an evaluation keeps the agents it evaluated, each once", async () => {
+    const e = await store().evaluations.create({
+      kind: "session",
+      source: "s.json",
+      agents: ["planner", "coder", "planner"],
+    });
+    expect(e.agents).toEqual(["planner", "coder"]);
+    expect((await store().evaluations.get(e.id))?.agents).toEqual(["planner", "coder"]);
+    expect((await store().evaluations.create({ source: "t.json" })).agents).toEqual([]);
+  });
+
+  test("evaluations are filtered by one of their agents, and pages of the filter follow each other", async () => {
+    const kind = "session" as const;
+    const agent = `agent-${Math.random().toString(36).slice(2, 10)}`;
+    const a = await store().evaluations.create({ kind, source: "a.json", agents: [agent, "critic"] });
+    await tick();
+    await store().evaluations.create({ kind, source: "b.json", agents: ["critic"] });
+    await tick();
+    const c = await store().evaluations.create({ kind, source: "c.json", agents: ["writer", agent] });
+    const first = await store().evaluations.list({ kind, agent, limit: 1 });
+    expect(first.map((e) => e.id)).toEqual([c.id]);
+    const second = await store().evaluations.list({ kind, agent, after: first[0] });
+    expect(second.map((e) => e.id)).toEqual([a.id]);
+    expect(await store().evaluations.list({ agent: `${agent}-nobody` })).toEqual([]);
+  });
+
   test("an unknown or malformed evaluation id is undefined rather than an error", async () => {
     expect(await store().evaluations.get("00000000-0000-4000-8000-000000000000")).toBeUndefined();
     expect(await store().evaluations.get("not-a-uuid")).toBeUndefined();
@@ -199,6 +225,39 @@ describeStore("evaluations", ({ store, fresh }) => {
     expect(await own.evaluations.list()).toHaveLength(50);
     expect(await own.evaluations.list({ limit: 100 })).toHaveLength(51);
     expect(await own.evaluations.list({ kind: "persona", status: "interrupted" })).toHaveLength(1);
+  });
+  test("a completed evaluation is reusable by its fingerprint and generation only when the cache served it all", async () => {
+    const made = async (
+      over: { generation?: number; misses?: number; errored?: number; complete?: boolean } = {},
+    ) => {
+      const e = await store().evaluations.create({
+        source: "t.json",
+        fingerprint: "fp-reuse",
+        cache_generation: over.generation ?? 3,
+      });
+      await store().evaluations.start(e.id);
+      if (over.complete !== false)
+        await store().evaluations.complete(e.id, {
+          errored: over.errored ?? 0,
+          cache: { hits: 10, misses: over.misses ?? 0 },
+          result: { ok: true },
+        });
+      await tick();
+      return e.id;
+    };
+    const query = { kind: "persona" as const, fingerprint: "fp-reuse", generation: 3 };
+    expect(await store().evaluations.reusable(query)).toBeUndefined();
+    const warm = await made();
+    await made({ misses: 1 });
+    await made({ errored: 1 });
+    await made({ generation: 2 });
+    await made({ complete: false });
+    expect((await store().evaluations.reusable(query))?.id).toBe(warm);
+    expect(await store().evaluations.reusable({ ...query, generation: 4 })).toBeUndefined();
+    expect(await store().evaluations.reusable({ ...query, fingerprint: "other" })).toBeUndefined();
+    expect(await store().evaluations.reusable({ ...query, kind: "session" })).toBeUndefined();
+    const newer = await made();
+    expect((await store().evaluations.reusable(query))?.id).toBe(newer);
   });
 });
 

@@ -115,6 +115,34 @@ describeStore(
       }
     });
 
+    test("the evaluation agents migration finds the agents of session analyses and conversations stored before it", async () => {
+      const old = await openStore(await freshLocation(), { migrate: false });
+      try {
+        const at = MIGRATIONS.findIndex((m) => m.name === "evaluation_agents");
+        await migrate(old.db!, MIGRATIONS.slice(0, at));
+        const session = {
+          sessions: [{ agents: [{ id: "planner" }, { id: "coder" }] }, { agents: [{ id: "coder" }] }],
+        };
+        const conversation = { job: { target: { user: "u1", chatbot: "shop-bot" } }, passes: [] };
+        await old.db!.query(
+          `INSERT INTO evaluations (kind, source, input) VALUES
+           ('session', 's.json', $1), ('conversation', 'job.yml', $2), ('persona', 't.json', '{"agents": []}')`,
+          [JSON.stringify(session), JSON.stringify(conversation)],
+        );
+        await migrate(old.db!, MIGRATIONS.slice(0, at + 1));
+        const rows = await old.db!.query<{ kind: string; agents: string[] }>(
+          "SELECT kind, agents FROM evaluations ORDER BY kind",
+        );
+        expect(rows.rows.map((r) => [r.kind, [...r.agents].sort()])).toEqual([
+          ["conversation", ["shop-bot"]],
+          ["persona", []],
+          ["session", ["coder", "planner"]],
+        ]);
+      } finally {
+        await old.close();
+      }
+    });
+
     test("an edited migration is reported as changed", async () => {
       const edited = MIGRATIONS.map((m) => ({ ...m, sql: `${m.sql}\n-- edited` }));
       expect((await migrationStatus(db(), edited)).changed).toEqual(MIGRATIONS.map((m) => m.version));

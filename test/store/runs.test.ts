@@ -182,6 +182,24 @@ describeStore("runs", ({ store }) => {
     expect(history.map((h) => h.score)).toEqual([6, 7]);
   });
 
+  test("history before a point holds only the older runs, so pages walk back in time", async () => {
+    const agent = await newAgent(store());
+    for (const score of [3, 4, 5, 6, 7]) await completedRun(store(), agent, { adherence: score });
+    const newest = await store().runs.history({ agent, limit: 2 });
+    const oldest = newest[0]!;
+    const before = { id: oldest.run_id, created_at: oldest.created_at };
+    const older = await store().runs.history({ agent, limit: 2, before });
+    expect(older.map((h) => h.score)).toEqual([4, 5]);
+    expect((await store().runs.history({ agent, before })).map((h) => h.score)).toEqual([3, 4, 5]);
+  });
+
+  test("history before a malformed run id is empty rather than an error", async () => {
+    const agent = await newAgent(store());
+    await completedRun(store(), agent, { adherence: 5 });
+    const before = { id: "not-a-uuid", created_at: new Date().toISOString() };
+    expect(await store().runs.history({ agent, before })).toEqual([]);
+  });
+
   test("history skips runs that did not score the dimension", async () => {
     const agent = await newAgent(store());
     await completedRun(store(), agent, { adherence: 5 });

@@ -12,6 +12,7 @@ import { useTempDir } from "../temp-dir.ts";
 const INJECTION = "test/fixtures/web/injection.transcript.json";
 const INJECTION_VERDICTS = "fixtures:test/fixtures/web/injection.judge-fixtures.json";
 const TOKEN = "pages-test-token-0123456789abcdef";
+const FOUR_FAULTS = "test/fixtures/sessions/four-faults.session.json";
 
 const LIST_PAGES = ["/agents", "/runs", "/sessions", "/conversations", "/corrections"];
 
@@ -175,6 +176,50 @@ describe("the pages", () => {
     expect(text).toContain("Regeneration failure rate");
     expect(text).toContain("67 %"); // two of the three seeded checks failed their first attempt
     expect(text).toContain("hand-written");
+  });
+
+  it("the conversations page filters by the agent under test, kept in the filter form", async () => {
+    const mine = await page("/conversations?agent=refund-bot");
+    expect(mine.text).toContain("refund-desk.yml");
+    expect(mine.text).toContain('name="agent" value="refund-bot"');
+    const other = await page("/conversations?agent=marta");
+    expect(other.text).not.toContain("refund-desk.yml");
+    expect(other.text).toContain("No conversation matches these filters.");
+  });
+
+  it("the sessions page filters by an agent of the session and links each agent to its filter", async () => {
+    const analysis = await store.evaluations.create({
+      kind: "session",
+      source: "filter.json",
+      agents: ["triage"],
+    });
+    const mine = await page("/sessions?agent=triage");
+    expect(mine.text).toContain(`/sessions/${analysis.id}`);
+    expect(mine.text).toContain('href="/sessions?agent=triage"');
+    expect((await page("/sessions?agent=nobody")).text).toContain(
+      "No session analysis matches these filters.",
+    );
+  });
+
+  it("a session's tool findings are shown beside the step whose call they are about", async () => {
+    const posted = await app.request("/api/sessions/analyze?judge=none", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: readFileSync(FOUR_FAULTS, "utf8"),
+    });
+    const { tool_validation: findings } = (await posted.json()) as { tool_validation: { path: string }[] };
+    expect(findings.length).toBeGreaterThan(0);
+    // A one-session analysis is the seed's document, which has no id: the newest stored analysis is it.
+    const [stored] = await store.evaluations.list({ kind: "session", limit: 1 });
+    const { text } = await page(`/sessions/${stored!.id}`);
+    const steps = [...text.matchAll(/<li class="step with-findings">([\s\S]*?)<\/ul>\n<\/li>/g)].map(
+      (m) => m[1]!,
+    );
+    expect(steps.length).toBeGreaterThan(0);
+    // Each finding sits in a step that shows the call it names.
+    for (const step of steps) expect(step).toMatch(/<p class="tool-call"><code>/);
+    for (const f of findings) expect(steps.join("")).toContain(f.path);
+    expect(text).toContain('<ol class="conversation">');
   });
 
   it("a conversation stored without some of its parts still shows its passes", async () => {

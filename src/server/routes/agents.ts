@@ -4,7 +4,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { AGENT_DIMENSIONS, plainIssueMessage } from "../../core/index.ts";
 import { agentHistory } from "../../harness/index.ts";
 import { notFound } from "../api-error.ts";
-import { decodeCursor, pageOf } from "../cursor.ts";
+import { decodeCursor, encodeCursor, pageOf } from "../cursor.ts";
 import { errorResponses, NextCursor, notFoundResponse, PageQuery } from "../query.ts";
 import type { ServerContext } from "../server-context.ts";
 import { validationHook } from "../validation-hook.ts";
@@ -61,6 +61,9 @@ const history = createRoute({
         .max(1000, { error: plainIssueMessage })
         .default(200)
         .openapi({ description: "the newest this many runs, 1–1000" }),
+      cursor: z.string({ error: plainIssueMessage }).optional().openapi({
+        description: "next_cursor of the previous page: the runs before it (pages walk back in time)",
+      }),
     }),
   },
   responses: {
@@ -73,6 +76,7 @@ const history = createRoute({
               agent: z.string(),
               dimension: z.string(),
               points: z.array(z.looseObject({ run_id: z.string() })),
+              next_cursor: NextCursor,
             })
             .openapi("AgentHistory"),
         },
@@ -121,10 +125,23 @@ export function agentRoutes({ store }: ServerContext): OpenAPIHono {
   });
   app.openapi(history, async (c) => {
     const { id } = c.req.valid("param");
-    const { dimension, limit } = c.req.valid("query");
+    const { dimension, limit, cursor } = c.req.valid("query");
+    const before = cursor === undefined ? undefined : decodeCursor(cursor);
     if (!(await store.agents.get(id))) throw notFound(`agent ${id}`);
-    const points = await store.runs.history({ agent: id, dimension, limit });
-    return c.json(agentHistory(id, dimension ?? "overall", points), 200);
+    // One point more than the page, the oldest: it says there is an older page, and it is the point the
+    // page's first one is compared with for what changed.
+    const points = await store.runs.history({ agent: id, dimension, limit: limit + 1, before });
+    const history = agentHistory(id, dimension ?? "overall", points);
+    const more = points.length > limit;
+    const oldest = more ? points[1]! : undefined;
+    return c.json(
+      {
+        ...history,
+        points: more ? history.points.slice(1) : history.points,
+        next_cursor: oldest ? encodeCursor({ created_at: oldest.created_at, id: oldest.run_id }) : null,
+      },
+      200,
+    );
   });
   return app;
 }

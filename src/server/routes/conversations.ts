@@ -4,7 +4,15 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { listConversationResults, loadConversationResult } from "../../conversations/index.ts";
 import { ApiError, notFound } from "../api-error.ts";
 import { decodeCursor, pageOf } from "../cursor.ts";
-import { ErrorSchema, errorResponses, IdParam, NextCursor, notFoundResponse, PageQuery } from "../query.ts";
+import {
+  AgentFilter,
+  ErrorSchema,
+  errorResponses,
+  IdParam,
+  NextCursor,
+  notFoundResponse,
+  PageQuery,
+} from "../query.ts";
 import type { ServerContext } from "../server-context.ts";
 import { validationHook } from "../validation-hook.ts";
 
@@ -12,11 +20,19 @@ const Result = z
   .looseObject({ format: z.string(), evaluation_id: z.string() })
   .openapi("ConversationResult", { description: "dramaturg.conversation-result/v1 with its evaluation id" });
 
+// A conversation's agent is the agent under test: its job's `target.chatbot`. Conversations are scored by
+// tasks and assertions, not by dimensions, so there is no dimension filter.
+const ConversationListQuery = PageQuery.extend({
+  agent: AgentFilter.openapi({
+    description: "only conversations with this agent under test (the job's target.chatbot)",
+  }),
+});
+
 const list = createRoute({
   method: "get",
   path: "/api/conversations",
   summary: "stored conversation runs, newest first",
-  request: { query: PageQuery },
+  request: { query: ConversationListQuery },
   responses: {
     200: {
       description: "a page of conversation runs: id, status, job, each pass's composite score",
@@ -52,11 +68,12 @@ const one = createRoute({
 export function conversationRoutes({ store }: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(list, async (c) => {
-    const { limit, cursor, since, until } = c.req.valid("query");
+    const { limit, cursor, since, until, agent } = c.req.valid("query");
     const rows = await listConversationResults({
       store,
       since,
       until,
+      agent,
       after: cursor === undefined ? undefined : decodeCursor(cursor),
       limit: limit + 1,
     });

@@ -11,7 +11,15 @@ import {
 } from "../../sessions/index.ts";
 import { ApiError, notFound } from "../api-error.ts";
 import { decodeCursor, pageOf } from "../cursor.ts";
-import { ErrorSchema, errorResponses, IdParam, NextCursor, notFoundResponse, PageQuery } from "../query.ts";
+import {
+  AgentFilter,
+  ErrorSchema,
+  errorResponses,
+  IdParam,
+  NextCursor,
+  notFoundResponse,
+  PageQuery,
+} from "../query.ts";
 import { requestJson } from "../request-json.ts";
 import type { ServerContext } from "../server-context.ts";
 import { validationHook } from "../validation-hook.ts";
@@ -21,11 +29,17 @@ const Analysis = z.looseObject({ format: z.string() }).openapi("SessionAnalysis"
     "dramaturg.session-analysis/v1 (one session: overall, coordination and intent-drift scores, per_agent_scores, turn_results, recommendations, tool_validation, latency, sources) or dramaturg.sessions-analysis/v1 (several)",
 });
 
+// A session analysis has no dimension of the persona kind (its metrics are fixed and all of them are in every
+// analysis), so its list filters by agent and time only.
+const SessionListQuery = PageQuery.extend({
+  agent: AgentFilter.openapi({ description: "only analyses of a session this agent took part in (its id)" }),
+});
+
 const list = createRoute({
   method: "get",
   path: "/api/sessions",
   summary: "stored session analyses, newest first",
-  request: { query: PageQuery },
+  request: { query: SessionListQuery },
   responses: {
     200: {
       description:
@@ -128,11 +142,12 @@ export function postedDocument(value: unknown, what: string): unknown {
 export function sessionRoutes({ store, judge, judgeSettings }: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(list, async (c) => {
-    const { limit, cursor, since, until } = c.req.valid("query");
+    const { limit, cursor, since, until, agent } = c.req.valid("query");
     const rows = await listSessionAnalyses({
       store,
       since,
       until,
+      agent,
       after: cursor === undefined ? undefined : decodeCursor(cursor),
       limit: limit + 1,
     });
