@@ -216,6 +216,8 @@ const benchmarks: Benchmark[] = [
       const warmUp = await benchWarmCache(100, 3);
       log(`  cold run then five warm reruns, ${fmt(MESSAGES)} messages…`);
       const warm = await benchWarmCache(MESSAGES);
+      log(`  the same, each rerun after the first reusing the last one whole…`);
+      const whole = await benchWarmCache(MESSAGES, 5, { reuse: true });
       const expected = MESSAGES * 5;
       return {
         checks: [
@@ -244,6 +246,19 @@ const benchmarks: Benchmark[] = [
             pass: warm.median.verdicts_per_second >= MIN_CACHED_VERDICTS_PER_SECOND,
           },
           {
+            metric: "per-verdict path: reruns that reused an evaluation whole",
+            value: String(warm.reused),
+            target: "0",
+            pass: warm.reused === 0,
+          },
+          {
+            metric: "reusing the last rerun whole: cached verdicts/s, median rerun (reruns reused)",
+            value: `${fmt(whole.median.verdicts_per_second)} (${fmt(whole.median.wall_ms)} ms; ${whole.reused} of ${whole.reruns.length})`,
+            target: `same scores, ${whole.reruns.length - 1} reused`,
+            pass:
+              whole.same_scores && whole.reused === whole.reruns.length - 1 && whole.warm_server_calls === 0,
+          },
+          {
             metric: "median: plan / run (overlaps the cache lookup)",
             value: `${fmt(warm.median.plan_ms)} / ${fmt(warm.median.run_ms)} ms`,
           },
@@ -256,7 +271,7 @@ const benchmarks: Benchmark[] = [
             value: fmt(warmUp.median.verdicts_per_second),
           },
         ],
-        details: { warm, warm_up_100_messages: warmUp },
+        details: { warm, reused_whole: whole, warm_up_100_messages: warmUp },
       };
     },
   },
@@ -707,6 +722,13 @@ const benchmarks: Benchmark[] = [
           db: folder,
           cache: true,
         });
+        // The warm rerun above judged nothing: this one reuses it whole (its verdicts copied in one statement).
+        const reused = await run("every verdict cached again, the same folder (reused whole)", {
+          mode: "individual",
+          latencyMs: 0,
+          db: folder,
+          cache: true,
+        });
         const existing = await run("instant judge, individual, the same folder, no cache", {
           mode: "individual",
           latencyMs: 0,
@@ -722,7 +744,7 @@ const benchmarks: Benchmark[] = [
           latencyMs: LATENCY_MS,
           db: "memory://",
         });
-        const runs = { instant, instantBatch, newFolder, warm, existing, slow, slowBatch };
+        const runs = { instant, instantBatch, newFolder, warm, reused, existing, slow, slowBatch };
         const complete = Object.entries(runs).map(
           ([label, r]): Check => ({
             metric: `${label}: exit code; verdicts ok / errored`,
@@ -773,6 +795,13 @@ const benchmarks: Benchmark[] = [
               "",
             ),
             atMost("warm rerun of 5,000 cached verdicts, wall with start-up", warm.wall_s, 1, " s", 2),
+            atMost(
+              "the next warm rerun, reusing the last one whole, wall with start-up",
+              reused.wall_s,
+              1,
+              " s",
+              2,
+            ),
             atMost(`${LATENCY_MS} ms judge: wall / ideal, individual`, slow.ratio_to_ideal, 1.04, "×", 2),
             atMost(`${LATENCY_MS} ms judge: wall / ideal, batch`, slowBatch.ratio_to_ideal, 1.08, "×", 2),
           ],
