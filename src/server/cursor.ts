@@ -1,26 +1,13 @@
 // The opaque page cursor: base64url of the last row's (created_at, id). Clients pass it back unchanged;
 // a cursor that does not decode is bad input naming the `cursor` parameter.
-import type { PageAfter } from "../store/index.ts";
+import { decodePageCursor, encodePageCursor, type PageAfter } from "../store/index.ts";
 import { ApiError } from "./api-error.ts";
 
-export function encodeCursor(row: { created_at: string; id: string }): string {
-  return Buffer.from(JSON.stringify([row.created_at, row.id]), "utf8").toString("base64url");
-}
+export const encodeCursor = encodePageCursor;
 
 export function decodeCursor(cursor: string): PageAfter {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (
-      Array.isArray(value) &&
-      value.length === 2 &&
-      typeof value[0] === "string" &&
-      typeof value[1] === "string" &&
-      !Number.isNaN(Date.parse(value[0]))
-    )
-      return { created_at: value[0], id: value[1] };
-  } catch {
-    // Not JSON: the same answer as any other cursor we did not make.
-  }
+  const after = decodePageCursor(cursor);
+  if (after) return after;
   throw new ApiError(
     400,
     "bad_request",

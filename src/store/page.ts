@@ -1,5 +1,7 @@
 // Keyset pagination of the newest-first lists (runs, evaluations): a page starts right after the last row
 // of the page before, so pages neither skip nor repeat rows while new ones arrive, and no OFFSET is scanned.
+// The page's opaque cursor (base64url of the last row's created_at and id) is made and read here, once for
+// the API and the dashboard.
 
 /** The last row of the previous page: the next page holds the rows listed after it. */
 export interface PageAfter {
@@ -13,4 +15,27 @@ export interface PageAfter {
 export interface CreatedRange {
   since?: string;
   until?: string;
+}
+
+/** The opaque cursor of the page after `row`: what a client passes back unchanged. */
+export function encodePageCursor(row: { created_at: string; id: string }): string {
+  return Buffer.from(JSON.stringify([row.created_at, row.id]), "utf8").toString("base64url");
+}
+
+/** The row a cursor names, or undefined when it is not a cursor {@link encodePageCursor} made. */
+export function decodePageCursor(cursor: string): PageAfter | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === "string" &&
+      typeof value[1] === "string" &&
+      !Number.isNaN(Date.parse(value[0]))
+    )
+      return { created_at: value[0], id: value[1] };
+  } catch {
+    // Not JSON: the same answer as any other cursor we did not make.
+  }
+  return undefined;
 }

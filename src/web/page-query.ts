@@ -2,7 +2,7 @@
 // zod at the edge, and the opaque cursor of its "next page" link. Bad input is a PageInputError (400).
 import { z } from "zod";
 import { plainIssueMessage } from "../core/index.ts";
-import type { PageAfter } from "../store/index.ts";
+import { decodePageCursor, encodePageCursor, type PageAfter } from "../store/index.ts";
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -47,25 +47,12 @@ export function parsePageQuery(query: Record<string, string>): PageQuery {
 }
 
 /** The cursor after a page's last row: base64url of its (created_at, id), as the API's. */
-export function encodeCursor(row: { created_at: string; id: string }): string {
-  return Buffer.from(JSON.stringify([row.created_at, row.id]), "utf8").toString("base64url");
-}
+export const encodeCursor = encodePageCursor;
 
 export function decodeCursor(cursor: string | undefined): PageAfter | undefined {
   if (cursor === undefined) return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (
-      Array.isArray(value) &&
-      value.length === 2 &&
-      typeof value[0] === "string" &&
-      typeof value[1] === "string" &&
-      !Number.isNaN(Date.parse(value[0]))
-    )
-      return { created_at: value[0], id: value[1] };
-  } catch {
-    // Not JSON: the same answer as any other cursor we did not make.
-  }
+  const after = decodePageCursor(cursor);
+  if (after) return after;
   throw new PageInputError("not a cursor this dashboard gave; follow the page's links", "cursor");
 }
 
