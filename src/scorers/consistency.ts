@@ -13,14 +13,26 @@ export function* planConsistency(
 ): Generator<PlanEntry> {
   const set = lookup("consistency", scope.agent.id);
   if (!set) return;
-  const actions = agentTrajectory(transcript, scope.agent.id).filter((e) => e.kind === "action");
-  const position = new Map(actions.map((e, i) => [e.message.id, i]));
-  const rendered = new TrajectoryRenderer(actions, { name: scope.agent.name });
+  // The agent's first message has no history: it is its first action in transcript order, found without
+  // building the actions. Those, their index and renderer (each as long as the agent's messages) are made
+  // when the first context is built, so the passes that only count or tally the plan make none of them.
+  const first = transcript.messages.find((m) => m.sender === scope.agent.id)?.id;
+  let made: { rendered: TrajectoryRenderer; position: Map<string, number> } | undefined;
+  const history = () => {
+    if (!made) {
+      const actions = agentTrajectory(transcript, scope.agent.id).filter((e) => e.kind === "action");
+      made = {
+        rendered: new TrajectoryRenderer(actions, { name: scope.agent.name }),
+        position: new Map(actions.map((e, i) => [e.message.id, i])),
+      };
+    }
+    return made;
+  };
   for (const message of scope.sampled) {
-    const index = position.get(message.id)!;
-    if (index === 0) continue;
-    yield* planTarget(shape, set, messageTarget(transcript, scope.agent, message), () =>
-      historyContext(scope.agent, rendered, index, message, set),
-    );
+    if (message.id === first) continue;
+    yield* planTarget(shape, set, messageTarget(transcript, scope.agent, message), () => {
+      const { rendered, position } = history();
+      return historyContext(scope.agent, rendered, position.get(message.id)!, message, set);
+    });
   }
 }

@@ -10,7 +10,7 @@ import { planPersonaEvaluation } from "../../src/scorers/index.ts";
 const dir = fileURLToPath(new URL("../fixtures/hand-scored/", import.meta.url));
 const transcript = parseTranscript(readFileSync(`${dir}transcript.json`, "utf8"), "transcript.json");
 
-async function plan(trials: number) {
+async function plan(trials: number, dimension: "adherence" | "consistency" = "adherence") {
   const loaded = await loadPropositions({
     dir: `${dir}propositions`,
     dimensions: PERSONA_DIMENSIONS,
@@ -19,7 +19,7 @@ async function plan(trials: number) {
   return planPersonaEvaluation({
     transcript,
     propositions: (d, a) => propositionSetFor(loaded, d, a),
-    dimensions: ["adherence"],
+    dimensions: [dimension],
     mode: "individual",
     trials,
   });
@@ -46,5 +46,21 @@ describe("planner", () => {
     const once = texts();
     expect(once.some((t) => t.includes("#1 "))).toBe(true);
     expect(texts()).toEqual(once);
+  });
+
+  it("consistency judges every message of an agent but its first, each against its earlier messages", async () => {
+    const calls = [...(await plan(1, "consistency")).calls()];
+    for (const agent of transcript.agents) {
+      const own = transcript.messages.filter((m) => m.sender === agent.id).map((m) => m.id);
+      const judged = calls.filter((c) => c.items[0]!.key.agent_id === agent.id);
+      expect([...new Set(judged.map((c) => c.items[0]!.key.message_id))]).toEqual(own.slice(1));
+      for (const call of judged) {
+        const at = own.indexOf(call.items[0]!.key.message_id!);
+        const history = requestOf(call).context.trajectory.text;
+        // The message just before is the last of its history; the message itself is not in it.
+        expect(history).toContain(`#${at} `);
+        expect(history).not.toContain(`#${at + 1} `);
+      }
+    }
   });
 });
