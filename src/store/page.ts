@@ -39,3 +39,15 @@ export function decodePageCursor(cursor: string): PageAfter | undefined {
   }
   return undefined;
 }
+
+/**
+ * A page from `limit + 1` rows fetched: the first `limit`, and the cursor after the last of them when there
+ * were more (so the last page says it is the last, with no empty page after it).
+ */
+export function pageOf<R extends { created_at: string; id: string }>(
+  rows: readonly R[],
+  limit: number,
+): { rows: R[]; next: string | undefined } {
+  const page = rows.slice(0, limit);
+  return { rows: page, next: rows.length > limit ? encodePageCursor(page.at(-1)!) : undefined };
+}

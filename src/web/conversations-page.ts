@@ -1,13 +1,15 @@
 // The Conversations pages: stored conversation runs, and one run's result — both passes side by side,
 // task scores with reasoning, assertions with expected and actual values, the composite and its parts.
+
 import type { ConversationResult, PassResult } from "../conversations/index.ts";
 import { listConversationResults, loadConversationResult } from "../conversations/index.ts";
+import { pageOf } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, jsonText, score1, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
-import { decodeCursor, type PageQuery, pageOf } from "./page-query.ts";
+import { decodeCursor, type PageQuery } from "./page-query.ts";
 
 const PASS_TITLE: Record<string, string> = {
   without_facts: "Without the facts",

@@ -1,13 +1,15 @@
 // The Corrections page: the action gate's outcomes over time per agent and dimension, the statistics
 // (`dramaturg corrections stats`: regeneration failure rate and the rest), and the checks themselves with
 // the feedback a retry was given (the reasoning of the dimensions that failed).
+
 import { CORRECTION_OUTCOMES, type CorrectionLog } from "../core/index.ts";
+import { pageOf } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, percent, score1, score9, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
-import { decodeCursor, type PageQuery, pageOf } from "./page-query.ts";
+import { decodeCursor, type PageQuery } from "./page-query.ts";
 
 /** The newest this many checks make the over-time table. */
 const OVER_TIME_CHECKS = 2_000;

@@ -2,7 +2,7 @@
 // zod at the edge, and the opaque cursor of its "next page" link. Bad input is a PageInputError (400).
 import { z } from "zod";
 import { plainIssueMessage } from "../core/index.ts";
-import { decodePageCursor, encodePageCursor, type PageAfter } from "../store/index.ts";
+import { decodePageCursor, type PageAfter } from "../store/index.ts";
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -47,8 +47,6 @@ export function parsePageQuery(query: Record<string, string>): PageQuery {
 }
 
 /** The cursor after a page's last row: base64url of its (created_at, id), as the API's. */
-export const encodeCursor = encodePageCursor;
-
 export function decodeCursor(cursor: string | undefined): PageAfter | undefined {
   if (cursor === undefined) return undefined;
   const after = decodePageCursor(cursor);
@@ -57,14 +55,6 @@ export function decodeCursor(cursor: string | undefined): PageAfter | undefined 
 }
 
 /** The first `limit` of `limit + 1` rows fetched, and the cursor to the next page when there are more. */
-export function pageOf<R extends { created_at: string; id: string }>(
-  rows: readonly R[],
-  limit: number,
-): { rows: R[]; next: string | undefined } {
-  const page = rows.slice(0, limit);
-  return { rows: page, next: rows.length > limit ? encodeCursor(page.at(-1)!) : undefined };
-}
-
 /** A path's id parameter: a uuid, as the lists link them. */
 export function pageId(id: string): string {
   if (!z.uuid().safeParse(id).success)

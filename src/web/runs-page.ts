@@ -1,12 +1,12 @@
 // The Runs pages: evaluation runs newest first (filters and cursor in the URL), and one run — its
 // dimensions, verdicts with reasoning, errored verdicts, token usage and the messages that were judged.
-import type { MessageRow, RunRow, ScoreRow } from "../store/index.ts";
+import { type MessageRow, pageOf, type RunRow, type ScoreRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
-import { decodeCursor, type PageQuery, pageOf } from "./page-query.ts";
+import { decodeCursor, type PageQuery } from "./page-query.ts";
 
 const judgeText = (run: RunRow) =>
   run.judge ? `${run.judge.provider}:${run.judge.model} (${run.judge.mode})` : "—";

@@ -1,14 +1,16 @@
 // The Sessions pages: stored session analyses, and one analysis as the seed shows it — overall,
 // coordination and intent-drift scores, a card per agent with its scores and recommendations, the turns
 // with their bad-turn detections and the tool findings in place, the latency table.
+
 import type { Session, SessionAnalysis, ToolFinding } from "../sessions/index.ts";
 import { listSessionAnalyses, loadSessionAnalysis } from "../sessions/index.ts";
+import { pageOf } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, jsonText, score1, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
-import { decodeCursor, type PageQuery, pageOf } from "./page-query.ts";
+import { decodeCursor, type PageQuery } from "./page-query.ts";
 
 export async function sessionsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
   const { agent, since, until, limit } = query;

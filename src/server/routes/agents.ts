@@ -1,10 +1,12 @@
 // `/api/agents`: every agent with its latest completed run, and an agent's history — its score per run
 // over time, marking where judge, propositions or persona changed (what `dramaturg history` prints).
+
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { AGENT_DIMENSIONS, plainIssueMessage } from "../../core/index.ts";
 import { agentHistory } from "../../harness/index.ts";
+import { encodePageCursor, pageOf } from "../../store/index.ts";
 import { notFound } from "../api-error.ts";
-import { decodeCursor, encodeCursor, pageOf } from "../cursor.ts";
+import { decodeCursor } from "../cursor.ts";
 import { errorResponses, NextCursor, notFoundResponse, PageQuery } from "../query.ts";
 import type { ServerContext } from "../server-context.ts";
 import { validationHook } from "../validation-hook.ts";
@@ -121,7 +123,7 @@ export function agentRoutes({ store }: ServerContext): OpenAPIHono {
         };
       }),
     );
-    return c.json({ agents, next_cursor: page.next_cursor }, 200);
+    return c.json({ agents, next_cursor: page.next ?? null }, 200);
   });
   app.openapi(history, async (c) => {
     const { id } = c.req.valid("param");
@@ -138,7 +140,7 @@ export function agentRoutes({ store }: ServerContext): OpenAPIHono {
       {
         ...history,
         points: more ? history.points.slice(1) : history.points,
-        next_cursor: oldest ? encodeCursor({ created_at: oldest.created_at, id: oldest.run_id }) : null,
+        next_cursor: oldest ? encodePageCursor({ created_at: oldest.created_at, id: oldest.run_id }) : null,
       },
       200,
     );

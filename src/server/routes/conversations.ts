@@ -1,9 +1,11 @@
 // `/api/conversations`: stored conversation runs (paginated) and one run's result, as `dramaturg show ID
 // --format json` prints it: both passes, task scores with reasoning, assertions, the composite.
+
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { listConversationResults, loadConversationResult } from "../../conversations/index.ts";
+import { pageOf } from "../../store/index.ts";
 import { ApiError, notFound } from "../api-error.ts";
-import { decodeCursor, pageOf } from "../cursor.ts";
+import { decodeCursor } from "../cursor.ts";
 import {
   AgentFilter,
   ErrorSchema,
@@ -78,7 +80,7 @@ export function conversationRoutes({ store }: ServerContext): OpenAPIHono {
       limit: limit + 1,
     });
     const page = pageOf(rows, limit);
-    return c.json({ conversations: page.rows, next_cursor: page.next_cursor }, 200);
+    return c.json({ conversations: page.rows, next_cursor: page.next ?? null }, 200);
   });
   app.openapi(one, async (c) => {
     const { id } = c.req.valid("param");

@@ -1,7 +1,9 @@
 // `/api/corrections`: the action gate's stored checks, newest first (paginated, by agent, gate dimension
 // and time), with the statistics `dramaturg corrections stats` prints over the same agent and time.
+
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { decodeCursor, pageOf } from "../cursor.ts";
+import { pageOf } from "../../store/index.ts";
+import { decodeCursor } from "../cursor.ts";
 import { AgentFilter, DimensionFilter, errorResponses, NextCursor, PageQuery } from "../query.ts";
 import type { ServerContext } from "../server-context.ts";
 import { validationHook } from "../validation-hook.ts";
@@ -42,7 +44,7 @@ export function correctionRoutes({ store }: ServerContext): OpenAPIHono {
       limit: limit + 1,
     });
     const page = pageOf(rows, limit);
-    return c.json({ corrections: page.rows, next_cursor: page.next_cursor }, 200);
+    return c.json({ corrections: page.rows, next_cursor: page.next ?? null }, 200);
   });
   return app;
 }

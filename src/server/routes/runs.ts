@@ -1,8 +1,10 @@
 // `/api/runs`: evaluation runs newest first (paginated, by agent, dimension and time), and one run with
 // its verdicts (scores with reasoning) — what `dramaturg runs` lists and `dramaturg show` prints.
+
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { pageOf } from "../../store/index.ts";
 import { notFound } from "../api-error.ts";
-import { decodeCursor, pageOf } from "../cursor.ts";
+import { decodeCursor } from "../cursor.ts";
 import {
   AgentFilter,
   DimensionFilter,
@@ -72,7 +74,7 @@ export function runRoutes({ store }: ServerContext): OpenAPIHono {
       limit: limit + 1,
     });
     const page = pageOf(rows, limit);
-    return c.json({ runs: page.rows, next_cursor: page.next_cursor }, 200);
+    return c.json({ runs: page.rows, next_cursor: page.next ?? null }, 200);
   });
   app.openapi(one, async (c) => {
     const { id } = c.req.valid("param");

@@ -1,5 +1,6 @@
 // `/api/sessions`: stored session analyses (paginated), one analysis, and `POST /api/sessions/analyze`,
 // which analyses a posted session through the same library call as `dramaturg session analyze` and stores it.
+
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { InputError, issuePath, plainIssueMessage, validateInput } from "../../core/index.ts";
 import {
@@ -9,8 +10,9 @@ import {
   SessionSchema,
   sessionsDocument,
 } from "../../sessions/index.ts";
+import { pageOf } from "../../store/index.ts";
 import { ApiError, notFound } from "../api-error.ts";
-import { decodeCursor, pageOf } from "../cursor.ts";
+import { decodeCursor } from "../cursor.ts";
 import {
   AgentFilter,
   ErrorSchema,
@@ -152,7 +154,7 @@ export function sessionRoutes({ store, judge, judgeSettings }: ServerContext): O
       limit: limit + 1,
     });
     const page = pageOf(rows, limit);
-    return c.json({ sessions: page.rows, next_cursor: page.next_cursor }, 200);
+    return c.json({ sessions: page.rows, next_cursor: page.next ?? null }, 200);
   });
   app.openapi(one, async (c) => {
     const { id } = c.req.valid("param");
