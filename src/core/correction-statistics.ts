@@ -113,11 +113,11 @@ export function correctionStatistics(
     dimensions: Object.fromEntries(
       GATE_DIMENSIONS.map((d) => {
         const { scores, ...counts } = perDimension[d];
-        return [d, { ...spread(scores), ...counts }];
+        return [d, { ...scoreSpread(scores), ...counts }];
       }),
     ) as Record<GateDimension, DimensionCorrectionStatistics>,
-    similarity: { ...spread(similarities), failures: similarityFailures },
-    total_score: spread(totals),
+    similarity: { ...scoreSpread(similarities), failures: similarityFailures },
+    total_score: scoreSpread(totals),
     token_usage: tokens,
   };
 }
@@ -137,7 +137,7 @@ function isNumber(value: number | null | undefined): value is number {
 }
 
 /** Mean and sample standard deviation (n − 1, as TinyTroupe's `statistics.stdev`). */
-function spread(values: readonly number[]): ScoreSpread {
+export function scoreSpread(values: readonly number[]): ScoreSpread {
   const m = mean(values);
   if (m === null || values.length < 2) return { n: values.length, mean: m, sd: null };
   let squares = 0;

@@ -7,8 +7,8 @@ import {
   correctionStatistics,
   GATE_DIMENSIONS,
   type GateDimension,
-  mean,
   type ScoreSpread,
+  scoreSpread,
 } from "../core/index.ts";
 import type { GateLogEntry } from "./correction-log.ts";
 
@@ -93,23 +93,14 @@ function attemptStatistics(entries: readonly GateLogEntry[]): AttemptStatistics 
     original_success_rate: generations === 0 ? 0 : originals / generations,
     failures_per_dimension: failures,
     similarity_failures: similarityFailures,
-    scores: Object.fromEntries(GATE_DIMENSIONS.map((d) => [d, spread(scoreLists[d])])) as Record<
+    scores: Object.fromEntries(GATE_DIMENSIONS.map((d) => [d, scoreSpread(scoreLists[d])])) as Record<
       GateDimension,
       ScoreSpread
     >,
-    regeneration_scores: spread(regenerationScores),
+    regeneration_scores: scoreSpread(regenerationScores),
   };
 }
 
 function zeroes(): Record<GateDimension, number> {
   return Object.fromEntries(GATE_DIMENSIONS.map((d) => [d, 0])) as Record<GateDimension, number>;
-}
-
-/** Mean and sample standard deviation (n − 1), in core's ScoreSpread shape. */
-function spread(values: readonly number[]): ScoreSpread {
-  const m = mean(values);
-  if (m === null || values.length < 2) return { n: values.length, mean: m, sd: null };
-  let squares = 0;
-  for (const v of values) squares += (v - m) ** 2;
-  return { n: values.length, mean: m, sd: Math.sqrt(squares / (values.length - 1)) };
 }
