@@ -18,51 +18,46 @@ export async function showCommand(
   // command printed it.
   if (id !== undefined) {
     const { openStore } = await import("../../store/index.ts");
-    const { loadSessionAnalysis } = await import("../../sessions/index.ts");
     const store = await openStore(settings.db);
-    try {
-      const analysis = await loadSessionAnalysis({ store, id }).catch((error) => {
+    // A loader refuses an id of another kind (or none) with an InputError: then the next kind is tried.
+    const ofKind = <T>(loading: Promise<T>) =>
+      loading.catch((error) => {
         if (InputError.isInstance(error)) return undefined;
         throw error;
       });
+    const print = async (text: string) => {
+      if (flags.out) {
+        const { writeFileSync } = await import("node:fs");
+        writeFileSync(flags.out, text);
+        process.stderr.write(`wrote ${flags.out}\n`);
+      } else process.stdout.write(text);
+      return 0;
+    };
+    try {
+      const { loadSessionAnalysis } = await import("../../sessions/index.ts");
+      const analysis = await ofKind(loadSessionAnalysis({ store, id }));
       if (analysis) {
         const { emitSessions } = await import("./session.ts");
         await emitSessions(analysis, format, flags.out);
         return 0;
       }
       const { loadConversationResult } = await import("../../conversations/index.ts");
-      const conversation = await loadConversationResult({ store, id }).catch((error) => {
-        if (InputError.isInstance(error)) return undefined;
-        throw error;
-      });
+      const conversation = await ofKind(loadConversationResult({ store, id }));
       if (conversation) {
         const { renderConversationTable } = await import("./converse.ts");
-        const text =
+        return print(
           format === "json"
             ? `${JSON.stringify(conversation, null, 2)}\n`
-            : `${renderConversationTable([conversation])}\n`;
-        if (flags.out) {
-          const { writeFileSync } = await import("node:fs");
-          writeFileSync(flags.out, text);
-          process.stderr.write(`wrote ${flags.out}\n`);
-        } else process.stdout.write(text);
-        return 0;
+            : `${renderConversationTable([conversation])}\n`,
+        );
       }
       const { loadSimulationResult } = await import("../../corrections/index.ts");
-      const simulation = await loadSimulationResult({ store, id }).catch((error) => {
-        if (InputError.isInstance(error)) return undefined;
-        throw error;
-      });
+      const simulation = await ofKind(loadSimulationResult({ store, id }));
       if (simulation) {
         const { renderSimulation } = await import("./simulate.ts");
-        const text =
-          format === "json" ? `${JSON.stringify(simulation, null, 2)}\n` : renderSimulation(simulation);
-        if (flags.out) {
-          const { writeFileSync } = await import("node:fs");
-          writeFileSync(flags.out, text);
-          process.stderr.write(`wrote ${flags.out}\n`);
-        } else process.stdout.write(text);
-        return 0;
+        return print(
+          format === "json" ? `${JSON.stringify(simulation, null, 2)}\n` : renderSimulation(simulation),
+        );
       }
     } finally {
       await store.close();
