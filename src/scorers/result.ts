@@ -8,6 +8,7 @@ import {
   shownPath,
   type TokenUsage,
 } from "../core/index.ts";
+import type { EngineTotals } from "../engine/index.ts";
 import type { AgentResult, DimensionResult, EnvironmentResult } from "./aggregate.ts";
 
 export const EVAL_RESULT_FORMAT = "dramaturg.eval-result/v1";
@@ -34,25 +35,13 @@ export interface EvalResult {
   dimensions: string[];
   runs: RunResult[];
   environments: EnvironmentResult[];
-  totals: {
+  /** The engine's totals of this invocation (requests, calls, tokens, cache, resume) and the verdicts'. */
+  totals: EngineTotals & {
     /** Verdicts that gave a score or count; errored ones are not among them. */
     verdicts: number;
     errored: number;
     /** Why verdicts errored, most frequent reason first (`summarizeErrors`); present when any errored. */
     error_reasons?: ErrorReason[];
-    /** Judge requests made by this invocation, and model calls behind them (retries, double checks). */
-    requests: number;
-    calls: number;
-    token_usage: TokenUsage;
-    cache?: {
-      hits: number;
-      misses: number;
-      saved_calls: number;
-      saved_tokens: TokenUsage;
-      /** An unchanged stored evaluation (its id) whose verdicts were copied whole instead of looked up one by one. */
-      reused_from?: string;
-    };
-    resumed?: { reused_verdicts: number };
   };
   /**
    * The proposition sets applied: agent → dimension → the files merged (or `builtin:<dimension>`), and
