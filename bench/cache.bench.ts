@@ -46,8 +46,8 @@ export interface WarmCacheFigures {
 /**
  * Cold run then `reruns` timed warm reruns of `messages` messages × 5 adherence propositions, individual mode.
  * By default each rerun takes the per-verdict path: the cache's generation is moved before it (an untimed
- * clear of no entry), so no stored evaluation is reused whole. With `reuse`, reruns after the first reuse
- * the last one whole (see EvaluationOfKind.reuse).
+ * clear of no entry), so no stored evaluation is reused whole. With `reuse`, every rerun reuses the last
+ * evaluation whole (see EvaluationOfKind.reuse), the first one the cold run, whose rerun figures it kept.
  */
 export async function benchWarmCache(
   messages = 1_000,

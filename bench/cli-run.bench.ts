@@ -106,6 +106,8 @@ export interface CliRunFigures {
   exit_code: number | null;
   verdicts: number;
   errored: number;
+  /** A stored evaluation was reused whole (`totals.cache.reused_from`). */
+  reused: boolean;
   calls: number;
   wall_s: number;
   /** Process spawn to the server's first request. */
@@ -184,7 +186,9 @@ export async function cliRun(options: CliRunOptions): Promise<CliRunFigures> {
   const wall_s = (Date.now() - spawnedAt) / 1000;
   const stats = await server.takeStats();
   const usage = JSON.parse(readFileSync(usageFile, "utf8")) as { cpu_ms: number; max_rss_kb: number };
-  const result = JSON.parse(readFileSync(out, "utf8")) as { totals: { verdicts: number; errored: number } };
+  const result = JSON.parse(readFileSync(out, "utf8")) as {
+    totals: { verdicts: number; errored: number; cache?: { reused_from?: string } };
+  };
   const verdicts = messages * 5;
   const ideal_s = ((mode === "batch" ? messages : verdicts) * latencyMs) / 1000 / concurrency;
   return {
@@ -195,6 +199,7 @@ export async function cliRun(options: CliRunOptions): Promise<CliRunFigures> {
     exit_code: exitCode,
     verdicts: result.totals.verdicts,
     errored: result.totals.errored,
+    reused: result.totals.cache?.reused_from !== undefined,
     calls: stats.calls,
     wall_s,
     startup_s: stats.firstCallAt !== undefined ? (stats.firstCallAt - spawnedAt) / 1000 : null,

@@ -133,33 +133,49 @@ export async function executePlan<M>(
   let done = 0;
   let failure: unknown;
   const worker = async () => {
-    while (failure === undefined && !stop?.aborted) {
-      signal?.throwIfAborted();
-      let next: ReturnType<typeof take>;
-      try {
-        next = take();
-      } catch (error) {
-        // The plan could not produce its next call (a precondition threw, a context failed to build).
-        failure ??= error;
-        return;
-      }
-      if (!next) return;
-      const { call, request } = next;
-      requests++;
-      try {
+    // The commit of this worker's last answers: under way while its next call is, awaited before the
+    // answers after it are handed on. So the store's write never holds up a call, and answered calls not
+    // yet stored never outnumber twice the concurrency (one in flight and one being stored per worker).
+    let storing: Promise<void> | undefined;
+    const stored = async () => {
+      const last = storing;
+      storing = undefined;
+      await last;
+    };
+    try {
+      while (failure === undefined && !stop?.aborted) {
+        signal?.throwIfAborted();
+        let next: ReturnType<typeof take>;
+        try {
+          next = take();
+        } catch (error) {
+          // The plan could not produce its next call (a precondition threw, a context failed to build).
+          failure ??= error;
+          return;
+        }
+        if (!next) return;
+        const { call, request } = next;
+        requests++;
         const response = await judge.judge(request, { signal });
         usage = addUsage(usage, response.usage);
         modelCalls += response.calls;
         const scored = response.verdicts.map((verdict, i) => ({ verdict, meta: call.meta[i]! }));
-        // A worker takes its next call only after this one's verdicts are handled (stored), so calls
-        // answered but not yet stored never outnumber the concurrency.
-        await handle(scored, { calls: response.calls });
-      } catch (error) {
-        // The judge returns per-item failures as errored verdicts; a throw means it cannot work at all.
-        failure ??= error;
-        return;
+        // Handed on in arrival order per worker: the previous answers are stored first.
+        await stored();
+        storing = handle(scored, { calls: response.calls });
+        // A failed commit fails the run when it is awaited (above, or when the worker stops).
+        storing.catch(() => {});
+        if (onProgress) onProgress(++done, total());
       }
-      if (onProgress) onProgress(++done, total());
+    } catch (error) {
+      // The judge returns per-item failures as errored verdicts; a throw means it cannot work at all.
+      failure ??= error;
+    } finally {
+      try {
+        await stored();
+      } catch (error) {
+        failure ??= error;
+      }
     }
   };
   // Workers stop when the plan runs out; a plan of fewer calls leaves the rest idle at once.

@@ -9,6 +9,7 @@ export {
   openStore,
   openStoreEarly,
   personaHash,
+  type RerunCacheStats,
   type RunJudge,
   type RunRow,
   type Store,

@@ -81,6 +81,8 @@ export function prepareJudge(
           storeFree: !store && opening !== undefined,
           // A new store's cache (openingCache) holds nothing, and its store no evaluation to reuse.
           inStore: backend !== fresh,
+          // Every backend here is the store's own cache, a new store's included: a run's rerun is tallied.
+          tallyRerun: true,
         })
       : undefined;
   return {

@@ -11,7 +11,14 @@ import {
   type VerdictCacheCounters,
   verdictsToFixtures,
 } from "../judge/index.ts";
-import type { EvaluationKind, NewEvaluation, ScoreInput, ScoreRow, Store } from "../store/index.ts";
+import type {
+  EvaluationKind,
+  NewEvaluation,
+  RerunCacheStats,
+  ScoreInput,
+  ScoreRow,
+  Store,
+} from "../store/index.ts";
 import { executePlan } from "./execute-plan.ts";
 import { type JudgePlan, metaByKey, type PlannedVerdict, planSize } from "./plan.ts";
 import type { ProgressListener } from "./progress.ts";
@@ -82,11 +89,16 @@ export interface EvaluationOfKind<M, R> {
  * Reusing a stored evaluation whole: a rerun whose every verdict the cache would serve copies the stored
  * evaluation's verdicts in one statement and takes its figures from its result, instead of looking each
  * verdict up. Only a result that is itself a warm rerun's (every verdict served by the cache, nothing
- * judged, nothing resumed, nothing errored) is reused: its totals are then exactly what a rerun reports.
+ * judged, nothing resumed, nothing errored) is reused as it is: its totals are then exactly what a rerun
+ * reports. One that judged is reused with the figures its rerun would report, kept when the cache will
+ * serve that rerun whole (see CacheInUse.rerun).
  */
 export interface ReuseOfKind<R> {
-  /** The totals of a stored result, or undefined when it is not one a rerun can reuse (see above). */
-  totals(stored: unknown): EngineTotals | undefined;
+  /**
+   * The totals of a stored result, or undefined when it is not one a rerun can reuse (see above); with
+   * `rerun`, the cache figures a rerun of a result that judged would report (see CacheInUse.rerun).
+   */
+  totals(stored: unknown, rerun?: RerunCacheStats): EngineTotals | undefined;
   /** Completes the kind's rows (begun with `begin`; their verdicts copied) and builds the result from the stored one. */
   finish(context: FinishContext & { stored: unknown }): Promise<{ result: R; errored: number }>;
 }
@@ -108,6 +120,11 @@ export interface CacheInUse {
   readonly inStore?: boolean;
   /** Counts verdicts served by a reuse, as if the cache had served them one by one. */
   countServed?(counters: VerdictCacheCounters): void;
+  /**
+   * What a rerun of the requests judged so far would be served, when the cache (the store's own) will
+   * serve it whole; see CachingJudge.rerun. Kept with the evaluation, so that its first rerun reuses it.
+   */
+  readonly rerun?: VerdictCacheCounters;
 }
 
 export interface RunEvaluationOptions<M, R> {
@@ -188,6 +205,10 @@ export async function runEvaluation<M, R>({
       await store.evaluations.start(evaluationId);
       await evaluation.reopen(store, evaluationId);
     } else {
+      // The cache of a store that is new holds only what this run puts there: its generation (read once
+      // the store is open) lets the next run reuse this one, as with any store's own cache.
+      if (fingerprinted && fingerprinted.cache_generation === undefined && cache?.rerun)
+        fingerprinted.cache_generation = await store.verdictCache.generation();
       const row = await store.evaluations.create({
         kind: evaluation.kind,
         ...evaluation.describe(),
@@ -276,16 +297,17 @@ export async function runEvaluation<M, R>({
       prefetch: cache?.prefetch ? (requests) => cache.prefetch!(requests) : undefined,
       stop: signal,
       signal: inFlight.signal,
-      // Answers that cost a model call are committed before the worker moves on: a kill then loses at
-      // most the calls in flight. Cached and trivial answers need no such wait.
+      // Answers that cost a model call are committed before the worker hands on its next answers (it makes
+      // its next call meanwhile): a kill then loses at most the calls in flight and the answers being
+      // committed, one of each per worker. Cached and trivial answers need no such wait.
       onVerdicts: async (vs, { calls }) => {
         // Aggregated in arrival order, before the write lets another worker's answers in.
         evaluation.add(vs, { fresh: true });
         stored += vs.length;
         // While the store opens, answers wait, in order, and are written first once it is open. Their
-        // workers wait with them, as they would for any commit: a kill loses at most the calls in flight,
-        // even before the store is open (then with nothing to resume, the first requests having gone out
-        // at once all the same).
+        // workers wait with them, as they would for any commit: a kill loses at most the calls in flight
+        // and the answers waiting, even before the store is open (then with nothing to resume, the first
+        // requests having gone out at once all the same).
         if (!ready) {
           waiting.push(vs);
           if (calls > 0) {
@@ -357,6 +379,8 @@ export async function runEvaluation<M, R>({
   let finished: { result: R; errored: number };
   try {
     finished = await evaluation.finish({ store, evaluationId, totals });
+    const rerun_cache =
+      finished.errored === 0 ? await rerunCache(store, cache, fingerprinted, executed.requests) : undefined;
     await store.evaluations.complete(evaluationId, {
       errored: finished.errored,
       token_usage: totals.token_usage,
@@ -370,6 +394,7 @@ export async function runEvaluation<M, R>({
             },
           }
         : {}),
+      ...(rerun_cache ? { rerun_cache } : {}),
     });
   } catch (error) {
     await failEvaluation(store, evaluation, evaluationId, error);
@@ -408,7 +433,7 @@ async function reuseEvaluation<M, R>(
     generation: cache_generation,
   });
   const stored = from && (await store.evaluations.result(from.id));
-  const storedTotals = from && reuse.totals(stored);
+  const storedTotals = from && reuse.totals(stored, from.rerun_cache ?? undefined);
   if (!from || !storedTotals?.cache) return { fingerprint, cache_generation };
   const totals: EngineTotals = { ...storedTotals, cache: { ...storedTotals.cache, reused_from: from.id } };
   const row = await store.evaluations.create({
@@ -457,6 +482,32 @@ async function reuseEvaluation<M, R>(
   }
   onProgress?.({ type: "finished", evaluation_id: evaluationId, status: "completed" });
   return { evaluationId, result: finished.result };
+}
+
+/**
+ * What a rerun of a finished evaluation would be served by the store's cache, when it would serve it whole:
+ * the judge's rerun tally (see CacheInUse.rerun), if no entry was replaced or deleted since the evaluation
+ * was created (the generation it was made at is the cache's still). A resume (no fingerprint) keeps none.
+ */
+async function rerunCache(
+  store: Store,
+  cache: CacheInUse | undefined,
+  fingerprinted: { cache_generation?: number } | undefined,
+  requests: number,
+): Promise<RerunCacheStats | undefined> {
+  const rerun = cache?.rerun;
+  const generation = fingerprinted?.cache_generation;
+  // A run that judged nothing is a warm rerun already: its own figures are what a reuse takes.
+  if (!rerun || generation === undefined || rerun.hits === 0 || rerun.served_requests !== requests)
+    return undefined;
+  if (cache!.counters.misses === 0) return undefined;
+  if ((await store.verdictCache.generation()) !== generation) return undefined;
+  return {
+    requests,
+    hits: rerun.hits,
+    saved_calls: rerun.saved_calls,
+    saved_usage: rerun.saved_tokens,
+  };
 }
 
 /** The dimensions a plan judges, in the store's order (that of `forEvaluation`). */

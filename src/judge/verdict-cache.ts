@@ -112,6 +112,11 @@ export interface CachingJudgeOptions extends VerdictCacheSettings {
   storeFree?: boolean;
   /** The backend is the store's own verdict cache (see CacheInUse.inStore). */
   inStore?: boolean;
+  /**
+   * Also count what a rerun of the same requests would be served (see {@link CachingJudge.rerun}): on for
+   * the store's own cache, a new store's included, so that a run's rerun can be reused whole.
+   */
+  tallyRerun?: boolean;
 }
 
 /**
@@ -212,6 +217,12 @@ function sha256(text: string): string {
 }
 
 /** Model calls a request costs when nothing fails: one per conversation, a second turn with double-check. */
+/**
+ * Keys a judge remembers to tally a rerun (see CachingJudge.rerun): ≈ 100 bytes each, so at most ≈ 5 MB.
+ * A larger run is reused from its first warm rerun on, not from itself.
+ */
+const RERUN_KEYS = 50_000;
+
 function callsOf(request: JudgeRequest): number {
   return groupConversations(request).length * (request.doubleCheck ? 2 : 1);
 }
@@ -247,16 +258,37 @@ export class CachingJudge implements Judge {
     served_requests: 0,
   };
 
+  /**
+   * What a rerun would be served, while every request is one the cache will answer whole: the keys this
+   * judge stored so far (a key stored twice may have changed its answer), or undefined once one is not.
+   */
+  private rerunKeys: Set<string> | undefined;
+  private readonly rerunTally: VerdictCacheCounters = {
+    hits: 0,
+    misses: 0,
+    saved_calls: 0,
+    saved_tokens: { ...ZERO_USAGE },
+    served_requests: 0,
+  };
+
   /** See {@link CachingJudgeOptions.storeFree}. */
   readonly storeFree: boolean;
   /** See {@link CachingJudgeOptions.inStore}. */
   readonly inStore: boolean;
 
-  constructor({ judge, backend, mode, storeFree = false, inStore = false }: CachingJudgeOptions) {
+  constructor({
+    judge,
+    backend,
+    mode,
+    storeFree = false,
+    inStore = false,
+    tallyRerun = false,
+  }: CachingJudgeOptions) {
     this.inner = judge;
     this.backend = backend;
     this.storeFree = storeFree;
     this.inStore = inStore;
+    if (tallyRerun) this.rerunKeys = new Set();
     this.settings = { mode };
     this.descriptor = judge.descriptor;
   }
@@ -266,13 +298,20 @@ export class CachingJudge implements Judge {
     return { ...this.tally, saved_tokens: { ...this.tally.saved_tokens } };
   }
 
+  /**
+   * The counters a rerun of every request judged so far would end with, when the cache will serve it
+   * whole: each request was served, or judged with every verdict ok and stored under a key this judge had
+   * not stored before. Undefined otherwise (a verdict errored or was not stored, a key came twice, more
+   * than {@link RERUN_KEYS} keys were stored), or when the rerun is not tallied. Entries replaced or deleted
+   * by anyone else meanwhile are the caller's to rule out (the store's cache generation).
+   */
+  get rerun(): VerdictCacheCounters | undefined {
+    return this.rerunKeys && { ...this.rerunTally, saved_tokens: { ...this.rerunTally.saved_tokens } };
+  }
+
   /** Adds what a reuse of a whole stored evaluation served (its hits were counted in bulk) to the counters. */
   countServed(served: VerdictCacheCounters): void {
-    this.tally.hits += served.hits;
-    this.tally.misses += served.misses;
-    this.tally.saved_calls += served.saved_calls;
-    this.tally.served_requests += served.served_requests;
-    this.tally.saved_tokens = addUsage(this.tally.saved_tokens, served.saved_tokens);
+    for (const tally of [this.tally, this.rerunTally]) countInto(tally, served);
   }
 
   /** The cache keys of a request's items, as this judge computes them. */
@@ -413,11 +452,9 @@ export class CachingJudge implements Judge {
       this.looked.delete(key);
     }
     if (cached) {
-      this.tally.hits += keys.length;
-      this.tally.served_requests++;
-      this.tally.saved_calls += callsOf(request);
-      for (const e of cached)
-        this.tally.saved_tokens = addUsage(this.tally.saved_tokens, e.usage ?? ZERO_USAGE);
+      const served = servedBy(request, cached);
+      countInto(this.tally, served);
+      countInto(this.rerunTally, served);
       return {
         verdicts: request.items.map((item, i) => ({ ok: true, key: item.key, ...cached[i]!.value })),
         usage: { ...ZERO_USAGE },
@@ -439,7 +476,30 @@ export class CachingJudge implements Judge {
       });
     });
     if (entries.length > 0) await this.backend.put(entries);
+    this.tallyRerun(request, keys, entries);
     return response;
+  }
+
+  /** Counts a judged request as a rerun would be served it, or ends the rerun's tally (see `rerun`). */
+  private tallyRerun(
+    request: JudgeRequest,
+    keys: readonly string[],
+    stored: readonly CachedJudgement[],
+  ): void {
+    const seen = this.rerunKeys;
+    if (!seen) return;
+    if (stored.length !== keys.length || seen.size + keys.length > RERUN_KEYS) {
+      this.rerunKeys = undefined;
+      return;
+    }
+    for (const key of keys) {
+      if (seen.has(key)) {
+        this.rerunKeys = undefined;
+        return;
+      }
+      seen.add(key);
+    }
+    countInto(this.rerunTally, servedBy(request, stored));
   }
 
   async close(): Promise<void> {
@@ -497,6 +557,21 @@ function answerOf(verdict: VerdictOk): CachedAnswer {
   if (verdict.ideas !== undefined) answer.ideas = [...verdict.ideas];
   if (verdict.value !== undefined) answer.value = verdict.value;
   return answer;
+}
+
+/** What serving a request from these entries counts: its verdicts as hits, its calls and tokens as saved. */
+function servedBy(request: JudgeRequest, entries: readonly CachedJudgement[]): VerdictCacheCounters {
+  let saved_tokens: TokenUsage = { ...ZERO_USAGE };
+  for (const e of entries) saved_tokens = addUsage(saved_tokens, e.usage ?? ZERO_USAGE);
+  return { hits: entries.length, misses: 0, saved_calls: callsOf(request), saved_tokens, served_requests: 1 };
+}
+
+function countInto(tally: VerdictCacheCounters, served: VerdictCacheCounters): void {
+  tally.hits += served.hits;
+  tally.misses += served.misses;
+  tally.saved_calls += served.saved_calls;
+  tally.served_requests += served.served_requests;
+  tally.saved_tokens = addUsage(tally.saved_tokens, served.saved_tokens);
 }
 
 /** Whole-token shares of a request's usage, one per item, summing to the total. */

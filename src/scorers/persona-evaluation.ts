@@ -12,12 +12,14 @@ import {
   type TokenUsage,
   TRANSCRIPT_FORMAT,
   type Transcript,
+  ZERO_USAGE,
 } from "../core/index.ts";
 import {
   type EngineTotals,
   type EvaluationOfKind,
   type FinishContext,
   personaHash,
+  type RerunCacheStats,
   type RunJudge,
   type Store,
   scoreFromVerdict,
@@ -405,16 +407,32 @@ function personaResult(
 }
 
 /**
- * The totals of a stored result a rerun may reuse whole: a warm rerun's, every verdict served by the cache
- * (hits, no miss), no model call, no token spent, nothing resumed, nothing errored. Those are exactly the
- * totals a rerun of the same evaluation reports, so they are taken as they are; any other result is not reused.
+ * The totals of a stored result a rerun may reuse whole. A warm rerun's (every verdict served by the cache:
+ * hits, no miss, no model call, no token spent, nothing resumed, nothing errored) are exactly the totals a
+ * rerun of the same evaluation reports, so they are taken as they are. A result that judged is reused with
+ * `rerun`, the cache figures its rerun would report (kept only when the cache will serve it whole), and
+ * no model call or token spent, as that rerun would. Any other result is not reused.
  */
-function reusedTotals(stored: unknown): EngineTotals | undefined {
+function reusedTotals(stored: unknown, rerun?: RerunCacheStats): EngineTotals | undefined {
   const r = stored as Partial<EvalResult> | undefined;
   const t = r?.totals;
   if (r?.format !== EVAL_RESULT_FORMAT || r.status !== "completed" || !t?.cache) return undefined;
-  if (t.cache.misses !== 0 || t.cache.hits <= 0 || t.calls !== 0 || t.errored !== 0 || t.resumed)
-    return undefined;
+  if (t.errored !== 0 || t.resumed) return undefined;
+  if (rerun)
+    return rerun.hits > 0
+      ? {
+          requests: rerun.requests,
+          calls: 0,
+          token_usage: { ...ZERO_USAGE },
+          cache: {
+            hits: rerun.hits,
+            misses: 0,
+            saved_calls: rerun.saved_calls,
+            saved_tokens: rerun.saved_usage,
+          },
+        }
+      : undefined;
+  if (t.cache.misses !== 0 || t.cache.hits <= 0 || t.calls !== 0) return undefined;
   if (t.token_usage.input_tokens !== 0 || t.token_usage.output_tokens !== 0) return undefined;
   const { reused_from: _, ...cache } = t.cache as EngineTotals["cache"] & {};
   return { requests: t.requests, calls: t.calls, token_usage: t.token_usage, cache };
@@ -440,9 +458,13 @@ async function finishReusedPersonaEvaluation(
     baseline?: boolean;
   },
 ): Promise<{ result: EvalResult; errored: number }> {
+  // Nothing is judged: each run spent no token, as in a warm rerun (whatever the stored runs spent).
   const runs = await completeRuns(
     store,
-    stored.runs.map(({ run_id: _, status: __, token_usage, ...agent }) => ({ agent, token_usage })),
+    stored.runs.map(({ run_id: _, status: __, token_usage: ___, ...agent }) => ({
+      agent,
+      token_usage: { ...ZERO_USAGE },
+    })),
     { runIds, baseline },
   );
   const result = personaResult(evaluationId, {

@@ -16,6 +16,18 @@ export interface CacheStats {
   saved_usage?: TokenUsage;
 }
 
+/**
+ * The cache figures a rerun of an evaluation would report, kept when the cache will serve the rerun whole
+ * although the evaluation itself judged (see CachingJudge.rerun): what lets its first rerun be reused.
+ */
+export interface RerunCacheStats {
+  /** Judge requests the rerun makes, every one answered by the cache. */
+  requests: number;
+  hits: number;
+  saved_calls: number;
+  saved_usage: TokenUsage;
+}
+
 export interface EvaluationRow {
   id: string;
   kind: EvaluationKind;
@@ -58,6 +70,8 @@ export interface EvaluationOutcome {
   cache?: CacheStats;
   /** The result document, kept so it can be printed again without judging (`dramaturg show`). */
   result?: unknown;
+  /** What a rerun would be served by the cache, when it serves it whole (see RerunCacheStats). */
+  rerun_cache?: RerunCacheStats;
 }
 
 export interface EvaluationRepository {
@@ -77,13 +91,14 @@ export interface EvaluationRepository {
   result(id: string): Promise<unknown>;
   /**
    * The newest completed evaluation of a kind with this fingerprint, created at this cache generation, with
-   * no errored verdict and every verdict served by the cache (hits, no miss): one a rerun may reuse whole.
+   * no errored verdict and every verdict served by the cache (hits, no miss) or servable by it on a rerun
+   * (`rerun_cache`, returned with it): one a rerun may reuse whole.
    */
   reusable(query: {
     kind: EvaluationKind;
     fingerprint: string;
     generation: number;
-  }): Promise<EvaluationRow | undefined>;
+  }): Promise<(EvaluationRow & { rerun_cache: RerunCacheStats | null }) | undefined>;
   /** The newest evaluation of a kind that did not complete (pending, running or failed): what a resume continues. */
   latestIncomplete(kind: EvaluationKind): Promise<EvaluationRow | undefined>;
   /** Newest first; a page of them after `after` (the previous page's last row) and within `since`…`until`. */
@@ -121,12 +136,14 @@ const OUTCOME = [
   "token_usage = COALESCE($4::jsonb, token_usage)",
   "cache = COALESCE($5::jsonb, cache)",
   "result = COALESCE($6, result)",
+  "rerun_cache = COALESCE($7::jsonb, rerun_cache)",
 ];
 const outcomeParams = (o: EvaluationOutcome = {}) => [
   o.errored ?? null,
   jsonParam(o.token_usage),
   jsonParam(o.cache),
   jsonParam(o.result),
+  jsonParam(o.rerun_cache),
 ];
 
 export function evaluationRepository(db: Queryable): EvaluationRepository {
@@ -179,7 +196,7 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
     fail: (id, error, outcome) =>
       move(id, {
         ...FAIL,
-        set: [...OUTCOME, "error = $7", "completed_at = now()"],
+        set: [...OUTCOME, "error = $8", "completed_at = now()"],
         params: [...outcomeParams(outcome), error],
       }),
     async get(id) {
@@ -191,16 +208,16 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
     input: (id) => document(id, "input"),
     result: (id) => document(id, "result"),
     async reusable({ kind, fingerprint, generation }) {
-      const result = await db.query<Raw>(
-        `SELECT ${COLUMNS} FROM evaluations
+      const result = await db.query<Raw & { rerun_cache: RerunCacheStats | null }>(
+        `SELECT ${COLUMNS}, rerun_cache FROM evaluations
           WHERE fingerprint = $1 AND kind = $2 AND status = 'completed' AND cache_generation = $3
             AND errored = 0 AND result IS NOT NULL
-            AND (cache ->> 'misses')::integer = 0 AND (cache ->> 'hits')::integer > 0
+            AND ((cache ->> 'misses')::integer = 0 AND (cache ->> 'hits')::integer > 0 OR rerun_cache IS NOT NULL)
           ORDER BY created_at DESC, id DESC LIMIT 1`,
         [fingerprint, kind, generation],
       );
       const row = result.rows[0];
-      return row && toRow(row);
+      return row && { ...toRow(row), rerun_cache: row.rerun_cache };
     },
     async latestIncomplete(kind) {
       const result = await db.query<Raw>(

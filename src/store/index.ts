@@ -23,6 +23,7 @@ export type {
   EvaluationRepository,
   EvaluationRow,
   NewEvaluation,
+  RerunCacheStats,
 } from "./evaluations.ts";
 export type { LifecycleStatus } from "./lifecycle.ts";
 export type { MessageQuery, MessageRepository, MessageRow } from "./messages.ts";

@@ -3,7 +3,14 @@
 import { randomUUID } from "node:crypto";
 import { StoreError, type TokenUsage } from "../core/index.ts";
 import { isUuid } from "./columns.ts";
-import type { CacheStats, EvaluationKind, EvaluationRepository, EvaluationRow } from "./evaluations.ts";
+import type {
+  CacheStats,
+  EvaluationKind,
+  EvaluationOutcome,
+  EvaluationRepository,
+  EvaluationRow,
+  RerunCacheStats,
+} from "./evaluations.ts";
 import {
   COMPLETE,
   FAIL,
@@ -46,6 +53,7 @@ export interface EvaluationRecord {
   result: string | null;
   fingerprint: string | null;
   cache_generation: number | null;
+  rerun_cache: string | null;
 }
 
 export interface RunRecord {
@@ -158,11 +166,9 @@ function byUuid<R>(table: ReadonlyMap<string, R>, id: string): R | undefined {
 }
 
 export function memoryEvaluations(table: Map<string, EvaluationRecord>): EvaluationRepository {
-  const outcome = (
-    r: EvaluationRecord,
-    o: { errored?: number; token_usage?: TokenUsage; cache?: CacheStats; result?: unknown } = {},
-  ) => {
+  const outcome = (r: EvaluationRecord, o: EvaluationOutcome = {}) => {
     r.errored = o.errored ?? r.errored;
+    r.rerun_cache = jsonbText(o.rerun_cache) ?? r.rerun_cache;
     r.token_usage = jsonbText(o.token_usage) ?? r.token_usage;
     r.cache = jsonbText(o.cache) ?? r.cache;
     r.result = o.result === undefined || o.result === null ? r.result : JSON.stringify(o.result);
@@ -201,6 +207,7 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
         result: null,
         fingerprint: fingerprint ?? null,
         cache_generation: cache_generation ?? null,
+        rerun_cache: null,
       };
       table.set(r.id, r);
       return evaluationRow(r);
@@ -246,12 +253,11 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
           r.cache_generation === generation &&
           r.errored === 0 &&
           r.result !== null &&
-          cache?.misses === 0 &&
-          cache.hits > 0
+          ((cache?.misses === 0 && cache.hits > 0) || r.rerun_cache !== null)
         );
       });
       const r = rows.sort(newestFirst)[0];
-      return r && evaluationRow(r);
+      return r && { ...evaluationRow(r), rerun_cache: jsonOut<RerunCacheStats>(r.rerun_cache) };
     },
     async latestIncomplete(kind) {
       const rows = [...table.values()].filter((r) => r.kind === kind && r.status !== "completed");

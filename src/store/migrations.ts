@@ -350,4 +350,13 @@ CREATE INDEX evaluations_fingerprint ON evaluations (fingerprint, created_at) WH
 CREATE SEQUENCE verdict_cache_generation;
 `,
   },
+  {
+    version: 9,
+    name: "evaluation_rerun_cache",
+    sql: /* sql */ `
+-- An evaluation that judged, and stored every verdict it judged in the verdict cache, keeps the cache
+-- figures a rerun of it would report: its first rerun then reuses it whole, as a warm rerun's would be.
+ALTER TABLE evaluations ADD COLUMN rerun_cache jsonb;
+`,
+  },
 ];

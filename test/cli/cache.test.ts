@@ -103,12 +103,11 @@ describe("a rerun of an unchanged evaluation", () => {
     const runs = [];
     for (let i = 0; i < 3; i++) runs.push(await cli(evalArgs));
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
-    // The first judged, the second was served verdict by verdict, the third reused the second.
+    // The first judged, and stored every verdict in the cache: the second reused it, the third the second.
+    const reusedLine = /^reused: unchanged since evaluation [0-9a-f]{8}; its verdicts were copied whole$/m;
     expect(runs[0]!.stdout).not.toMatch(/reused:/);
-    expect(runs[1]!.stdout).not.toMatch(/reused:/);
-    expect(runs[2]!.stdout).toMatch(
-      /^reused: unchanged since evaluation [0-9a-f]{8}; its verdicts were copied whole$/m,
-    );
+    expect(runs[1]!.stdout).toMatch(reusedLine);
+    expect(runs[2]!.stdout).toMatch(reusedLine);
     const calls = server.stats.calls;
     // Any deletion from the cache, even of another model's entries, ends the reuse.
     await cli(["cache", "clear", "--db", db, "--model", "anthropic:fake-model-a"]);
@@ -116,5 +115,49 @@ describe("a rerun of an unchanged evaluation", () => {
     expect(afterClear.stdout).not.toMatch(/reused:/);
     expect(afterClear.stdout).toMatch(/cache: \d+ hits/);
     expect(server.stats.calls).toBe(calls);
+  });
+
+  it("a first run on a new folder is reused by its rerun, which says what the cache served", async () => {
+    const folder = tempDir("dramaturg-cache-");
+    const transcript = join(folder, "t.json");
+    writeFileSync(transcript, JSON.stringify(syntheticTranscript({ messages: 5, agents: 2, channels: 1 })));
+    const evalArgs = [
+      "eval",
+      transcript,
+      "--judge",
+      "openai-compatible:fake-model",
+      "--judge-base-url",
+      server.url,
+      "--db",
+      join(folder, "db"),
+      "--dimensions",
+      "adherence",
+      "--no-progress",
+      "--format",
+      "json",
+    ];
+    const first = await cli(evalArgs);
+    expect(first.code, first.stderr).toBe(0);
+    const calls = server.stats.calls;
+    const rerun = await cli(evalArgs);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(server.stats.calls).toBe(calls);
+    const [a, b] = [JSON.parse(first.stdout), JSON.parse(rerun.stdout)];
+    expect(a.totals.calls).toBeGreaterThan(0);
+    expect(b.totals.cache.reused_from).toBe(a.evaluation_id);
+    // What the cache served: every verdict the first run judged, and the calls and tokens they cost.
+    expect(b.totals).toMatchObject({
+      calls: 0,
+      token_usage: { input_tokens: 0, output_tokens: 0 },
+      cache: {
+        hits: a.totals.cache.misses,
+        misses: 0,
+        saved_calls: a.totals.calls,
+        saved_tokens: a.totals.token_usage,
+      },
+    });
+    expect(b.runs.map((r: { overall_score: number }) => r.overall_score)).toEqual(
+      a.runs.map((r: { overall_score: number }) => r.overall_score),
+    );
   });
 });

@@ -74,10 +74,11 @@ describe("a store still opening", () => {
       new Promise((resolve) => setTimeout(() => resolve("waited for the store"), 5_000)),
     ]);
     expect(first).toBe("judged");
-    // Each worker waits with its answer until the store has it, as for any commit: a kill loses at most
-    // the calls in flight, so no more than the two calls in flight are made before the store opens.
+    // Each worker makes its next call while its answer waits to be stored, and no call after that until
+    // the store has it, as for any commit: a kill loses at most the calls in flight and the answers being
+    // stored, so no more than two calls per worker (four) are made before the store opens.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(judge.requests).toBe(2);
+    expect(judge.requests).toBe(4);
     opening.resolve(store);
     const { evaluationId, result } = await run;
     const summary = await store.scores.summary(evaluationId);
@@ -147,7 +148,8 @@ describe("a store still opening", () => {
     });
     await judge.calledOnce;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(judge.requests).toBe(2);
+    // Two per worker (see above): one answered and waiting to be stored, one more.
+    expect(judge.requests).toBe(4);
     opening.resolve(store);
     await run;
     await backend.flushed();

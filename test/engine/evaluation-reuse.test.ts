@@ -64,11 +64,14 @@ async function run(
   judge: Judge,
   options: { record?: string; inStore?: boolean } = {},
 ) {
+  const inStore = options.inStore ?? true;
+  // As prepareJudge builds it: the store's own cache tallies what a rerun would be served.
   const caching = new CachingJudge({
     judge,
     backend: store.verdictCache,
     mode: input.config.mode,
-    inStore: options.inStore ?? true,
+    inStore,
+    tallyRerun: inStore,
   });
   const { evaluationId, result } = await runEvaluation({
     evaluation: personaEvaluation({ ...input, judge: caching.descriptor }),
@@ -115,12 +118,32 @@ for (const backend of ["memory", "PGlite"] as const) {
       await store.close();
     });
 
-    it("a warm rerun is reused by the next, with the result, runs and rows the per-verdict path gives", async () => {
+    it("a cold run's first rerun reuses it, with the result, runs and rows the per-verdict path gives", async () => {
       const input = await prepared();
       const cold = await run(store, input, new KeyedJudge());
       expect(cold.result.totals.calls).toBeGreaterThan(0);
+      // The per-verdict rerun, through a cache that is not the store's own (which never reuses).
       const warmJudge = new KeyedJudge();
-      // The cold run judged (cache misses): it is not reused; the first rerun takes the per-verdict path.
+      const warm = await run(store, input, warmJudge, { inStore: false });
+      expect(warmJudge.requests).toBe(0);
+      expect(warm.result.totals.cache?.reused_from).toBeUndefined();
+      expect(warm.result.totals.cache?.misses).toBe(0);
+      const hitsBefore = (await store.verdictCache.stats()).hits;
+      const reusedJudge = new KeyedJudge();
+      const reused = await run(store, input, reusedJudge);
+      expect(reused.result.totals.cache?.reused_from).toBe(cold.evaluationId);
+      expect(reusedJudge.requests).toBe(0);
+      await expectSameAsPerVerdict(reused, warm, hitsBefore);
+    });
+
+    it("a warm rerun is reused by the next, with the result, runs and rows the per-verdict path gives", async () => {
+      const input = await prepared();
+      // Judged again from an empty cache, through a cache that is not the store's: no rerun figures kept.
+      await store.verdictCache.clear();
+      const cold = await run(store, input, new KeyedJudge(), { inStore: false });
+      expect(cold.result.totals.calls).toBeGreaterThan(0);
+      const warmJudge = new KeyedJudge();
+      // The cold run cannot be reused: the first rerun takes the per-verdict path.
       const warm = await run(store, input, warmJudge);
       expect(warm.result.totals.cache?.reused_from).toBeUndefined();
       expect(warm.result.totals.cache?.misses).toBe(0);
@@ -129,6 +152,15 @@ for (const backend of ["memory", "PGlite"] as const) {
       const reused = await run(store, input, reusedJudge);
       expect(reused.result.totals.cache?.reused_from).toBe(warm.evaluationId);
       expect(reusedJudge.requests).toBe(0);
+      await expectSameAsPerVerdict(reused, warm, hitsBefore);
+    });
+
+    /** The reused rerun says and stores what the per-verdict one did, ids aside. */
+    async function expectSameAsPerVerdict(
+      reused: Awaited<ReturnType<typeof run>>,
+      warm: Awaited<ReturnType<typeof run>>,
+      hitsBefore: number,
+    ) {
       expect(normalized(reused.result)).toEqual(normalized(warm.result));
       expect(reused.result.runs.map((r) => r.run_id)).not.toEqual(warm.result.runs.map((r) => r.run_id));
       expect(await storedRows(store, reused.evaluationId)).toEqual(
@@ -161,7 +193,7 @@ for (const backend of ["memory", "PGlite"] as const) {
         saved_calls: warm.counters.saved_calls,
         saved_tokens: warm.counters.saved_tokens,
       });
-    });
+    }
 
     it("more trials are not reused: each trial is judged", async () => {
       await run(store, await prepared(), new KeyedJudge());

@@ -43,7 +43,12 @@ async function setup(serverOptions: FakeOpenAIServerOptions = {}, backend?: Verd
     temperature: 0,
     maxRetries: 0,
   });
-  const judge = new CachingJudge({ judge: inner, backend: backend ?? store.verdictCache, mode: "batch" });
+  const judge = new CachingJudge({
+    judge: inner,
+    backend: backend ?? store.verdictCache,
+    mode: "batch",
+    tallyRerun: true,
+  });
   return { server, judge };
 }
 
@@ -169,6 +174,39 @@ describe("CachingJudge", () => {
       served_requests: 1,
       saved_tokens: first.usage,
     });
+  });
+
+  it("tallies what a rerun will be served, and a fresh judge's rerun is served exactly that", async () => {
+    const { judge } = await setup();
+    const requests = [
+      request([item("traits"), item("style")]),
+      request([item("knowledge")]),
+      request([item("traits"), item("style")], "A quiet baker."),
+    ];
+    for (const r of requests) await judge.judge(r);
+    // One served request too: the tally counts it as the rerun will.
+    await judge.judge(requests[1]!);
+    const tallied = judge.rerun;
+    const rerun = await setup();
+    for (const r of [...requests, requests[1]!]) await rerun.judge.judge(r);
+    expect(rerun.server.stats.calls).toBe(0);
+    expect(tallied).toEqual(rerun.judge.counters);
+    expect(tallied?.hits).toBe(6);
+  });
+
+  it("tallies no rerun once a verdict errored, or a key was judged twice (its answer may have changed)", async () => {
+    const failing = await setup({ faults: [{ type: "500" }] });
+    await failing.judge.judge(request([item("traits")]));
+    expect(failing.judge.rerun).toBeUndefined();
+    await store.verdictCache.clear();
+    const { judge, server } = await setup();
+    // Both look the key up before either answer is stored: both are judged.
+    const twice = request([item("traits")]);
+    await Promise.all([judge.judge(twice), judge.judge(twice)]);
+    expect(server.stats.calls).toBe(2);
+    expect(judge.rerun).toBeUndefined();
+    const untallied = new CachingJudge({ judge, backend: store.verdictCache });
+    expect(untallied.rerun).toBeUndefined();
   });
 
   it("stores each item's whole-token share of the call's usage", async () => {
