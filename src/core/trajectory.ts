@@ -123,6 +123,8 @@ export function renderTrajectory(
  */
 export class TrajectoryRenderer {
   private readonly made: (string | undefined)[];
+  /** Lines below this index (from the window's first lines on) have been let go (see `release`). */
+  private releasedTo = 0;
 
   constructor(
     private readonly events: readonly TrajectoryEvent[],
@@ -146,8 +148,21 @@ export class TrajectoryRenderer {
       for (let i = 0; i < first_n; i++) lines.push(this.line(i));
       lines.push(`(… ${end - first_n - last_n} events omitted …)`);
       for (let i = end - last_n; i < end; i++) lines.push(this.line(i));
+      if (last_n > 0) this.release(first_n, end - last_n);
     }
     return lines;
+  }
+
+  /**
+   * Lets go of the lines between a window's first lines and its last ones: a plan walks an agent's
+   * messages in order, so its windows move forward and those lines are not read again — or are made again
+   * when they are (another trial walks them anew). A trajectory as long as the run is then not held whole.
+   */
+  private release(first_n: number, to: number): void {
+    // A window behind the last one starts another walk: what it makes again is let go again.
+    if (to < this.releasedTo) this.releasedTo = 0;
+    for (let i = Math.max(first_n, this.releasedTo); i < to; i++) this.made[i] = undefined;
+    this.releasedTo = Math.max(this.releasedTo, to);
   }
 
   /**

@@ -5,6 +5,7 @@ import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 import { COMPLETE, FAIL, INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
 import type { CreatedRange, PageAfter } from "./page.ts";
+import { documentColumn, documentOf } from "./stored-document.ts";
 
 export type EvaluationKind = "persona" | "session" | "conversation" | "simulation";
 
@@ -138,11 +139,11 @@ const OUTCOME = [
   "result = COALESCE($6, result)",
   "rerun_cache = COALESCE($7::jsonb, rerun_cache)",
 ];
-const outcomeParams = (o: EvaluationOutcome = {}) => [
+const outcomeParams = async (o: EvaluationOutcome = {}) => [
   o.errored ?? null,
   jsonParam(o.token_usage),
   jsonParam(o.cache),
-  jsonParam(o.result),
+  await documentColumn(o.result),
   jsonParam(o.rerun_cache),
 ];
 
@@ -155,8 +156,7 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
       `SELECT ${column} AS doc FROM evaluations WHERE id = $1`,
       [id],
     );
-    const text = result.rows[0]?.doc;
-    return text === null || text === undefined ? undefined : JSON.parse(text);
+    return documentOf(result.rows[0]?.doc);
   };
   return {
     async create({
@@ -177,7 +177,7 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
           source,
           JSON.stringify(config),
           propositions_hash ?? null,
-          jsonParam(input),
+          await documentColumn(input),
           [...new Set(agents)],
           fingerprint ?? null,
           cache_generation ?? null,
@@ -187,17 +187,17 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
     },
     start: (id) => move(id, START),
     interrupt: (id) => move(id, INTERRUPT),
-    complete: (id, outcome) =>
+    complete: async (id, outcome) =>
       move(id, {
         ...COMPLETE,
         set: [...OUTCOME, "completed_at = now()"],
-        params: outcomeParams(outcome),
+        params: await outcomeParams(outcome),
       }),
-    fail: (id, error, outcome) =>
+    fail: async (id, error, outcome) =>
       move(id, {
         ...FAIL,
         set: [...OUTCOME, "error = $8", "completed_at = now()"],
-        params: [...outcomeParams(outcome), error],
+        params: [...(await outcomeParams(outcome)), error],
       }),
     async get(id) {
       if (!isUuid(id)) return undefined;

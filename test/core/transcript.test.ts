@@ -111,6 +111,20 @@ describe("trajectories", () => {
         );
   });
 
+  it("a renderer walked forward, then back (another trial), lets old lines go and makes them again the same", () => {
+    const t = parseTranscript(JSON.stringify({ ...header, messages }), "t.json");
+    const events = agentTrajectory(t, "marta");
+    const renderer = new TrajectoryRenderer(events, { name: "Marta" });
+    const window = { first_n: 0, last_n: 1 };
+    const walk = () => Array.from({ length: events.length + 1 }, (_, end) => renderer.lines(window, end));
+    const first = walk();
+    // The lines behind the window are no longer held (made again, equal, when asked for).
+    expect((renderer as unknown as { made: (string | undefined)[] }).made.filter(Boolean).length).toBe(1);
+    expect(walk()).toEqual(first);
+    for (let end = 0; end <= events.length; end++)
+      expect(first[end]!.join("\n")).toBe(renderTrajectory(events.slice(0, end), window, { name: "Marta" }));
+  });
+
   it("the lines before a message are its window without the message itself, and none when only a note is left", () => {
     const t = parseTranscript(JSON.stringify({ ...header, messages }), "t.json");
     const events = agentTrajectory(t, "marta");

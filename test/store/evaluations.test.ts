@@ -157,6 +157,35 @@ describeStore("evaluations", ({ store, fresh }) => {
     expect(await store().evaluations.input("not-a-uuid")).toBeUndefined();
   });
 
+  test("a large input and result come back as given, and a SQL store keeps them compressed", async () => {
+    const messages = Array.from({ length: 2_000 }, (_, i) => ({
+      id: `m${i}`,
+      text: `message ${i} `.repeat(8),
+    }));
+    const input = { format: "x", messages };
+    const e = await store().evaluations.create({ source: "t.json", input });
+    await store().evaluations.start(e.id);
+    await store().evaluations.complete(e.id, { result: { messages } });
+    expect(await store().evaluations.input(e.id)).toEqual(input);
+    expect(await store().evaluations.result(e.id)).toEqual({ messages });
+    const db = store().db;
+    if (!db) return; // memory:// keeps documents in this process: nothing to compress
+    const raw = await db.query<{ input: string; result: string }>(
+      "SELECT input, result FROM evaluations WHERE id = $1",
+      [e.id],
+    );
+    const stored = raw.rows[0]!;
+    expect(stored.input.startsWith("gzip:")).toBe(true);
+    expect(stored.input.length).toBeLessThan(JSON.stringify(input).length / 4);
+    expect(stored.result.startsWith("gzip:")).toBe(true);
+    // A small document stays plain JSON, as older versions stored every one.
+    const small = await store().evaluations.create({ source: "t.json", input: { a: 1 } });
+    const plain = await db.query<{ input: string }>("SELECT input FROM evaluations WHERE id = $1", [
+      small.id,
+    ]);
+    expect(plain.rows[0]!.input).toBe('{"a":1}');
+  });
+
   test("the configuration read back is a copy, with jsonb's key order", async () => {
     const e = await store().evaluations.create({
       source: "t.json",
