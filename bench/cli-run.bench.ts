@@ -15,6 +15,19 @@ import type { WorkerServer } from "./fake-server-worker.ts";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const MEASURE = fileURLToPath(new URL("./measure-process.mjs", import.meta.url));
 
+/**
+ * The Node options the `dramaturg` command starts with: those of its shebang (`#!/usr/bin/env -S node …`),
+ * which the command gets when it is run as a user runs it; here it is run with this Node, so they are
+ * given here.
+ */
+export function cliNodeOptions(): string[] {
+  const shebang = readFileSync(join(ROOT, "dist/cli/main.js"), "utf8").split("\n", 1)[0]!;
+  return shebang
+    .replace(/^#!.*?\bnode\b/, "")
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
 const CHARACTERS = [
   {
     id: "harbour-pilot",
@@ -141,6 +154,7 @@ export async function cliRun(options: CliRunOptions): Promise<CliRunFigures> {
   const usageFile = join(dir, `usage-${mode}-${latencyMs}-${Date.now()}.json`);
   const out = join(dir, "out.json");
   const args = [
+    ...cliNodeOptions(),
     MEASURE,
     usageFile,
     join(ROOT, "dist/cli/main.js"),

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cliNodeOptions } from "./cli-run.bench.ts";
 
 /**
  * Where the run stores and how it grows: a folder store or memory://, with a transcript that grows with the
@@ -83,7 +84,8 @@ async function runOnce(verdicts: number, location: string, byTrials: boolean): P
 
 function child(verdicts: number, location: string, byTrials = false): PeakRun {
   const args = [SELF, "--run", String(verdicts), location, ...(byTrials ? ["--trials"] : [])];
-  const run = spawnSync(process.execPath, [...process.execArgv, ...args], {
+  // With the Node options `dramaturg` starts with (its shebang's), as a run of the command would be.
+  const run = spawnSync(process.execPath, [...cliNodeOptions(), ...process.execArgv, ...args], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
     maxBuffer: 16 * 1024 * 1024,

@@ -255,6 +255,8 @@ export async function runEvaluation<M, R>({
   let waiting: PlannedVerdict<M>[][] = [];
   // Their commit, which their workers wait for.
   let waitingWritten: Promise<void> = Promise.resolve();
+  // Answers from the judge that waited for the store without their worker waiting with them (see below).
+  let heldAlone = 0;
   // Announced once the evaluation exists, before any verdict is stored: from then on it can be resumed.
   const announced = setUp.then((r) => {
     ready = r;
@@ -304,13 +306,14 @@ export async function runEvaluation<M, R>({
         // Aggregated in arrival order, before the write lets another worker's answers in.
         evaluation.add(vs, { fresh: true });
         stored += vs.length;
-        // While the store opens, answers wait, in order, and are written first once it is open. Their
-        // workers wait with them, as they would for any commit: a kill loses at most the calls in flight
-        // and the answers waiting, even before the store is open (then with nothing to resume, the first
-        // requests having gone out at once all the same).
+        // While the store opens, answers wait, in order, and are written first once it is open. A round
+        // of them (one per worker) waits alone, so that a new folder's open (≈ 0.5 s) does not hold up the
+        // second round of calls; the workers of any later ones wait with them, as they would for any
+        // commit. A kill before the store is open then loses at most three rounds of calls (that round,
+        // the answers whose workers wait, the calls in flight), with nothing to resume.
         if (!ready) {
           waiting.push(vs);
-          if (calls > 0) {
+          if (calls > 0 && ++heldAlone > concurrency) {
             await announced;
             await waitingWritten;
           }

@@ -74,11 +74,11 @@ describe("a store still opening", () => {
       new Promise((resolve) => setTimeout(() => resolve("waited for the store"), 5_000)),
     ]);
     expect(first).toBe("judged");
-    // Each worker makes its next call while its answer waits to be stored, and no call after that until
-    // the store has it, as for any commit: a kill loses at most the calls in flight and the answers being
-    // stored, so no more than two calls per worker (four) are made before the store opens.
+    // One round of answers waits for the store alone; then each worker waits with its answer (making
+    // one more call meanwhile), as for any commit: a kill loses at most three rounds of calls (six with
+    // two workers) before the store opens, and no more are made.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(judge.requests).toBe(4);
+    expect(judge.requests).toBe(6);
     opening.resolve(store);
     const { evaluationId, result } = await run;
     const summary = await store.scores.summary(evaluationId);
@@ -148,8 +148,8 @@ describe("a store still opening", () => {
     });
     await judge.calledOnce;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    // Two per worker (see above): one answered and waiting to be stored, one more.
-    expect(judge.requests).toBe(4);
+    // Three rounds (see above).
+    expect(judge.requests).toBe(6);
     opening.resolve(store);
     await run;
     await backend.flushed();
