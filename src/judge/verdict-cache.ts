@@ -250,26 +250,14 @@ export class CachingJudge implements Judge {
   private readonly prefetching = new WeakMap<JudgeRequest, Promise<void>>();
   /** Keys `prefetch` looked up: a key in here but not in `memory` is known to be missing. */
   private readonly looked = new Set<string>();
-  private readonly tally: VerdictCacheCounters = {
-    hits: 0,
-    misses: 0,
-    saved_calls: 0,
-    saved_tokens: { ...ZERO_USAGE },
-    served_requests: 0,
-  };
+  private readonly tally = noneCounted();
 
   /**
    * What a rerun would be served, while every request is one the cache will answer whole: the keys this
    * judge stored so far (a key stored twice may have changed its answer), or undefined once one is not.
    */
   private rerunKeys: Set<string> | undefined;
-  private readonly rerunTally: VerdictCacheCounters = {
-    hits: 0,
-    misses: 0,
-    saved_calls: 0,
-    saved_tokens: { ...ZERO_USAGE },
-    served_requests: 0,
-  };
+  private readonly rerunTally = noneCounted();
 
   /** See {@link CachingJudgeOptions.storeFree}. */
   readonly storeFree: boolean;
@@ -564,6 +552,10 @@ function servedBy(request: JudgeRequest, entries: readonly CachedJudgement[]): V
   let saved_tokens: TokenUsage = { ...ZERO_USAGE };
   for (const e of entries) saved_tokens = addUsage(saved_tokens, e.usage ?? ZERO_USAGE);
   return { hits: entries.length, misses: 0, saved_calls: callsOf(request), saved_tokens, served_requests: 1 };
+}
+
+function noneCounted(): VerdictCacheCounters {
+  return { hits: 0, misses: 0, saved_calls: 0, saved_tokens: { ...ZERO_USAGE }, served_requests: 0 };
 }
 
 function countInto(tally: VerdictCacheCounters, served: VerdictCacheCounters): void {

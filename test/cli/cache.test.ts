@@ -84,10 +84,11 @@ describe("a rerun of an unchanged evaluation", () => {
     await server.close();
   });
 
-  it("reuses the last warm one whole, says so in one line, and stops once the cache is cleared", async () => {
+  /** `eval` of a new transcript of `messages` messages against the fake judge, into the store at `store`. */
+  const evalArgsFor = (store: string, messages: number) => {
     const transcript = join(tempDir("dramaturg-cache-"), "t.json");
-    writeFileSync(transcript, JSON.stringify(syntheticTranscript({ messages: 6, agents: 2, channels: 1 })));
-    const evalArgs = [
+    writeFileSync(transcript, JSON.stringify(syntheticTranscript({ messages, agents: 2, channels: 1 })));
+    return [
       "eval",
       transcript,
       "--judge",
@@ -95,11 +96,15 @@ describe("a rerun of an unchanged evaluation", () => {
       "--judge-base-url",
       server.url,
       "--db",
-      db,
+      store,
       "--dimensions",
       "adherence",
       "--no-progress",
     ];
+  };
+
+  it("reuses the last warm one whole, says so in one line, and stops once the cache is cleared", async () => {
+    const evalArgs = evalArgsFor(db, 6);
     const runs = [];
     for (let i = 0; i < 3; i++) runs.push(await cli(evalArgs));
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
@@ -118,24 +123,7 @@ describe("a rerun of an unchanged evaluation", () => {
   });
 
   it("a first run on a new folder is reused by its rerun, which says what the cache served", async () => {
-    const folder = tempDir("dramaturg-cache-");
-    const transcript = join(folder, "t.json");
-    writeFileSync(transcript, JSON.stringify(syntheticTranscript({ messages: 5, agents: 2, channels: 1 })));
-    const evalArgs = [
-      "eval",
-      transcript,
-      "--judge",
-      "openai-compatible:fake-model",
-      "--judge-base-url",
-      server.url,
-      "--db",
-      join(folder, "db"),
-      "--dimensions",
-      "adherence",
-      "--no-progress",
-      "--format",
-      "json",
-    ];
+    const evalArgs = [...evalArgsFor(join(tempDir("dramaturg-cache-"), "db"), 5), "--format", "json"];
     const first = await cli(evalArgs);
     expect(first.code, first.stderr).toBe(0);
     const calls = server.stats.calls;
