@@ -1,7 +1,8 @@
 // Resume after a kill: `dramaturg eval` (a real process, live judge over HTTP against the fake server) is
 // SIGKILLed when the server has seen half the calls of an uninterrupted run, then `dramaturg eval --resume`
-// finishes it. Both parts together must make at most the uninterrupted run's calls plus the concurrency
-// (the calls in flight at the kill), and leave exactly the uninterrupted run's scores.
+// finishes it. Both parts together must make at most the uninterrupted run's calls plus twice the
+// concurrency (the calls in flight at the kill, and without the verdict cache the answers being committed:
+// one of each per worker), and leave exactly the uninterrupted run's scores.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

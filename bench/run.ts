@@ -292,12 +292,13 @@ const benchmarks: Benchmark[] = [
       });
       const checks = (label: string, r: ResumeFigures, target: boolean): Check[] => [
         {
-          metric: `${label}: calls killed part + resume (uninterrupted + concurrency)`,
-          value: `${fmt(r.part1_calls)} + ${fmt(r.part2_calls)} = ${fmt(r.part1_calls + r.part2_calls)} (${fmt(r.whole_calls)} + ${r.concurrency})`,
+          // A kill loses the calls in flight and the answers being committed: one of each per worker.
+          metric: `${label}: calls killed part + resume (uninterrupted + twice the concurrency)`,
+          value: `${fmt(r.part1_calls)} + ${fmt(r.part2_calls)} = ${fmt(r.part1_calls + r.part2_calls)} (${fmt(r.whole_calls)} + 2 × ${r.concurrency})`,
           ...(target
             ? {
-                target: `≤ ${fmt(r.whole_calls + r.concurrency)}`,
-                pass: r.part1_calls + r.part2_calls <= r.whole_calls + r.concurrency,
+                target: `≤ ${fmt(r.whole_calls + 2 * r.concurrency)}`,
+                pass: r.part1_calls + r.part2_calls <= r.whole_calls + 2 * r.concurrency,
               }
             : {}),
         },
