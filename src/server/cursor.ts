@@ -3,7 +3,9 @@
 import { decodePageCursor, type PageAfter } from "../store/index.ts";
 import { ApiError } from "./api-error.ts";
 
-export function decodeCursor(cursor: string): PageAfter {
+/** The row a cursor names; no cursor (the first page) is undefined. */
+export function decodeCursor(cursor: string | undefined): PageAfter | undefined {
+  if (cursor === undefined) return undefined;
   const after = decodePageCursor(cursor);
   if (after) return after;
   throw new ApiError(

@@ -29,7 +29,14 @@ export type { LifecycleStatus } from "./lifecycle.ts";
 export type { MessageQuery, MessageRepository, MessageRow } from "./messages.ts";
 export { MIGRATIONS, type Migration } from "./migrations.ts";
 export { type AppliedMigration, type MigrationStatus, migrate, migrationStatus } from "./migrator.ts";
-export { type CreatedRange, decodePageCursor, encodePageCursor, type PageAfter, pageOf } from "./page.ts";
+export {
+  type CreatedRange,
+  decodePageCursor,
+  encodePageCursor,
+  fetchPage,
+  type PageAfter,
+  pageOf,
+} from "./page.ts";
 export type {
   DimensionScores,
   HistoryPoint,

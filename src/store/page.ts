@@ -51,3 +51,14 @@ export function pageOf<R extends { created_at: string; id: string }>(
   const page = rows.slice(0, limit);
   return { rows: page, next: rows.length > limit ? encodePageCursor(page.at(-1)!) : undefined };
 }
+
+/**
+ * A page of a newest-first list: `list` is asked for one row more than `limit` (so that the last page knows
+ * it is the last), and the page is cut from what it gives (see {@link pageOf}).
+ */
+export async function fetchPage<R extends { created_at: string; id: string }>(
+  limit: number,
+  list: (limit: number) => Promise<readonly R[]>,
+): Promise<{ rows: R[]; next: string | undefined }> {
+  return pageOf(await list(limit + 1), limit);
+}

@@ -3,7 +3,7 @@
 
 import type { ConversationResult, PassResult } from "../conversations/index.ts";
 import { listConversationResults, loadConversationResult } from "../conversations/index.ts";
-import { pageOf } from "../store/index.ts";
+import { fetchPage } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, jsonText, score1, shortId, when } from "./format.ts";
@@ -18,15 +18,16 @@ const PASS_TITLE: Record<string, string> = {
 
 export async function conversationsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
   const { agent, since, until, limit } = query;
-  const rows = await listConversationResults({
-    store,
-    agent,
-    since,
-    until,
-    after: decodeCursor(query.cursor),
-    limit: limit + 1,
-  });
-  const page = pageOf(rows, limit);
+  const page = await fetchPage(limit, (n) =>
+    listConversationResults({
+      store,
+      agent,
+      since,
+      until,
+      after: decodeCursor(query.cursor),
+      limit: n,
+    }),
+  );
   const body =
     page.rows.length === 0
       ? agent || since || until || query.cursor

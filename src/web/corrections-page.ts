@@ -3,7 +3,7 @@
 // the feedback a retry was given (the reasoning of the dimensions that failed).
 
 import { CORRECTION_OUTCOMES, type CorrectionLog } from "../core/index.ts";
-import { pageOf } from "../store/index.ts";
+import { fetchPage } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, percent, score1, score9, when } from "./format.ts";
@@ -52,12 +52,13 @@ function feedbackOf(check: CorrectionLog): Html {
 export async function correctionsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
   const { agent, dimension, since, until, limit } = query;
   const filter = { agent_id: agent, dimension, since, until };
-  const [rows, recent, stats] = await Promise.all([
-    store.corrections.list({ ...filter, after: decodeCursor(query.cursor), limit: limit + 1 }),
+  const [page, recent, stats] = await Promise.all([
+    fetchPage(limit, (n) =>
+      store.corrections.list({ ...filter, after: decodeCursor(query.cursor), limit: n }),
+    ),
     store.corrections.list({ ...filter, limit: OVER_TIME_CHECKS }),
     store.corrections.statistics(filter),
   ]);
-  const page = pageOf(rows, limit);
   const filtered = agent || dimension || since || until || query.cursor;
   if (page.rows.length === 0)
     return layout({

@@ -54,7 +54,6 @@ export function decodeCursor(cursor: string | undefined): PageAfter | undefined 
   throw new PageInputError("not a cursor this dashboard gave; follow the page's links", "cursor");
 }
 
-/** The first `limit` of `limit + 1` rows fetched, and the cursor to the next page when there are more. */
 /** A path's id parameter: a uuid, as the lists link them. */
 export function pageId(id: string): string {
   if (!z.uuid().safeParse(id).success)

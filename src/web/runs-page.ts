@@ -1,6 +1,6 @@
 // The Runs pages: evaluation runs newest first (filters and cursor in the URL), and one run — its
 // dimensions, verdicts with reasoning, errored verdicts, token usage and the messages that were judged.
-import { type MessageRow, pageOf, type RunRow, type ScoreRow } from "../store/index.ts";
+import { fetchPage, type MessageRow, type RunRow, type ScoreRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
@@ -13,15 +13,16 @@ const judgeText = (run: RunRow) =>
 
 export async function runsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
   const { agent, dimension, since, until, limit } = query;
-  const rows = await store.runs.list({
-    agent,
-    dimension,
-    since,
-    until,
-    after: decodeCursor(query.cursor),
-    limit: limit + 1,
-  });
-  const page = pageOf(rows, limit);
+  const page = await fetchPage(limit, (n) =>
+    store.runs.list({
+      agent,
+      dimension,
+      since,
+      until,
+      after: decodeCursor(query.cursor),
+      limit: n,
+    }),
+  );
   const filtered = agent || dimension || since || until || query.cursor;
   const body =
     page.rows.length === 0

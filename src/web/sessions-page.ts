@@ -4,7 +4,7 @@
 
 import type { Session, SessionAnalysis, ToolFinding } from "../sessions/index.ts";
 import { listSessionAnalyses, loadSessionAnalysis } from "../sessions/index.ts";
-import { pageOf } from "../store/index.ts";
+import { fetchPage } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, jsonText, score1, shortId, when } from "./format.ts";
@@ -14,15 +14,16 @@ import { decodeCursor, type PageQuery } from "./page-query.ts";
 
 export async function sessionsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
   const { agent, since, until, limit } = query;
-  const rows = await listSessionAnalyses({
-    store,
-    agent,
-    since,
-    until,
-    after: decodeCursor(query.cursor),
-    limit: limit + 1,
-  });
-  const page = pageOf(rows, limit);
+  const page = await fetchPage(limit, (n) =>
+    listSessionAnalyses({
+      store,
+      agent,
+      since,
+      until,
+      after: decodeCursor(query.cursor),
+      limit: n,
+    }),
+  );
   const body =
     page.rows.length === 0
       ? agent || since || until || query.cursor

@@ -93,7 +93,7 @@ export function agentRoutes({ store }: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(list, async (c) => {
     const { limit, cursor, since, until } = c.req.valid("query");
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const after = decodeCursor(cursor);
     // Agents are few (one per character or team member), so the page is cut here rather than in SQL.
     const from = since === undefined ? -Infinity : Date.parse(since);
     const to = until === undefined ? Infinity : Date.parse(until);
@@ -128,7 +128,7 @@ export function agentRoutes({ store }: ServerContext): OpenAPIHono {
   app.openapi(history, async (c) => {
     const { id } = c.req.valid("param");
     const { dimension, limit, cursor } = c.req.valid("query");
-    const before = cursor === undefined ? undefined : decodeCursor(cursor);
+    const before = decodeCursor(cursor);
     if (!(await store.agents.get(id))) throw notFound(`agent ${id}`);
     // One point more than the page, the oldest: it says there is an older page, and it is the point the
     // page's first one is compared with for what changed.

@@ -3,7 +3,7 @@
 
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { listConversationResults, loadConversationResult } from "../../conversations/index.ts";
-import { pageOf } from "../../store/index.ts";
+import { fetchPage } from "../../store/index.ts";
 import { ApiError, notFound } from "../api-error.ts";
 import { decodeCursor } from "../cursor.ts";
 import {
@@ -71,15 +71,16 @@ export function conversationRoutes({ store }: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(list, async (c) => {
     const { limit, cursor, since, until, agent } = c.req.valid("query");
-    const rows = await listConversationResults({
-      store,
-      since,
-      until,
-      agent,
-      after: cursor === undefined ? undefined : decodeCursor(cursor),
-      limit: limit + 1,
-    });
-    const page = pageOf(rows, limit);
+    const page = await fetchPage(limit, (n) =>
+      listConversationResults({
+        store,
+        since,
+        until,
+        agent,
+        after: decodeCursor(cursor),
+        limit: n,
+      }),
+    );
     return c.json({ conversations: page.rows, next_cursor: page.next ?? null }, 200);
   });
   app.openapi(one, async (c) => {

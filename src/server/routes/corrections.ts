@@ -2,7 +2,7 @@
 // and time), with the statistics `dramaturg corrections stats` prints over the same agent and time.
 
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { pageOf } from "../../store/index.ts";
+import { fetchPage } from "../../store/index.ts";
 import { decodeCursor } from "../cursor.ts";
 import { AgentFilter, DimensionFilter, errorResponses, NextCursor, PageQuery } from "../query.ts";
 import type { ServerContext } from "../server-context.ts";
@@ -35,15 +35,16 @@ export function correctionRoutes({ store }: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(list, async (c) => {
     const { limit, cursor, since, until, agent, dimension } = c.req.valid("query");
-    const rows = await store.corrections.list({
-      agent_id: agent,
-      since,
-      until,
-      dimension,
-      after: cursor === undefined ? undefined : decodeCursor(cursor),
-      limit: limit + 1,
-    });
-    const page = pageOf(rows, limit);
+    const page = await fetchPage(limit, (n) =>
+      store.corrections.list({
+        agent_id: agent,
+        since,
+        until,
+        dimension,
+        after: decodeCursor(cursor),
+        limit: n,
+      }),
+    );
     return c.json({ corrections: page.rows, next_cursor: page.next ?? null }, 200);
   });
   return app;

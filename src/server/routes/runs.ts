@@ -2,7 +2,7 @@
 // its verdicts (scores with reasoning) — what `dramaturg runs` lists and `dramaturg show` prints.
 
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { pageOf } from "../../store/index.ts";
+import { fetchPage } from "../../store/index.ts";
 import { notFound } from "../api-error.ts";
 import { decodeCursor } from "../cursor.ts";
 import {
@@ -65,15 +65,16 @@ export function runRoutes({ store }: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(list, async (c) => {
     const { limit, cursor, since, until, agent, dimension } = c.req.valid("query");
-    const rows = await store.runs.list({
-      agent,
-      dimension,
-      since,
-      until,
-      after: cursor === undefined ? undefined : decodeCursor(cursor),
-      limit: limit + 1,
-    });
-    const page = pageOf(rows, limit);
+    const page = await fetchPage(limit, (n) =>
+      store.runs.list({
+        agent,
+        dimension,
+        since,
+        until,
+        after: decodeCursor(cursor),
+        limit: n,
+      }),
+    );
     return c.json({ runs: page.rows, next_cursor: page.next ?? null }, 200);
   });
   app.openapi(one, async (c) => {

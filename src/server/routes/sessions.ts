@@ -10,7 +10,7 @@ import {
   SessionSchema,
   sessionsDocument,
 } from "../../sessions/index.ts";
-import { pageOf } from "../../store/index.ts";
+import { fetchPage } from "../../store/index.ts";
 import { ApiError, notFound } from "../api-error.ts";
 import { decodeCursor } from "../cursor.ts";
 import {
@@ -145,15 +145,16 @@ export function sessionRoutes({ store, judge, judgeSettings }: ServerContext): O
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(list, async (c) => {
     const { limit, cursor, since, until, agent } = c.req.valid("query");
-    const rows = await listSessionAnalyses({
-      store,
-      since,
-      until,
-      agent,
-      after: cursor === undefined ? undefined : decodeCursor(cursor),
-      limit: limit + 1,
-    });
-    const page = pageOf(rows, limit);
+    const page = await fetchPage(limit, (n) =>
+      listSessionAnalyses({
+        store,
+        since,
+        until,
+        agent,
+        after: decodeCursor(cursor),
+        limit: n,
+      }),
+    );
     return c.json({ sessions: page.rows, next_cursor: page.next ?? null }, 200);
   });
   app.openapi(one, async (c) => {
