@@ -273,23 +273,18 @@ export function personaEvaluation(input: PersonaEvaluationInput): EvaluationOfKi
   };
 }
 
+/** What finishing a persona evaluation's runs and result needs, judged or reused. */
+interface PersonaFinishing {
+  config: PersonaRunConfig;
+  propositions: LoadedPropositions;
+  descriptor: JudgeDescriptor;
+  runIds: Map<string, string>;
+  baseline?: boolean;
+}
+
 async function finishPersonaEvaluation(
   { store, evaluationId, totals }: FinishContext,
-  {
-    tally,
-    config,
-    propositions,
-    descriptor,
-    runIds,
-    baseline,
-  }: {
-    tally: VerdictTally;
-    config: PersonaRunConfig;
-    propositions: LoadedPropositions;
-    descriptor: JudgeDescriptor;
-    runIds: Map<string, string>;
-    baseline?: boolean;
-  },
+  { tally, config, propositions, descriptor, runIds, baseline }: PersonaFinishing & { tally: VerdictTally },
 ): Promise<{ result: EvalResult; errored: number }> {
   const scores = tally.aggregator.scores();
   const perAgent = tally.freshByAgent;
@@ -444,19 +439,7 @@ async function finishReusedPersonaEvaluation(
   evaluationId: string,
   totals: EngineTotals,
   stored: EvalResult,
-  {
-    config,
-    propositions,
-    descriptor,
-    runIds,
-    baseline,
-  }: {
-    config: PersonaRunConfig;
-    propositions: LoadedPropositions;
-    descriptor: JudgeDescriptor;
-    runIds: Map<string, string>;
-    baseline?: boolean;
-  },
+  { config, propositions, descriptor, runIds, baseline }: PersonaFinishing,
 ): Promise<{ result: EvalResult; errored: number }> {
   // Nothing is judged: each run spent no token, as in a warm rerun (whatever the stored runs spent).
   const runs = await completeRuns(

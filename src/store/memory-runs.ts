@@ -32,6 +32,7 @@ import {
   timestampInOrNull,
 } from "./memory-columns.ts";
 import type { DimensionScores, HistoryPoint, RunJudge, RunRepository, RunRow } from "./runs.ts";
+import { documentOf } from "./stored-document.ts";
 
 export interface EvaluationRecord {
   id: string;
@@ -173,10 +174,7 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
     r.cache = jsonbText(o.cache) ?? r.cache;
     r.result = o.result === undefined || o.result === null ? r.result : JSON.stringify(o.result);
   };
-  const document = (id: string, column: "input" | "result") => {
-    const text = byUuid(table, id)?.[column];
-    return text === null || text === undefined ? undefined : JSON.parse(text);
-  };
+  const document = (id: string, column: "input" | "result") => documentOf(byUuid(table, id)?.[column]);
   return {
     async create({
       kind = "persona",
