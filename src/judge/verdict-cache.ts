@@ -283,7 +283,7 @@ export class CachingJudge implements Judge {
 
   /** What the cache has done so far. */
   get counters(): VerdictCacheCounters {
-    return { ...this.tally, saved_tokens: { ...this.tally.saved_tokens } };
+    return copyOf(this.tally);
   }
 
   /**
@@ -294,10 +294,13 @@ export class CachingJudge implements Judge {
    * by anyone else meanwhile are the caller's to rule out (the store's cache generation).
    */
   get rerun(): VerdictCacheCounters | undefined {
-    return this.rerunKeys && { ...this.rerunTally, saved_tokens: { ...this.rerunTally.saved_tokens } };
+    return this.rerunKeys && copyOf(this.rerunTally);
   }
 
-  /** Adds what a reuse of a whole stored evaluation served (its hits were counted in bulk) to the counters. */
+  /**
+   * Adds what the cache served to the counters and the rerun's tally: a request answered here, or a reuse
+   * of a whole stored evaluation (its hits counted in bulk).
+   */
   countServed(served: VerdictCacheCounters): void {
     for (const tally of [this.tally, this.rerunTally]) countInto(tally, served);
   }
@@ -440,9 +443,7 @@ export class CachingJudge implements Judge {
       this.looked.delete(key);
     }
     if (cached) {
-      const served = servedBy(request, cached);
-      countInto(this.tally, served);
-      countInto(this.rerunTally, served);
+      this.countServed(servedBy(request, cached));
       return {
         verdicts: request.items.map((item, i) => ({ ok: true, key: item.key, ...cached[i]!.value })),
         usage: { ...ZERO_USAGE },
@@ -556,6 +557,10 @@ function servedBy(request: JudgeRequest, entries: readonly CachedJudgement[]): V
 
 function noneCounted(): VerdictCacheCounters {
   return { hits: 0, misses: 0, saved_calls: 0, saved_tokens: { ...ZERO_USAGE }, served_requests: 0 };
+}
+
+function copyOf(tally: VerdictCacheCounters): VerdictCacheCounters {
+  return { ...tally, saved_tokens: { ...tally.saved_tokens } };
 }
 
 function countInto(tally: VerdictCacheCounters, served: VerdictCacheCounters): void {
