@@ -6,7 +6,6 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { register } from "tsx/esm/api";
 
 register();
@@ -14,28 +13,17 @@ const { buildDemoStore, DEMO_BASELINES, INJECTION_AGENT, REGRESSING_AGENT } = aw
 const { readBaselineFolder } = await import("../src/harness/index.ts");
 const { startServer } = await import("../src/server/index.ts");
 const { openStore } = await import("../src/store/index.ts");
+// The browser tests' Chromium: Debian's package, the same flags, its temp files under `temp`.
+const { launchChromium } = await import("../test/web/chromium.ts");
 
 const OUT = fileURLToPath(new URL("../docs/screenshots/", import.meta.url));
-const CHROMIUM = "/usr/bin/chromium";
 
 const temp = mkdtempSync(join(tmpdir(), "dramaturg-screens-"));
 const location = join(temp, "store");
 await buildDemoStore(location);
 const store = await openStore(location);
 const server = await startServer({ db: store, port: 0, baselines: readBaselineFolder(DEMO_BASELINES) });
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const browser = await launchChromium(temp);
 try {
   const [dovRun] = await store.runs.list({ agent: REGRESSING_AGENT, limit: 1 });
   const [injectionRun] = await store.runs.list({ agent: INJECTION_AGENT, limit: 1 });
@@ -53,7 +41,8 @@ try {
     ["corrections", "/corrections"],
   ];
   mkdirSync(OUT, { recursive: true });
-  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 1200, height: 800 });
   for (const [name, path] of pages) {
     const response = await page.goto(`${server.url}${path}`);
     if (response?.status() !== 200) throw new Error(`${path}: ${response?.status()}`);
