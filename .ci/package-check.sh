@@ -38,6 +38,14 @@ npx --no-install dramaturg --version
 step "demo on the installed example"
 npx --no-install dramaturg eval "$EXAMPLE/transcript.json" --propositions "$EXAMPLE/propositions" \
   --judge "fixtures:$EXAMPLE/judge-fixtures.json" --db memory:// | tail -3
+step "eval into a new folder store, then runs and show from it (the bundled CLI's PGlite thread and data directory)"
+npx --no-install dramaturg eval "$EXAMPLE/transcript.json" --propositions "$EXAMPLE/propositions" \
+  --judge "fixtures:$EXAMPLE/judge-fixtures.json" --db ./store --format json --out ./stored.json >/dev/null
+npx --no-install dramaturg runs --db ./store --format json | node -e '
+  const { runs } = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  if (!Array.isArray(runs) || runs.length === 0) throw new Error("no stored runs");
+  console.log(`  ${runs.length} stored runs`);'
+npx --no-install dramaturg show --db ./store | tail -1
 step "dramaturg init, then eval in the new project (scaffold and built-in propositions from dist/)"
 npx --no-install dramaturg init project >/dev/null
 (cd project && npx --no-install dramaturg eval --db memory:// | tail -2)

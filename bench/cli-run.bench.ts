@@ -1,5 +1,5 @@
 // The command a user runs, measured the way the shared peer benchmark measures Dramaturg beside autoevals and
-// openevals (issue 18): the compiled CLI (`dist/cli/main.js eval`) in a fresh process, on a workload of the
+// openevals (issue 18): the built CLI (the package's bin, `eval`) in a fresh process, on a workload of the
 // same shape (N messages by three characters, each in a channel of its own, five adherence claims per
 // character, the judge shown the persona and the message), judged by the fake OpenAI-compatible server over
 // HTTP with 16 calls in flight. Per run: start-up (process spawn to the server's first request), wall time
@@ -15,13 +15,20 @@ import type { WorkerServer } from "./fake-server-worker.ts";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const MEASURE = fileURLToPath(new URL("./measure-process.mjs", import.meta.url));
 
+/** The package's bin (`dramaturg`), the bundle scripts/bundle-cli.mjs writes: what npx and a user run. */
+export const CLI_BIN = join(
+  ROOT,
+  (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: { dramaturg: string } }).bin
+    .dramaturg,
+);
+
 /**
  * The Node options the `dramaturg` command starts with: those of its shebang (`#!/usr/bin/env -S node …`),
  * which the command gets when it is run as a user runs it; here it is run with this Node, so they are
  * given here.
  */
 export function cliNodeOptions(): string[] {
-  const shebang = readFileSync(join(ROOT, "dist/cli/main.js"), "utf8").split("\n", 1)[0]!;
+  const shebang = readFileSync(CLI_BIN, "utf8").split("\n", 1)[0]!;
   return shebang
     .replace(/^#!.*?\bnode\b/, "")
     .split(/\s+/)
@@ -157,7 +164,7 @@ export async function cliRun(options: CliRunOptions): Promise<CliRunFigures> {
     ...cliNodeOptions(),
     MEASURE,
     usageFile,
-    join(ROOT, "dist/cli/main.js"),
+    CLI_BIN,
     "eval",
     workload.transcript,
     "--propositions",

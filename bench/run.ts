@@ -9,7 +9,7 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchWarmCache } from "./cache.bench.ts";
-import { type CliRunOptions, cliNodeOptions, cliRun, writeCliWorkload } from "./cli-run.bench.ts";
+import { CLI_BIN, type CliRunOptions, cliNodeOptions, cliRun, writeCliWorkload } from "./cli-run.bench.ts";
 import { benchCorrections } from "./corrections.bench.ts";
 import { startFakeServerInWorker, type WorkerServer } from "./fake-server-worker.ts";
 import { benchPeakRss } from "./memory.bench.ts";
@@ -734,16 +734,7 @@ const benchmarks: Benchmark[] = [
         // rerun looks every verdict up, as after any clear.
         execFileSync(
           process.execPath,
-          [
-            ...cliNodeOptions(),
-            "dist/cli/main.js",
-            "cache",
-            "clear",
-            "--db",
-            folder,
-            "--model",
-            "no-such-model",
-          ],
+          [...cliNodeOptions(), CLI_BIN, "cache", "clear", "--db", folder, "--model", "no-such-model"],
           { stdio: ["ignore", "ignore", "inherit"] },
         );
         const perVerdict = await run(

@@ -3,6 +3,7 @@
 // one warm-up). Builds dist/ first, so the figures are of the JavaScript that ships, not of tsx.
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { CLI_BIN } from "./cli-run.bench.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -31,7 +32,7 @@ function medianWallMs(args: string[], runs: number): number {
 
 export async function benchStartup(runs = 10): Promise<StartupFigures> {
   execFileSync("npm", ["run", "--silent", "build"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-  const main = `${ROOT}dist/cli/main.js`;
+  const main = CLI_BIN;
   const entry = pathToFileURL(`${ROOT}dist/index.js`).href;
   return {
     runs,

@@ -15,8 +15,8 @@ for (const asset of ASSETS) {
   cpSync(from, `${ROOT}dist/${asset}`, { recursive: true });
 }
 
-// tsc writes the command's entry without the execute bit; npm sets it when it installs the package, but a
-// rebuild after that (npx runs a project's own bin from its dist/) would leave it "Permission denied".
+// tsc writes the command's entry without the execute bit (the unbundled one, `node dist/cli/main.js`; the
+// package's bin is scripts/bundle-cli.mjs's, which sets its own).
 chmodSync(`${ROOT}dist/cli/main.js`, 0o755);
 
 // With the compiled store and its thread script in place: the same code that reads the directory makes it.

@@ -166,7 +166,7 @@ export function personaEvaluation(input: PersonaEvaluationInput): EvaluationOfKi
     model: descriptor.model,
     temperature: descriptor.temperature,
     mode: config.mode,
-    double_check: doubleChecked(plan),
+    double_check: plan.doubleChecked(),
     prompt_version: descriptor.prompt_version,
   };
   const runIds = new Map<string, string>();
@@ -489,11 +489,6 @@ class VerdictTally {
 }
 
 /** Whether any call of the plan asks the judge to double-check (a pass over the plan until one does). */
-function doubleChecked(plan: EvaluationPlan): boolean {
-  for (const call of plan.calls()) if (call.doubleCheck) return true;
-  return false;
-}
-
 /** A transcript built from the store: every stored agent and the messages within the window. */
 export async function transcriptFromStore(
   store: Store,

@@ -114,6 +114,7 @@ export function planPersonaEvaluation(options: PlanOptions): EvaluationPlan {
     ...(["convergence", "ideas_quantity"] as const).filter((d) => dims.has(d)).map((d) => lookup(d)),
   ];
   const preconditions = sets.some((set) => set?.propositions.some((p) => p.precondition !== undefined));
+  const doubleCheckAsked = sets.some((set) => set?.double_check);
   function* entries(): Generator<PlanEntry> {
     for (const scope of agents) {
       if (dims.has("adherence")) yield* planAdherence(shape, transcript, scope, lookup);
@@ -141,6 +142,11 @@ export function planPersonaEvaluation(options: PlanOptions): EvaluationPlan {
       // Only a precondition makes a verdict trivial: without one there is no pass to make.
       if (!preconditions) return;
       for (const entry of entries()) if (entry.trivial) yield entry.trivial;
+    },
+    doubleChecked(): boolean {
+      // A set that asks may still have no call (every precondition false): its calls say.
+      if (doubleCheckAsked) for (const call of this.calls()) if (call.doubleCheck) return true;
+      return false;
     },
     evidence,
   };

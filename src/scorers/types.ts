@@ -51,6 +51,8 @@ export interface EvaluationPlan extends JudgePlan<ItemMeta> {
   /** The calls, produced afresh on every pass (contexts built only when a call asks for its own). */
   calls(): Iterable<PlannedCall>;
   trivial(): Iterable<PlannedTrivial>;
+  /** Whether any call asks the judge to double-check (a pass over the calls only if a set in use asks). */
+  doubleChecked(): boolean;
   /** Per agent and per channel: the algorithmic evidence shown to the judge and in reports. */
   evidence: { fluency: Map<string, string>; vocabulary: Map<string, string> };
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { PERSONA_DIMENSIONS, parseTranscript } from "../../src/core/index.ts";
+import { PERSONA_DIMENSIONS, type PropositionSet, parseTranscript } from "../../src/core/index.ts";
 import { requestOf } from "../../src/engine/index.ts";
 import { loadPropositions, propositionSetFor } from "../../src/propositions/index.ts";
 import { planPersonaEvaluation } from "../../src/scorers/index.ts";
@@ -62,5 +62,38 @@ describe("planner", () => {
         expect(history).not.toContain(`#${at + 1} `);
       }
     }
+  });
+
+  it("says it double-checks only when a call does: not for a set that asks but has no call left", async () => {
+    const loaded = await loadPropositions({
+      dir: `${dir}propositions`,
+      dimensions: PERSONA_DIMENSIONS,
+      agentIds: transcript.agents.map((a) => a.id),
+    });
+    const planWith = (change: (set: PropositionSet) => PropositionSet) =>
+      planPersonaEvaluation({
+        transcript,
+        propositions: (d, a) => {
+          const set = propositionSetFor(loaded, d, a);
+          return set && change(set);
+        },
+        dimensions: ["adherence"],
+        mode: "individual",
+      });
+    const unchanged = planWith((set) => set);
+    expect([...unchanged.calls()].some((c) => c.doubleCheck)).toBe(false);
+    expect(unchanged.doubleChecked()).toBe(false);
+    const asked = planWith((set) => ({ ...set, double_check: true }));
+    expect([...asked.calls()].every((c) => c.doubleCheck)).toBe(true);
+    expect(asked.doubleChecked()).toBe(true);
+    // Every precondition false: every verdict is trivial, no call is made, so nothing is double-checked.
+    const noCall = planWith((set) => ({
+      ...set,
+      double_check: true,
+      propositions: set.propositions.map((p) => ({ ...p, precondition: () => false })),
+    }));
+    expect([...noCall.calls()]).toEqual([]);
+    expect([...noCall.trivial()].length).toBeGreaterThan(0);
+    expect(noCall.doubleChecked()).toBe(false);
   });
 });
