@@ -18,6 +18,12 @@ import module from "node:module";
 // Node 22.1+ keeps compiled code on disk between runs (a no-op where it is absent, as on Node 20): later
 // commands start faster. The program is imported after it, so that its modules are covered.
 module.enableCompileCache?.();
+// A reader that closed its end (`dramaturg runs | head -1`) ends the command quietly, as a pipe's writer
+// should, instead of an unhandled EPIPE with a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(process.exitCode ?? 0);
+});
 const { runCli } = await import("./program.ts");
 
 process.exitCode = await runCli(process.argv.slice(2));
