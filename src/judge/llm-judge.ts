@@ -230,11 +230,12 @@ export class LlmJudge implements Judge {
    */
   async judge(request: JudgeRequest, options: JudgeCallOptions = {}): Promise<JudgeResponse> {
     const tally: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
-    // A fatal failure in one conversation cancels its siblings instead of letting them run on.
-    const stop = new AbortController();
-    const unlink = followAbort(options.signal, stop);
-    const signal = stop.signal;
     const conversations = planConversations(request);
+    // A fatal failure in one conversation cancels its siblings instead of letting them run on; a request of
+    // one conversation (the usual) has none, and follows the caller's signal alone.
+    const stop = conversations.length > 1 ? new AbortController() : undefined;
+    const unlink = stop ? followAbort(options.signal, stop) : () => {};
+    const signal = stop ? stop.signal : options.signal;
     const byId = new Map<string, Verdict>();
     try {
       await Promise.all(
@@ -244,7 +245,7 @@ export class LlmJudge implements Judge {
         }),
       );
     } catch (error) {
-      stop.abort(error);
+      stop?.abort(error);
       options.signal?.throwIfAborted();
       throw error;
     } finally {
@@ -279,7 +280,7 @@ export class LlmJudge implements Judge {
   private async runConversation(
     conversation: JudgeConversation,
     request: JudgeRequest,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
     tally: Tally,
   ): Promise<Map<string, Verdict>> {
     const results = new Map<string, Verdict>();
@@ -318,7 +319,7 @@ export class LlmJudge implements Judge {
   private async answer(
     conversation: JudgeConversation,
     doubleCheck: boolean,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
     tally: Tally,
     budget: RetryBudget,
   ): Promise<Map<string, Verdict>> {

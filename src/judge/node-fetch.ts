@@ -53,7 +53,7 @@ export const nodeFetch: typeof globalThis.fetch = (input, init = {}) => {
         response.on("error", fail);
         response.on("end", () => {
           try {
-            const built = toResponse(response, Buffer.concat(chunks));
+            const built = toResponse(response, Buffer.concat(chunks), url);
             settle(() => resolve(built));
           } catch (error) {
             fail(error);
@@ -82,10 +82,8 @@ function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
   return headers as Record<string, string>;
 }
 
-function toResponse(response: http.IncomingMessage, raw: Buffer): Response {
-  const headers = new Headers();
-  const pairs = response.rawHeaders;
-  for (let i = 0; i + 1 < pairs.length; i += 2) headers.append(pairs[i]!, pairs[i + 1]!);
+function toResponse(response: http.IncomingMessage, raw: Buffer, url: string): Response {
+  const headers = new AnswerHeaders(response.rawHeaders);
   const status = response.statusCode ?? 0;
   const encoding = headers.get("content-encoding")?.trim().toLowerCase();
   // Like the platform's fetch, the body is handed over decoded.
@@ -97,16 +95,146 @@ function toResponse(response: http.IncomingMessage, raw: Buffer): Response {
         : encoding === "br"
           ? brotliDecompressSync(raw)
           : raw;
-  if (body !== raw) {
-    headers.delete("content-encoding");
-    headers.delete("content-length");
+  if (body !== raw) headers.dropEncoding();
+  const bytes = NO_BODY.has(status) ? null : new Uint8Array(body.buffer, body.byteOffset, body.length);
+  return new AnswerResponse(url, status, response.statusMessage ?? "", headers, bytes) as unknown as Response;
+}
+
+/**
+ * A response's headers as fetch's `Headers` show them, read-only: names lower-cased, a repeated header's
+ * values joined by ", ", iterated in name order (each set-cookie on its own).
+ */
+class AnswerHeaders {
+  readonly #values = new Map<string, string>();
+  readonly #cookies: string[] = [];
+
+  constructor(raw: readonly string[]) {
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      const value = raw[i + 1]!;
+      if (name === "set-cookie") this.#cookies.push(value);
+      const before = this.#values.get(name);
+      this.#values.set(name, before === undefined ? value : `${before}, ${value}`);
+    }
   }
-  return new Response(
-    NO_BODY.has(status) ? null : new Uint8Array(body.buffer, body.byteOffset, body.length),
-    {
-      status,
-      statusText: response.statusMessage ?? "",
-      headers,
-    },
-  );
+
+  /** After decoding, the body's encoding and length no longer apply (as with fetch). */
+  dropEncoding(): void {
+    this.#values.delete("content-encoding");
+    this.#values.delete("content-length");
+  }
+
+  get(name: string): string | null {
+    return this.#values.get(name.toLowerCase()) ?? null;
+  }
+  has(name: string): boolean {
+    return this.#values.has(name.toLowerCase());
+  }
+  getSetCookie(): string[] {
+    return [...this.#cookies];
+  }
+  forEach(callback: (value: string, name: string, headers: AnswerHeaders) => void, thisArg?: unknown): void {
+    for (const [name, value] of this) callback.call(thisArg, value, name, this);
+  }
+  *entries(): IterableIterator<[string, string]> {
+    const names = [...this.#values.keys()].sort();
+    for (const name of names)
+      if (name === "set-cookie") for (const cookie of this.#cookies) yield [name, cookie];
+      else yield [name, this.#values.get(name)!];
+  }
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+  append(): never {
+    throw new TypeError("immutable");
+  }
+  set(): never {
+    throw new TypeError("immutable");
+  }
+  delete(): never {
+    throw new TypeError("immutable");
+  }
+}
+
+/**
+ * A whole answer, already read, with what a client uses of a `Response`: status, headers, the body as a
+ * stream or read at once, a clone. Built per call instead of the platform's Response, whose body stream
+ * and headers cost ≈ 4% of a verdict's CPU on Node 20; the stream is made only when `body` is asked for.
+ */
+class AnswerResponse {
+  readonly type = "basic";
+  readonly redirected = false;
+  #bytes: Uint8Array | null;
+  #stream: ReadableStream<Uint8Array> | null | undefined;
+  #used = false;
+
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: AnswerHeaders,
+    bytes: Uint8Array | null,
+  ) {
+    this.#bytes = bytes;
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.#stream === undefined) {
+      const bytes = this.#bytes;
+      this.#stream =
+        bytes === null
+          ? null
+          : // Read when asked (no high-water mark): until then the body is not used, as with fetch.
+            new ReadableStream<Uint8Array>(
+              {
+                pull: (controller) => {
+                  if (this.#used) {
+                    controller.error(new TypeError("Body is unusable: Body has already been read"));
+                    return;
+                  }
+                  this.#used = true;
+                  if (bytes.length > 0) controller.enqueue(bytes);
+                  controller.close();
+                },
+              },
+              { highWaterMark: 0 },
+            );
+    }
+    return this.#stream;
+  }
+  async bytes(): Promise<Uint8Array> {
+    if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
+    this.#used = true;
+    return this.#bytes === null ? new Uint8Array(0) : this.#bytes.slice();
+  }
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return (await this.bytes()).buffer as ArrayBuffer;
+  }
+  async text(): Promise<string> {
+    return new TextDecoder().decode(await this.bytes());
+  }
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+  async blob(): Promise<Blob> {
+    return new Blob([(await this.bytes()) as Uint8Array<ArrayBuffer>], {
+      type: this.headers.get("content-type") ?? "",
+    });
+  }
+  clone(): AnswerResponse {
+    if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
+    return new AnswerResponse(this.url, this.status, this.statusText, this.headers, this.#bytes);
+  }
 }

@@ -81,6 +81,58 @@ describe("nodeFetch", () => {
     expect(empty.body).toBeNull();
   });
 
+  it("answers headers as fetch's Headers show them, read-only, and the same for the platform's fetch", async () => {
+    const url = await serve((_req, _body, res) => {
+      res.setHeader("X-Zeta", "z");
+      res.setHeader("Set-Cookie", ["a=1", "b=2"]);
+      res.setHeader("X-Many", ["one", "two"]);
+      res.setHeader("Content-Type", "application/json");
+      res.end("{}");
+    });
+    const ours = (await nodeFetch(url)).headers;
+    const platform = (await fetch(url)).headers;
+    const shown = (h: Headers) =>
+      [...h].filter(([name]) => !["date", "connection", "keep-alive"].includes(name));
+    expect(shown(ours)).toEqual(shown(platform));
+    expect(shown(ours).map(([name]) => name)).toEqual([
+      "content-length",
+      "content-type",
+      "set-cookie",
+      "set-cookie",
+      "x-many",
+      "x-zeta",
+    ]);
+    expect(ours.get("X-MANY")).toBe("one, two");
+    expect(ours.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(ours.has("x-zeta") && !ours.has("x-none")).toBe(true);
+    const seen: string[] = [];
+    ours.forEach((value, name) => seen.push(`${name}=${value}`));
+    expect(seen).toContain("x-zeta=z");
+    expect(() => ours.set("x-zeta", "changed")).toThrow(TypeError);
+  });
+
+  it("hands the body over once, as a stream or read at once, and a clone of it before that", async () => {
+    const url = await serve((_req, _body, res) => res.end("é and more"));
+    const streamed = await nodeFetch(url);
+    const body = streamed.body!;
+    expect(streamed.bodyUsed).toBe(false);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body) chunks.push(chunk);
+    expect(Buffer.concat(chunks).toString("utf8")).toBe("é and more");
+    expect(streamed.bodyUsed).toBe(true);
+    await expect(streamed.text()).rejects.toThrow(TypeError);
+
+    const read = await nodeFetch(url);
+    const copy = read.clone();
+    expect(await read.text()).toBe("é and more");
+    expect(read.bodyUsed).toBe(true);
+    await expect(read.arrayBuffer()).rejects.toThrow(TypeError);
+    expect(() => read.clone()).toThrow(TypeError);
+    expect(new TextDecoder().decode(await copy.arrayBuffer())).toBe("é and more");
+    // A body asked for after it was read is a stream that fails, as fetch's would.
+    await expect(read.body!.getReader().read()).rejects.toThrow(TypeError);
+  });
+
   it("decodes a gzip-encoded body", async () => {
     const url = await serve((_req, _body, res) => {
       res.writeHead(200, { "content-encoding": "gzip" });
