@@ -133,6 +133,37 @@ describe("nodeFetch", () => {
     await expect(read.body!.getReader().read()).rejects.toThrow(TypeError);
   });
 
+  it("a body is a ReadableStream: read whole by a reader, or piped, or read at once, each only once", async () => {
+    const url = await serve((req, _body, res) => res.end(req.url === "/empty" ? "" : "line one\nline two"));
+    const byReader = await nodeFetch(url);
+    expect(byReader.body).toBeInstanceOf(ReadableStream);
+    const reader = byReader.body!.getReader();
+    expect(byReader.body!.locked).toBe(true);
+    expect(() => byReader.body!.getReader()).toThrow(TypeError);
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe("line one\nline two");
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    await reader.cancel();
+    reader.releaseLock();
+    expect(byReader.body!.locked).toBe(false);
+    expect(byReader.bodyUsed).toBe(true);
+    await expect(byReader.json()).rejects.toThrow(TypeError);
+
+    const piped = await nodeFetch(url);
+    const text = piped.body!.pipeThrough(new TextDecoderStream());
+    let all = "";
+    for await (const part of text) all += part;
+    expect(all).toBe("line one\nline two");
+    expect(piped.bodyUsed).toBe(true);
+
+    // Reading a body that is empty ends at once; cancelling an unread one leaves it unread.
+    const empty = await nodeFetch(`${url}/empty`);
+    expect(await empty.body!.getReader().read()).toEqual({ done: true, value: undefined });
+    const untouched = await nodeFetch(url);
+    await untouched.body!.cancel();
+    expect(await untouched.text()).toBe("line one\nline two");
+  });
+
   it("decodes a gzip-encoded body", async () => {
     const url = await serve((_req, _body, res) => {
       res.writeHead(200, { "content-encoding": "gzip" });
