@@ -106,7 +106,9 @@ describe("nodeFetch", () => {
     expect(ours.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect(ours.has("x-zeta") && !ours.has("x-none")).toBe(true);
     const seen: string[] = [];
-    ours.forEach((value, name) => seen.push(`${name}=${value}`));
+    ours.forEach((value, name) => {
+      seen.push(`${name}=${value}`);
+    });
     expect(seen).toContain("x-zeta=z");
     expect(() => ours.set("x-zeta", "changed")).toThrow(TypeError);
   });
