@@ -134,8 +134,7 @@ export async function executePlan<M>(
   let failure: unknown;
   const worker = async () => {
     // The commit of this worker's last answers: under way while its next call is, awaited before the
-    // answers after it are handed on. Answers that cost a model call are handed on (aggregated, written)
-    // only once the next call has gone out (afterNextCall). So the store's write never holds up a call, and answered calls not
+    // answers after it are handed on. So the store's write never holds up a call, and answered calls not
     // yet stored never outnumber twice the concurrency (one in flight and one being stored per worker).
     let storing: Promise<void> | undefined;
     const stored = async () => {
@@ -163,10 +162,7 @@ export async function executePlan<M>(
         const scored = response.verdicts.map((verdict, i) => ({ verdict, meta: call.meta[i]! }));
         // Handed on in arrival order per worker: the previous answers are stored first.
         await stored();
-        storing =
-          response.calls > 0
-            ? afterNextCall(() => handle(scored, { calls: response.calls }))
-            : handle(scored, { calls: response.calls });
+        storing = handle(scored, { calls: response.calls });
         // A failed commit fails the run when it is awaited (above, or when the worker stops).
         storing.catch(() => {});
         if (onProgress) onProgress(++done, total());
@@ -189,13 +185,4 @@ export async function executePlan<M>(
   if (failure !== undefined) throw failure;
   if (lookupFailure !== undefined) throw lookupFailure;
   return { verdicts, usage, calls: modelCalls, requests };
-}
-
-/**
- * Runs `fn` once the loop has turned: after the worker's next call has gone out (its request is built and
- * written in the microtasks that follow), so that answers that came together do not queue each other's
- * next requests behind their aggregation and writes.
- */
-function afterNextCall<T>(fn: () => Promise<T>): Promise<T> {
-  return new Promise<void>((resolve) => setImmediate(resolve)).then(fn);
 }
