@@ -28,7 +28,8 @@ export const CLI_BIN = join(
  * given here.
  */
 export function cliNodeOptions(): string[] {
-  const shebang = readFileSync(CLI_BIN, "utf8").split("\n", 1)[0]!;
+  // The entry's source: the bundle keeps its shebang, and the source is there before any build.
+  const shebang = readFileSync(join(ROOT, "src/cli/main.ts"), "utf8").split("\n", 1)[0]!;
   return shebang
     .replace(/^#!.*?\bnode\b/, "")
     .split(/\s+/)
