@@ -156,13 +156,23 @@ export async function executePlan<M>(
         if (!next) return;
         const { call, request } = next;
         requests++;
-        const response = await judge.judge(request, { signal });
+        // Whether the answer comes in a later turn of the event loop than the call (over the network):
+        // a check phase passes in between. An answer from this process (fixtures, a cache) comes at once.
+        let crossed = false;
+        const turn = setImmediate(() => {
+          crossed = true;
+        });
+        const response = await judge.judge(request, { signal }).finally(() => clearImmediate(turn));
         usage = addUsage(usage, response.usage);
         modelCalls += response.calls;
         const scored = response.verdicts.map((verdict, i) => ({ verdict, meta: call.meta[i]! }));
-        // Handed on in arrival order per worker: the previous answers are stored first.
+        // Handed on in arrival order per worker: the previous answers are stored first. Answers that came
+        // over the network are handed on once this worker's next call has gone out, so that answers that
+        // arrive together do not queue each other's next requests behind their aggregation and writes.
         await stored();
-        storing = handle(scored, { calls: response.calls });
+        storing = crossed
+          ? afterNextCall(() => handle(scored, { calls: response.calls }))
+          : handle(scored, { calls: response.calls });
         // A failed commit fails the run when it is awaited (above, or when the worker stops).
         storing.catch(() => {});
         if (onProgress) onProgress(++done, total());
@@ -185,4 +195,12 @@ export async function executePlan<M>(
   if (failure !== undefined) throw failure;
   if (lookupFailure !== undefined) throw lookupFailure;
   return { verdicts, usage, calls: modelCalls, requests };
+}
+
+/**
+ * Runs `fn` once the event loop has turned: after the worker's next call has gone out (its request is built
+ * and written in the microtasks that follow the previous answer).
+ */
+function afterNextCall<T>(fn: () => Promise<T>): Promise<T> {
+  return new Promise<void>((resolve) => setImmediate(resolve)).then(fn);
 }
