@@ -2,7 +2,7 @@
 // the PGlite worker thread script, the built-in proposition sets, the `dramaturg init` scaffold and the
 // dashboard's stylesheet and script; then makes the pristine PGlite data directory that new stores start
 // from (dist/store/pristine/).
-import { chmodSync, cpSync, existsSync } from "node:fs";
+import { cpSync, existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -14,10 +14,6 @@ for (const asset of ASSETS) {
   if (!existsSync(from)) throw new Error(`copy-assets: ${from} is missing`);
   cpSync(from, `${ROOT}dist/${asset}`, { recursive: true });
 }
-
-// tsc writes the command's entry without the execute bit (the unbundled one, `node dist/cli/main.js`; the
-// package's bin is scripts/bundle-cli.mjs's, which sets its own).
-chmodSync(`${ROOT}dist/cli/main.js`, 0o755);
 
 // With the compiled store and its thread script in place: the same code that reads the directory makes it.
 const pristine = await import(pathToFileURL(`${ROOT}dist/store/pristine-data-dir.js`).href);
