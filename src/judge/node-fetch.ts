@@ -248,17 +248,18 @@ class AnswerBody {
       return this.stream().getReader(options as undefined) as ReadableStreamDefaultReader<Uint8Array>;
     if (this.#reader) throw new TypeError("ReadableStream is locked");
     this.#reader = true;
-    let state: "unread" | "read" | "cancelled" = "unread";
+    // Read or cancelled: either way the reader has nothing more (a cancelled body stays unread).
+    let finished = false;
     const reader = {
       closed: Promise.resolve(undefined),
       read: async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
-        if (state !== "unread") return { done: true, value: undefined };
-        state = "read";
+        if (finished) return { done: true, value: undefined };
+        finished = true;
         const bytes = this.#take();
         return bytes.length > 0 ? { done: false, value: bytes } : { done: true, value: undefined };
       },
       cancel: async (): Promise<void> => {
-        if (state === "unread") state = "cancelled";
+        finished = true;
       },
       releaseLock: (): void => {
         this.#reader = false;
