@@ -47,6 +47,25 @@ describe("nodeFetch", () => {
     expect(await response.json()).toEqual({ method: "POST", body: '{"a":"é"}', length: "10" });
   });
 
+  it("sends each URL's own path, query and credentials, call after call (options are kept per URL)", async () => {
+    const seen: string[] = [];
+    const url = await serve((req, _body, res) => {
+      seen.push(`${req.url} ${req.headers.authorization ?? "-"}`);
+      res.end("ok");
+    });
+    const withUser = url.replace("http://", "http://judge:s3cret@");
+    for (const target of [
+      `${url}/v1/a?x=1`,
+      `${url}/v1/b`,
+      `${withUser}/v1/c`,
+      `${url}/v1/a?x=1`,
+      `${url}/v1/b`,
+    ])
+      expect(await (await nodeFetch(target)).text()).toBe("ok");
+    const basic = `Basic ${Buffer.from("judge:s3cret").toString("base64")}`;
+    expect(seen).toEqual(["/v1/a?x=1 -", "/v1/b -", `/v1/c ${basic}`, "/v1/a?x=1 -", "/v1/b -"]);
+  });
+
   it("takes headers as a Headers object or pairs too", async () => {
     const url = await serve((req, _body, res) => res.end(`${req.headers.a},${req.headers.b}`));
     expect(await (await nodeFetch(url, { headers: new Headers({ a: "1", b: "2" }) })).text()).toBe("1,2");
