@@ -488,7 +488,6 @@ class VerdictTally {
   }
 }
 
-/** Whether any call of the plan asks the judge to double-check (a pass over the plan until one does). */
 /** A transcript built from the store: every stored agent and the messages within the window. */
 export async function transcriptFromStore(
   store: Store,
