@@ -2,6 +2,7 @@
 // arrives (so the store holds what was scored even if the process dies half way). Calls are drawn from
 // the plan as workers free up, their requests built (and looked up in the verdict cache) a window ahead:
 // what is held at any time is that window and the calls in flight, whatever the plan's size.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { addUsage, type TokenUsage, type Verdict, verdictKeyString, ZERO_USAGE } from "../core/index.ts";
 import type { Judge, JudgeRequest } from "../judge/index.ts";
 import {
@@ -202,5 +203,5 @@ export async function executePlan<M>(
  * and written in the microtasks that follow the previous answer).
  */
 function afterNextCall<T>(fn: () => Promise<T>): Promise<T> {
-  return new Promise<void>((resolve) => setImmediate(resolve)).then(fn);
+  return nextTurn().then(fn);
 }

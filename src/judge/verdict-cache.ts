@@ -1,6 +1,7 @@
 // A verdict cache in front of any judge: answers keyed by a hash of who judges, the full prompt and the
 // settings that change an answer, so an unchanged rerun makes no model call. Storage is a small backend.
 import { createHash, hash } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import {
   addUsage,
   stableStringify,
@@ -358,7 +359,7 @@ export class CachingJudge implements Judge {
         lookups.push(looked);
         void looked.then(settle[i], settle[i]);
         // Let the answers that arrived be scored before hashing on.
-        if (i + 1 < chunks.length) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (i + 1 < chunks.length) await nextTurn();
       }
     } finally {
       // Chunks never looked up (a key could not be computed) stop waiting: judge() looks them up itself.

@@ -1,5 +1,6 @@
 // Buffers verdicts as they arrive and writes them in multi-row batches: every `batchSize` rows or
 // `flushIntervalMs` after the first unwritten one, so a crash loses at most that interval's verdicts.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { StoreError } from "../core/index.ts";
 import { isUniqueViolation, SCORE_BATCH, type ScoreInput } from "./scores.ts";
 
@@ -95,7 +96,7 @@ export function createScoreWriter(
     chain = chain.then(async () => {
       // Answers that arrived while the last batch was written may still be queued as I/O callbacks
       // (their judge calls, the database's reply): one turn of the event loop lets them join this batch.
-      if (!idle) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!idle) await nextTurn();
       scheduled = false;
       if (failure !== undefined || buffer.length === 0) return;
       const batch = buffer;
