@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The package as a user gets it: packs dramaturg, installs the tarball in a fresh folder and there runs the CLI,
 # the demo on the installed example, `dramaturg init` + eval, plain .mjs consumers (persona scores; sessions,
-# the action gate and the server), a strict TypeScript consumer
+# the action gate and the server; the command against a model judge over HTTP), a strict TypeScript consumer
 # and a Vitest consumer. Uses the `node` on PATH (.ci/run calls it once per Node). Consumers are in .ci/consumer/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +56,8 @@ step "plain Node consumer (consumer.mjs: evaluatePersonas with the fixture judge
 node consumer.mjs
 step "plain Node consumer of the other families (families.mjs: a session's tool findings, the action gate, dramaturg/server)"
 node families.mjs
+step "the command with a model judge over HTTP (judge-over-http.mjs: the fake OpenAI server, key and user-agent checked)"
+node judge-over-http.mjs
 step "Vitest consumer (dramaturg/vitest: passes in character, fails naming the propositions on a drift)"
 npx --no-install vitest run --root "$APP" stays-in-character.test.ts
 step "ok"

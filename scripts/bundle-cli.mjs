@@ -53,13 +53,54 @@ const LAZY_YAML = 'createRequire(import.meta.url)("yaml")';
  */
 const ZOD_LOCALES = /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
 
+/**
+ * The AI SDK's header helpers name fetch's global `Headers`, which makes Node load undici (14 ms on Node 20,
+ * 19 ms on Node 24) before the first judge request, though the command sends its requests with node:http.
+ * In the bundle they are src/judge/provider-headers.ts, which gives the same results without it (a test
+ * compares the two); the SDK's own become dead code that the bundler drops. An SDK release that renames them
+ * stops the build here, so the swap is looked at again rather than silently lost.
+ */
+const PROVIDER_UTILS = /[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.js$/;
+const SDK_HEADER_HELPERS = ["normalizeHeaders", "withUserAgentSuffix"];
+
+/**
+ * Node's modules whose ES-module face reads every export, which runs their lazy getters: on Node 24,
+ * node:http's `WebSocket` and the like load undici (the same 19 ms), node:crypto's `webcrypto` loads Web
+ * Crypto, node:process's `report` and node:util's getters load modules of their own. The bundle takes these
+ * with `require`, which reads an export only when it is used.
+ */
+const REQUIRED_BUILTINS = new Set(["node:http", "node:https", "node:crypto", "node:process", "node:util"]);
+
 const packageOf = (specifier) =>
   specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0];
 
-/** The import.meta.url rewrite, the externals and zod's translations. */
+/** The import.meta.url rewrite, the externals, zod's translations, the SDK's header helpers and node:http. */
 const layout = {
   name: "dramaturg-layout",
   setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      REQUIRED_BUILTINS.has(args.path) && args.namespace !== "required-builtin"
+        ? { path: args.path, namespace: "required-builtin" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "required-builtin" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+    b.onLoad({ filter: PROVIDER_UTILS }, async (args) => {
+      let contents = await readFile(args.path, "utf8");
+      for (const name of SDK_HEADER_HELPERS) {
+        const declaration = `function ${name}(`;
+        if (contents.split(declaration).length !== 2)
+          throw new Error(
+            `bundle-cli: @ai-sdk/provider-utils no longer declares ${name} once; see PROVIDER_UTILS`,
+          );
+        contents = contents.replace(declaration, `function ${name}$sdk(`);
+      }
+      const ours = join(SRC, "judge", "provider-headers.ts");
+      contents += `\nimport { ${SDK_HEADER_HELPERS.join(", ")} } from ${JSON.stringify(ours)};\n`;
+      return { contents, loader: "js", resolveDir: dirname(args.path) };
+    });
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith("node:") || EXTERNAL.includes(packageOf(args.path)))
         return { path: args.path, external: true };

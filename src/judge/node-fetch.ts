@@ -98,10 +98,16 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
+/**
+ * The request's headers as a record. A Headers is known by its `entries` method rather than by
+ * `instanceof Headers`: naming the global makes Node load its fetch (undici), ≈ 14–19 ms of start-up
+ * that a record, what the providers pass, does not need.
+ */
 function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
   if (!headers) return {};
-  if (headers instanceof Headers) return Object.fromEntries(headers.entries());
   if (Array.isArray(headers)) return Object.fromEntries(headers.map(([k, v]) => [k!, v!]));
+  if (typeof (headers as Headers).entries === "function")
+    return Object.fromEntries((headers as Headers).entries());
   return headers as Record<string, string>;
 }
 
