@@ -160,6 +160,9 @@ export interface EvaluationRunResult<R> {
   result: R;
 }
 
+/** At the latest, how long into a run its `started` event goes out (see `sizesOf` in runEvaluation). */
+const STARTED_LATEST_MS = 100;
+
 /** Runs (or resumes) one evaluation to completion; on failure the evaluation and its rows are marked failed. */
 export async function runEvaluation<M, R>({
   evaluation,
@@ -229,7 +232,8 @@ export async function runEvaluation<M, R>({
   const skip = ready?.skip ?? new Set<string>();
   // The plan's size is counted in a pass of its own (≈ 15 ms for 1,000 messages on Node 20), for the `started`
   // event. So that the pass does not delay the first requests, `started` goes out with the first answers (before
-  // they are stored: from then on the evaluation can be resumed), or at the end of a run that had none.
+  // they are stored: from then on the evaluation can be resumed), at the latest STARTED_LATEST_MS into the run
+  // (a slow judge's first answers may take seconds; by then the first requests are out), or at the end.
   let sizes: { pending: number; planned: number } | undefined;
   const sizesOf = () => {
     if (!sizes) {
@@ -258,10 +262,11 @@ export async function runEvaluation<M, R>({
   let waitingWritten: Promise<void> = Promise.resolve();
   // Answers from the judge that waited for the store without their worker waiting with them (see below).
   let heldAlone = 0;
+  let late = false;
   const announced = setUp.then((r) => {
     ready = r;
+    if (late || waiting.length > 0) start(r);
     if (waiting.length > 0) {
-      start(r);
       // Handed to the writer before any later answer (write() buffers at once), so the order holds.
       const rows = waiting.flatMap((vs) => vs.map((v) => evaluation.scoreRow(v, r.evaluationId)));
       waiting = [];
@@ -287,6 +292,11 @@ export async function runEvaluation<M, R>({
   };
   if (signal?.aborted) onInterrupt();
   else signal?.addEventListener("abort", onInterrupt, { once: true });
+  const startLate = setTimeout(() => {
+    late = true;
+    if (ready) start(ready);
+  }, STARTED_LATEST_MS);
+  startLate.unref();
   let executed: Awaited<ReturnType<typeof executePlan<M>>> | undefined;
   let failure: unknown;
   try {
@@ -340,6 +350,7 @@ export async function runEvaluation<M, R>({
     await ready?.writer.close().catch(() => {});
   } finally {
     clearTimeout(grace);
+    clearTimeout(startLate);
     signal?.removeEventListener("abort", onInterrupt);
   }
   // The store never opened (or its rows could not be made): nothing to mark; the run fails with why.
