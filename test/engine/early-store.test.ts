@@ -2,11 +2,12 @@
 // request does not wait for the store, and every verdict still lands in it once it is open.
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { StoreError, type Verdict } from "../../src/core/index.ts";
+import { StoreError } from "../../src/core/index.ts";
 import { openingCache, runEvaluation, type Store } from "../../src/engine/index.ts";
 import { CachingJudge, type Judge, type JudgeRequest, type JudgeResponse } from "../../src/judge/index.ts";
 import { personaEvaluation, preparePersonaEvaluation } from "../../src/scorers/index.ts";
 import { openStore } from "../../src/store/index.ts";
+import { sevens } from "./sevens.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/hand-scored/", import.meta.url));
 
@@ -23,13 +24,7 @@ class FirstCallJudge implements Judge {
     this.requests++;
     this.firstCall ??= performance.now();
     this.called();
-    const verdicts = request.items.map(
-      (item): Verdict =>
-        item.kind === "count"
-          ? { ok: true, key: item.key, count: 1, ideas: ["one"], reasoning: "counted" }
-          : { ok: true, key: item.key, score: 7, reasoning: "fine" },
-    );
-    return { verdicts, usage: { input_tokens: 0, output_tokens: 0 }, calls: 1 };
+    return sevens(request);
   }
 }
 

@@ -3,11 +3,11 @@
 // to answer, a short while into the run; always before any `judged` event.
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Verdict } from "../../src/core/index.ts";
 import { type ProgressEvent, runEvaluation, type Store } from "../../src/engine/index.ts";
 import type { Judge, JudgeRequest, JudgeResponse } from "../../src/judge/index.ts";
 import { personaEvaluation, preparePersonaEvaluation } from "../../src/scorers/index.ts";
 import { openStore } from "../../src/store/index.ts";
+import { sevens } from "./sevens.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/hand-scored/", import.meta.url));
 
@@ -19,13 +19,7 @@ class GatedJudge implements Judge {
   async judge(request: JudgeRequest): Promise<JudgeResponse> {
     this.asked.push(performance.now());
     await this.gate;
-    const verdicts = request.items.map(
-      (item): Verdict =>
-        item.kind === "count"
-          ? { ok: true, key: item.key, count: 1, ideas: ["one"], reasoning: "counted" }
-          : { ok: true, key: item.key, score: 7, reasoning: "fine" },
-    );
-    return { verdicts, usage: { input_tokens: 0, output_tokens: 0 }, calls: 1 };
+    return sevens(request);
   }
 }
 
