@@ -1,8 +1,9 @@
 // The installed command with a model judge over HTTP, as a user runs it against OpenAI or a local server:
 // `dramaturg eval --judge openai:… --judge-base-url …` against dramaturg/testing's fake OpenAI-compatible
 // server, through a recording proxy. Checks every verdict is scored, and that each request carried the key
-// (named with --judge-api-key-env: a local server otherwise gets a placeholder) and the AI SDK's user-agent (the command's bundle builds those headers with helpers of its own instead of
-// the SDK's; scripts/bundle-cli.mjs). Run where dramaturg is installed.
+// (named with --judge-api-key-env: a local server otherwise gets a placeholder) and the AI SDK's user-agent
+// (the command's bundle builds those headers with helpers of its own instead of the SDK's;
+// scripts/bundle-cli.mjs). Run where dramaturg is installed.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";

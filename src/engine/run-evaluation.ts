@@ -338,12 +338,11 @@ export async function runEvaluation<M, R>({
       },
       // Progress follows the `started` event, which needs the evaluation (and so the store).
       onProgress: (done, total) => {
-        if (!started && ready) start(ready);
+        if (ready) start(ready);
         if (started) onProgress?.({ type: "judged", done, total });
       },
     });
     ready ??= await announced;
-    start(ready);
     await ready.writer.close();
   } catch (error) {
     failure = error;
