@@ -16,7 +16,10 @@ import {
 
 export interface ExecuteOptions<M> {
   judge: Judge;
-  /** Calls in flight at once (the judge may limit further). */
+  /**
+   * Calls in flight at once (the judge may limit further). A judge that keeps its own calls in flight to
+   * no more than this ({@link Judge.inFlightLimit}) is given twice its limit under way (see workersFor).
+   */
   concurrency?: number;
   /** Verdict keys (verdictKeyString) already judged, e.g. stored by an interrupted run: not asked again. */
   skip?: ReadonlySet<string>;
@@ -136,7 +139,7 @@ export async function executePlan<M>(
   const worker = async () => {
     // The commit of this worker's last answers: under way while its next call is, awaited before the
     // answers after it are handed on. So the store's write never holds up a call, and answered calls not
-    // yet stored never outnumber twice the concurrency (one in flight and one being stored per worker).
+    // yet stored never outnumber twice the workers (one under way and one being stored per worker).
     let storing: Promise<void> | undefined;
     const stored = async () => {
       const last = storing;
@@ -190,12 +193,24 @@ export async function executePlan<M>(
     }
   };
   // Workers stop when the plan runs out; a plan of fewer calls leaves the rest idle at once.
-  const width = Math.max(1, options.concurrency ?? 16);
+  const width = workersFor(Math.max(1, options.concurrency ?? 16), judge.inFlightLimit);
   await Promise.all(Array.from({ length: width }, worker));
   await Promise.all(lookups);
   if (failure !== undefined) throw failure;
   if (lookupFailure !== undefined) throw lookupFailure;
   return { verdicts, usage, calls: modelCalls, requests };
+}
+
+/**
+ * How many calls to keep under way. A judge that holds its own calls in flight to a limit no higher than the
+ * concurrency (an LLM judge frees a call's slot when its answer arrives, before parsing it) is given twice
+ * its limit, so that every slot freed has a request ready to go out at once: answers that arrive together
+ * then send their workers' next requests before any of them is parsed. Otherwise the concurrency itself.
+ */
+export function workersFor(concurrency: number, inFlightLimit: number | undefined): number {
+  return inFlightLimit !== undefined && inFlightLimit >= 1 && inFlightLimit <= concurrency
+    ? Math.max(concurrency, 2 * inFlightLimit)
+    : concurrency;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { JSONSchema7, LanguageModel, LanguageModelUsage, ModelMessage, Syst
 import type { z } from "zod";
 import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
 import { addUsage, JudgeError, type JudgeErrorKind, redactSecrets, ZERO_USAGE } from "../core/index.ts";
+import { whenAnswered } from "./answered.ts";
 import type {
   CheckAnswer,
   ClaimAnswer,
@@ -78,7 +79,11 @@ export interface LlmJudgeOptions {
   descriptor?: { provider: string; model: string; base_url?: string };
   /** Sampling temperature sent with every call. Default: not sent (the provider's default applies). */
   temperature?: number;
-  /** Most model calls in flight at once, across every request made through this judge. Default 8. */
+  /**
+   * Most model calls in flight at once, across every request made through this judge. Default 8. A call's
+   * slot is freed when its answer has arrived, before the answer is parsed, if the transport says when
+   * (the providers `createJudgeModel` builds do); otherwise when the call returns.
+   */
   concurrency?: number;
   /**
    * Retries per conversation after the first call, shared by transport failures (429, 5xx, timeouts,
@@ -178,6 +183,8 @@ export class LlmJudge implements Judge {
   private readonly random: () => number;
   private readonly redact: (text: string) => string;
   private readonly slots: Semaphore;
+  /** See {@link Judge.inFlightLimit}: this judge's `concurrency`. */
+  readonly inFlightLimit: number;
   private readonly total: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
 
   constructor({
@@ -208,6 +215,7 @@ export class LlmJudge implements Judge {
     this.random = random;
     this.redact = (text) => redactSecrets(redact ? redact(text) : text);
     this.slots = new Semaphore(concurrency);
+    this.inFlightLimit = concurrency;
     const who = descriptor ?? describeModel(model);
     this.descriptor = {
       provider: who.provider,
@@ -388,6 +396,8 @@ export class LlmJudge implements Judge {
       call.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError"));
     }, this.timeoutMs);
     const unlink = followAbort(signal, call);
+    // The slot goes to the next call as soon as the transport has this call's answer (see answered.ts).
+    whenAnswered(call.signal, release);
     this.count(tally, 1, ZERO_USAGE);
     try {
       return await send(call.signal);

@@ -9,6 +9,7 @@ import https from "node:https";
 import type { ReadableStreamReadResult, ReadableWritablePair, StreamPipeOptions } from "node:stream/web";
 import { urlToHttpOptions } from "node:url";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { answered } from "./answered.ts";
 
 const agents = {
   "http:": new http.Agent({ keepAlive: true }),
@@ -75,9 +76,13 @@ export const nodeFetch: typeof globalThis.fetch = (input, init = {}) => {
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("error", fail);
         response.on("end", () => {
+          // The call's concurrency slot is free now (answered.ts): the next request goes out at once, and
+          // this answer is handed over in the event loop's check phase, after the answers that arrived with
+          // it have freed their slots too; none of them is parsed before those requests are out.
+          answered(signal);
           try {
             const built = toResponse(response, Buffer.concat(chunks), url);
-            settle(() => resolve(built));
+            setImmediate(() => settle(() => resolve(built)));
           } catch (error) {
             fail(error);
           }

@@ -71,6 +71,12 @@ export interface JudgeCallOptions {
 
 export interface Judge {
   readonly descriptor: JudgeDescriptor;
+  /**
+   * Set when the judge itself never has more than this many model calls in flight, however many requests
+   * are under way: a caller may then keep more requests under way than it wants calls in flight, so that
+   * a request is ready to go out as soon as a call ends. `LlmJudge` sets it to its concurrency.
+   */
+  readonly inFlightLimit?: number;
   judge(request: JudgeRequest, options?: JudgeCallOptions): Promise<JudgeResponse>;
   close?(): Promise<void>;
 }

@@ -236,6 +236,7 @@ function callsOf(request: JudgeRequest): number {
  */
 export class CachingJudge implements Judge {
   readonly descriptor: JudgeDescriptor;
+  readonly inFlightLimit?: number;
   private readonly inner: Judge;
   private readonly backend: VerdictCacheBackend;
   private readonly settings: VerdictCacheSettings;
@@ -280,6 +281,7 @@ export class CachingJudge implements Judge {
     if (tallyRerun) this.rerunKeys = new Set();
     this.settings = { mode };
     this.descriptor = judge.descriptor;
+    this.inFlightLimit = judge.inFlightLimit;
   }
 
   /** What the cache has done so far. */
