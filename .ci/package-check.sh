@@ -46,6 +46,14 @@ npx --no-install dramaturg runs --db ./store --format json | node -e '
   if (!Array.isArray(runs) || runs.length === 0) throw new Error("no stored runs");
   console.log(`  ${runs.length} stored runs`);'
 npx --no-install dramaturg show --db ./store | tail -1
+step "the bin's code cache: made by the first eval in the project's node_modules/.cache, taken by the next (src/cli/code-cache.ts)"
+ls node_modules/.cache/dramaturg/ | grep -E '^code-[0-9a-f]{16}-v[0-9.]+-.*-eval\.v8$' | sed 's/^/  /'
+BEFORE=$(stat -c %i node_modules/.cache/dramaturg/code-*-eval.v8)
+npx --no-install dramaturg eval "$EXAMPLE/transcript.json" --propositions "$EXAMPLE/propositions" \
+  --judge "fixtures:$EXAMPLE/judge-fixtures.json" --db memory:// --format json | node -e '
+  const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  if (r.format !== "dramaturg.eval-result/v1") throw new Error("no result from the cached bin");'
+[ "$(stat -c %i node_modules/.cache/dramaturg/code-*-eval.v8)" = "$BEFORE" ] || { echo "the eval cache was written again" >&2; exit 1; }
 step "dramaturg init, then eval in the new project (scaffold and built-in propositions from dist/)"
 npx --no-install dramaturg init project >/dev/null
 (cd project && npx --no-install dramaturg eval --db memory:// | tail -2)

@@ -1,17 +1,21 @@
 // Bundles the `dramaturg` command into dist/bin/ (the package's bin): its modules and the pure-JavaScript
-// packages it loads (zod, commander, yaml, the AI SDK) in a few files instead of ≈ 230, which is ≈ 50 ms of
+// packages it loads (zod, commander, yaml, the AI SDK) in one file instead of ≈ 230, which is ≈ 50 ms of
 // the command's start-up on Node 20 (module resolution, reading and linking; docs/design-notes.md). The
 // library stays as tsc wrote it (dist/*.js); the bundle is made from the same sources after it.
+//
+// The bundle, dist/bin/program.cjs, is a CommonJS script that the bin, dist/bin/dramaturg.js
+// (src/cli/bin.ts), compiles with V8's code cache kept on disk (src/cli/code-cache.ts); the bin holds the
+// bundle's hash, which names the cache. The few `import()` of packages left out of the bundle become calls of
+// the `__dgImport` the bin hands in: a script compiled by node:vm has no module loader of its own.
 //
 // Two things a bundle would change, undone here:
 // - `import.meta.url`: a module finds its files beside it (the PGlite thread script, the pristine data
 //   directory, built-in propositions, the `init` scaffold, the dashboard's assets). In the bundle every
 //   module's `import.meta.url` is replaced by the URL of its compiled file in dist/, so each finds the
 //   files copy-assets put there, and a `createRequire` resolves packages from where it did.
-// - `require` of Node's modules from a bundled CommonJS package: an ES module has no `require`, so the
-//   bundle defines one (createRequire) at its top.
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, readFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -21,6 +25,7 @@ const SRC = join(ROOT, "src");
 const DIST = join(ROOT, "dist");
 const OUT = join(DIST, "bin");
 const ENTRY = "dramaturg.js";
+const PROGRAM = "program.cjs";
 
 /**
  * Packages left to Node at run time: those that load files of their own (PGlite's WebAssembly and data),
@@ -63,30 +68,13 @@ const ZOD_LOCALES = /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
 const PROVIDER_UTILS = /[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.js$/;
 const SDK_HEADER_HELPERS = ["normalizeHeaders", "withUserAgentSuffix"];
 
-/**
- * Node's modules whose ES-module face reads every export, which runs their lazy getters: on Node 24,
- * node:http's `WebSocket` and the like load undici (the same 19 ms), node:crypto's `webcrypto` loads Web
- * Crypto, node:process's `report` and node:util's getters load modules of their own. The bundle takes these
- * with `require`, which reads an export only when it is used.
- */
-const REQUIRED_BUILTINS = new Set(["node:http", "node:https", "node:crypto", "node:process", "node:util"]);
-
 const packageOf = (specifier) =>
   specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0];
 
-/** The import.meta.url rewrite, the externals, zod's translations, the SDK's header helpers and node:http. */
+/** The import.meta.url rewrite, the externals, zod's translations and the SDK's header helpers. */
 const layout = {
   name: "dramaturg-layout",
   setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) =>
-      REQUIRED_BUILTINS.has(args.path) && args.namespace !== "required-builtin"
-        ? { path: args.path, namespace: "required-builtin" }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: "required-builtin" }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
-      loader: "js",
-    }));
     b.onLoad({ filter: PROVIDER_UTILS }, async (args) => {
       let contents = await readFile(args.path, "utf8");
       for (const name of SDK_HEADER_HELPERS) {
@@ -116,7 +104,14 @@ const layout = {
       loader: "js",
     }));
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
-      let contents = (await readFile(args.path, "utf8")).replaceAll(LAZY_YAML, 'require("yaml")');
+      let contents = (await readFile(args.path, "utf8"))
+        .replaceAll(LAZY_YAML, 'require("yaml")')
+        // import() of what is left out of the bundle goes through the bin (see the header).
+        .replace(/\bimport\((["'])([^"'\n]+)\1\)/g, (call, _quote, specifier) =>
+          specifier.startsWith("node:") || EXTERNAL.includes(packageOf(specifier))
+            ? `__dgImport(${JSON.stringify(specifier)})`
+            : call,
+        );
       if (args.path.startsWith(SRC + sep) && contents.includes("import.meta.url")) {
         const compiled = join(DIST, relative(SRC, args.path)).replace(/\.ts$/, ".js");
         if (!existsSync(compiled))
@@ -132,24 +127,49 @@ const layout = {
   },
 };
 
-const result = await build({
-  entryPoints: { dramaturg: join(SRC, "cli", "main.ts") },
+// The command, as one CommonJS script. Node's modules are required, as CommonJS does: their ES-module face
+// would read every export, running lazy getters that load modules of their own (on Node 24 node:http's
+// `WebSocket` loads undici, ≈ 19 ms).
+const program = await build({
+  entryPoints: { program: join(SRC, "cli", "program.ts") },
   outdir: OUT,
+  outExtension: { ".js": ".cjs" },
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
-  chunkNames: "chunk-[hash]",
-  banner: {
-    js: 'import { createRequire as __dramaturgRequire } from "node:module"; const require = __dramaturgRequire(import.meta.url);',
-  },
+  define: { "import.meta.url": "__dgUrl" },
+  banner: { js: 'var __dgUrl = require("node:url").pathToFileURL(__filename).href;' },
   metafile: true,
+  write: false,
   logLevel: "warning",
   plugins: [layout],
 });
+const [output] = program.outputFiles;
+const code = output.text;
+// An `import("…")` left in the bundle (a package's own, of something left out) would fail at run time: a
+// script compiled by node:vm cannot import. Ours became __dgImport (onLoad above).
+const left = /\bimport\((?=["'`])/.exec(code);
+if (left)
+  throw new Error(
+    `bundle-cli: ${PROGRAM} has an import( at ${left.index}: ${code.slice(left.index, left.index + 80)}`,
+  );
+await mkdir(OUT, { recursive: true });
+await writeFile(join(OUT, PROGRAM), code);
+const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
+
+// The bin: compiles the bundle with its code cache (src/cli/bin.ts, src/cli/code-cache.ts).
+await build({
+  entryPoints: { dramaturg: join(SRC, "cli", "bin.ts") },
+  outdir: OUT,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  define: { DRAMATURG_PROGRAM_HASH: JSON.stringify(hash) },
+  logLevel: "warning",
+});
 
 await chmod(join(OUT, ENTRY), 0o755);
-const outputs = Object.values(result.metafile.outputs);
-const kb = Math.round(outputs.reduce((sum, o) => sum + o.bytes, 0) / 1024);
-console.log(`bundle-cli: ${relative(ROOT, join(OUT, ENTRY))} and ${outputs.length - 1} more files, ${kb} kB`);
+const kb = Math.round(Buffer.byteLength(code) / 1024);
+console.log(`bundle-cli: ${relative(ROOT, join(OUT, ENTRY))} and ${PROGRAM} (${kb} kB, ${hash})`);
