@@ -17,7 +17,11 @@ import { dirname, join, sep } from "node:path";
 import { Script } from "node:vm";
 
 export interface BundledProgram {
-  /** The bundle: a CommonJS script whose `exports.runCli(argv)` runs the command. */
+  /**
+   * The bundle: ASCII text, a function expression `(function (exports, require, module, __filename, __dirname,
+   * __dgImport) { … })` around a CommonJS module whose `exports.runCli(argv)` runs the command
+   * (scripts/bundle-cli.mjs).
+   */
   file: string;
   /** A hash of the bundle's content, made when it was built. */
   hash: string;
@@ -31,10 +35,6 @@ export interface RunBundledOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Wraps the bundle as Node wraps a CommonJS module, with `import()` handed in as `__dgImport`. */
-const HEAD = "(function (exports, require, module, __filename, __dirname, __dgImport) {";
-const TAIL = "\n})";
-
 /** Runs the bundled command with `argv`; resolves to its exit code. */
 export async function runBundled(
   program: BundledProgram,
@@ -42,7 +42,8 @@ export async function runBundled(
   { folders, importModule = (specifier) => import(specifier), env = process.env }: RunBundledOptions = {},
 ): Promise<number> {
   const cache = codeCacheFile(program.hash, argv, folders ?? codeCacheFolders(program.file, env));
-  const source = readFileSync(program.file, "utf8");
+  // ASCII, so latin1 reads it as it is, into a one-byte string, without decoding UTF-8.
+  const source = readFileSync(program.file, "latin1");
   let cachedData: Buffer | undefined;
   let found: string | undefined;
   for (const file of cache?.candidates ?? []) {
@@ -52,7 +53,7 @@ export async function runBundled(
       break;
     } catch {}
   }
-  const script = new Script(HEAD + source + TAIL, { filename: program.file, cachedData });
+  const script = new Script(source, { filename: program.file, cachedData });
   const module: { exports: { runCli?: (argv: string[]) => Promise<number> } } = { exports: {} };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper(

@@ -9,15 +9,15 @@ import { describe, expect, it } from "vitest";
 import { codeCacheFile, codeCacheFolders, runBundled, saveCodeCache } from "../../src/cli/code-cache.ts";
 import { tempDir } from "../temp-dir.ts";
 
-/** A bundle as the build makes one: CommonJS, exporting runCli, importing through __dgImport. */
-const PROGRAM = `
+/** A bundle as the build makes one: a wrapped CommonJS module exporting runCli, importing through __dgImport. */
+const PROGRAM = `(function (exports, require, module, __filename, __dirname, __dgImport) {
 const { basename } = require("node:path");
 exports.runCli = async (argv) => {
   const { sep } = await __dgImport("node:path");
   globalThis.__codeCacheTest = { argv, file: basename(__filename), sep, dir: typeof __dirname };
   return argv.length;
 };
-`;
+})`;
 
 /** Runs `fn`; the exit listeners it added are returned (and removed from the process) instead of left. */
 async function catchingExit<T>(fn: () => Promise<T>): Promise<{ result: T; onExit: (() => void)[] }> {
