@@ -99,11 +99,12 @@ const layout = {
     });
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
       const path = join(args.resolveDir, args.path);
-      return ZOD_LOCALES.test(path) ? { path, namespace: "zod-english" } : undefined;
+      // Named relative to the checkout, so that the bundle does not carry the path it was built in.
+      return ZOD_LOCALES.test(path) ? { path: relative(ROOT, path), namespace: "zod-english" } : undefined;
     });
     b.onLoad({ filter: /.*/, namespace: "zod-english" }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), "en.js"))};`,
-      resolveDir: dirname(args.path),
+      contents: `export { default as en } from ${JSON.stringify(join(ROOT, dirname(args.path), "en.js"))};`,
+      resolveDir: join(ROOT, dirname(args.path)),
       loader: "js",
     }));
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
