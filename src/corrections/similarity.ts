@@ -87,11 +87,17 @@ interface MessageNgrams {
   distinct: Uint32Array;
   /** For each distinct hash, the position of its first occurrence. */
   firstAt: Int32Array;
+  /** The words of each distinct n-gram, made when first asked: the window is checked again every turn. */
+  texts: (string | undefined)[];
 }
 
 function gramText(m: MessageNgrams, d: number): string {
-  const at = m.firstAt[d]!;
-  return m.words.tokens.slice(at, at + m.n).join(" ");
+  let text = m.texts[d];
+  if (text === undefined) {
+    const at = m.firstAt[d]!;
+    text = m.texts[d] = m.words.tokens.slice(at, at + m.n).join(" ");
+  }
+  return text;
 }
 
 /**
@@ -186,6 +192,7 @@ function ngramsOf(text: string, n: number): MessageNgrams {
       occurrence,
       distinct: Uint32Array.from(distinct),
       firstAt: Int32Array.from(firstAt),
+      texts: new Array(distinct.length),
     };
     entry.ngrams.set(n, grams);
   }
