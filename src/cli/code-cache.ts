@@ -15,6 +15,13 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, join, sep } from "node:path";
 import { Script } from "node:vm";
+import zlib from "node:zlib";
+
+/**
+ * CRC-32 of the cache's bytes, written before them: V8 (release builds) does not checksum a code cache, and a
+ * damaged one could crash it. Node 20.15 and later have it; before, the command runs without a cache.
+ */
+const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
 
 export interface BundledProgram {
   /**
@@ -41,17 +48,25 @@ export async function runBundled(
   argv: string[],
   { folders, importModule = (specifier) => import(specifier), env = process.env }: RunBundledOptions = {},
 ): Promise<number> {
-  const cache = codeCacheFile(program.hash, argv, folders ?? codeCacheFolders(program.file, env));
+  const cache = crc32
+    ? codeCacheFile(program.hash, argv, folders ?? codeCacheFolders(program.file, env))
+    : undefined;
   // ASCII, so latin1 reads it as it is, into a one-byte string, without decoding UTF-8.
   const source = readFileSync(program.file, "latin1");
   let cachedData: Buffer | undefined;
   let found: string | undefined;
   for (const file of cache?.candidates ?? []) {
+    let bytes: Buffer;
     try {
-      cachedData = readFileSync(file);
-      found = file;
-      break;
-    } catch {}
+      bytes = readFileSync(file);
+    } catch {
+      continue;
+    }
+    found = file;
+    // A damaged file is not given to V8; this run writes a new one.
+    if (bytes.length > 4 && crc32!(bytes.subarray(4)) === bytes.readUInt32LE(0))
+      cachedData = bytes.subarray(4);
+    break;
   }
   const script = new Script(source, { filename: program.file, cachedData });
   const module: { exports: { runCli?: (argv: string[]) => Promise<number> } } = { exports: {} };
@@ -64,7 +79,7 @@ export async function runBundled(
     dirname(program.file),
     importModule,
   );
-  if (cache && (found === undefined || script.cachedDataRejected))
+  if (cache && (cachedData === undefined || script.cachedDataRejected))
     // Made when the command ends, so that it holds what the run compiled, not only the top level.
     process.once("exit", () => saveCodeCache(script, cache.candidates, cache.prefix, found));
   const runCli = module.exports.runCli;
@@ -128,7 +143,10 @@ export function saveCodeCache(
 ): void {
   let data: Buffer;
   try {
-    data = script.createCachedData();
+    const code = script.createCachedData();
+    const header = Buffer.alloc(4);
+    header.writeUInt32LE(crc32!(code), 0);
+    data = Buffer.concat([header, code]);
   } catch {
     return;
   }

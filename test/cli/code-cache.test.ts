@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { Script } from "node:vm";
+import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { codeCacheFile, codeCacheFolders, runBundled, saveCodeCache } from "../../src/cli/code-cache.ts";
 import { tempDir } from "../temp-dir.ts";
@@ -85,6 +86,27 @@ describe("the bundled command's code cache", () => {
     expect(readFileSync(name).length).toBeGreaterThan(100);
   });
 
+  it("does not give V8 a damaged cache, and writes a new one", async () => {
+    const dir = tempDir();
+    const file = join(dir, "program.cjs");
+    writeFileSync(file, PROGRAM);
+    const cacheDir = join(dir, "cache");
+    const program = { file, hash: "abc123" };
+    const first = await catchingExit(() => runBundled(program, ["eval"], { folders: [cacheDir] }));
+    first.onExit[0]!();
+    const name = join(cacheDir, readdirSync(cacheDir)[0]!);
+    const good = readFileSync(name);
+    const damaged = Buffer.from(good);
+    damaged[damaged.length >> 1]! ^= 0xff;
+    writeFileSync(name, damaged);
+    const run = await catchingExit(() => runBundled(program, ["eval"], { folders: [cacheDir] }));
+    expect(run.result).toBe(1);
+    expect(run.onExit).toHaveLength(1);
+    run.onExit[0]!();
+    const rewritten = readFileSync(name);
+    expect(rewritten.readUInt32LE(0)).toBe(crc32(rewritten.subarray(4)));
+  });
+
   it("writes to the next folder when the first cannot be written, and gives up quietly when none can", () => {
     const dir = tempDir();
     const blocked = join(dir, "a-file");
@@ -99,8 +121,10 @@ describe("the bundled command's code cache", () => {
     saveCodeCache(script, candidates, prefix);
     expect(existsSync(candidates[0]!)).toBe(false);
     expect(existsSync(candidates[1]!)).toBe(true);
-    // V8 takes what was written.
-    const again = new Script("(function () { return 42; })", { cachedData: readFileSync(candidates[1]!) });
+    // V8 takes what was written, after its CRC-32.
+    const written = readFileSync(candidates[1]!);
+    expect(written.readUInt32LE(0)).toBe(crc32(written.subarray(4)));
+    const again = new Script("(function () { return 42; })", { cachedData: written.subarray(4) });
     expect(again.cachedDataRejected).toBe(false);
     expect(() => saveCodeCache(script, [join(blocked, "x", "y.v8")], prefix)).not.toThrow();
   });
