@@ -13,9 +13,10 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { dirname, join, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 import zlib from "node:zlib";
+import { dramaturgCacheFolder } from "../core/cache-folder.ts";
 
 /**
  * CRC-32 of the cache's bytes, written before them: V8 (release builds) does not checksum a code cache, and a
@@ -35,10 +36,13 @@ export interface BundledProgram {
 }
 
 export interface RunBundledOptions {
+  /**
+   * Loads an ES module for the bundle (its `import()` of packages left out of it), resolved from the bundle's
+   * folder: the caller's own `import`, written beside the bundle (src/cli/bin.ts).
+   */
+  importModule: (specifier: string) => Promise<unknown>;
   /** Where the code cache may live, in order of preference; default {@link codeCacheFolders}. */
   folders?: readonly string[];
-  /** Loads an ES module for the bundle (its `import()` of packages left out of it), from the bundle's folder. */
-  importModule?: (specifier: string) => Promise<unknown>;
   env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -46,7 +50,7 @@ export interface RunBundledOptions {
 export async function runBundled(
   program: BundledProgram,
   argv: string[],
-  { folders, importModule = (specifier) => import(specifier), env = process.env }: RunBundledOptions = {},
+  { importModule, folders, env = process.env }: RunBundledOptions,
 ): Promise<number> {
   const cache = crc32
     ? codeCacheFile(program.hash, argv, folders ?? codeCacheFolders(program.file, env))
@@ -99,13 +103,7 @@ export function codeCacheFolders(
   const setting = env.DRAMATURG_CODE_CACHE;
   if (setting === "off" || setting === "0") return [];
   if (setting) return [setting];
-  const here = dirname(bundleFile);
-  const installed = here.lastIndexOf(`${sep}node_modules${sep}`);
-  const modules =
-    installed >= 0
-      ? here.slice(0, installed + `${sep}node_modules`.length)
-      : join(here, "..", "..", "node_modules");
-  const folders = [join(modules, ".cache", "dramaturg")];
+  const folders = [dramaturgCacheFolder(dirname(bundleFile))];
   try {
     folders.push(join(homedir(), ".cache", "dramaturg"));
   } catch {}

@@ -7,8 +7,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { constants, readFileSync } from "node:fs";
 import { access, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { dramaturgCacheFolder } from "../core/cache-folder.ts";
 import { contentHash } from "../core/index.ts";
 import { MIGRATIONS, type Migration } from "./migrations.ts";
 import { migrate } from "./migrator.ts";
@@ -57,13 +58,7 @@ export function shippedPristineFile(migrations: readonly Migration[] = MIGRATION
  * Dramaturg is installed in, or of Dramaturg's own checkout.
  */
 export function pristineCacheFolder(): string {
-  const here = fileURLToPath(new URL(".", import.meta.url));
-  const installed = here.lastIndexOf(`${sep}node_modules${sep}`);
-  const modules =
-    installed >= 0
-      ? here.slice(0, installed + `${sep}node_modules`.length)
-      : join(here, "..", "..", "node_modules");
-  return join(modules, ".cache", "dramaturg");
+  return dramaturgCacheFolder(fileURLToPath(new URL(".", import.meta.url)));
 }
 
 /** Initdb and every migration, in memory; the data directory as an uncompressed tar. */

@@ -7,7 +7,14 @@ import { join } from "node:path";
 import { Script } from "node:vm";
 import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { codeCacheFile, codeCacheFolders, runBundled, saveCodeCache } from "../../src/cli/code-cache.ts";
+import {
+  type BundledProgram,
+  codeCacheFile,
+  codeCacheFolders,
+  type RunBundledOptions,
+  runBundled,
+  saveCodeCache,
+} from "../../src/cli/code-cache.ts";
 import { tempDir } from "../temp-dir.ts";
 
 /** A bundle as the build makes one: a wrapped CommonJS module exporting runCli, importing through __dgImport. */
@@ -29,15 +36,25 @@ async function catchingExit<T>(fn: () => Promise<T>): Promise<{ result: T; onExi
   return { result, onExit: added as (() => void)[] };
 }
 
+/** A bundle written in a new temp folder, and the folder for its cache (not made yet). */
+function bundle(): { program: BundledProgram; cacheDir: string; options: RunBundledOptions } {
+  const dir = tempDir();
+  const file = join(dir, "program.cjs");
+  writeFileSync(file, PROGRAM);
+  const cacheDir = join(dir, "cache");
+  return {
+    program: { file, hash: "abc123" },
+    cacheDir,
+    // Its one import is of a built-in, which resolves from anywhere.
+    options: { importModule: (specifier) => import(specifier), folders: [cacheDir] },
+  };
+}
+
 describe("the bundled command's code cache", () => {
   it("runs the bundle, makes the command's cache when it ends, and the next run takes it", async () => {
-    const dir = tempDir();
-    const file = join(dir, "program.cjs");
-    writeFileSync(file, PROGRAM);
-    const cacheDir = join(dir, "cache");
-    const program = { file, hash: "abc123" };
+    const { program, cacheDir, options } = bundle();
 
-    const first = await catchingExit(() => runBundled(program, ["eval", "x"], { folders: [cacheDir] }));
+    const first = await catchingExit(() => runBundled(program, ["eval", "x"], options));
     expect(first.result).toBe(2);
     expect((globalThis as Record<string, unknown>).__codeCacheTest).toEqual({
       argv: ["eval", "x"],
@@ -58,27 +75,22 @@ describe("the bundled command's code cache", () => {
     );
 
     // The next run of the same command reads it, V8 accepts it, and nothing is written again.
-    const second = await catchingExit(() => runBundled(program, ["eval"], { folders: [cacheDir] }));
+    const second = await catchingExit(() => runBundled(program, ["eval"], options));
     expect(second.result).toBe(1);
     expect(second.onExit).toHaveLength(0);
     // Another command has a cache of its own.
-    const other = await catchingExit(() => runBundled(program, ["runs"], { folders: [cacheDir] }));
+    const other = await catchingExit(() => runBundled(program, ["runs"], options));
     expect(other.onExit).toHaveLength(1);
   });
 
   it("replaces a cache V8 rejects, and removes the caches of other builds", async () => {
-    const dir = tempDir();
-    const file = join(dir, "program.cjs");
-    writeFileSync(file, PROGRAM);
-    const cacheDir = join(dir, "cache");
+    const { program, cacheDir, options } = bundle();
     mkdirSync(cacheDir);
     const name = codeCacheFile("abc123", ["eval"], [cacheDir])!.candidates[0]!;
     writeFileSync(name, "not a code cache");
     writeFileSync(join(cacheDir, "code-oldbuild-v20.0.0-linux-x64-00000000-eval.v8"), "old");
     writeFileSync(join(cacheDir, "pglite-keep.tar"), "not ours to remove");
-    const run = await catchingExit(() =>
-      runBundled({ file, hash: "abc123" }, ["eval"], { folders: [cacheDir] }),
-    );
+    const run = await catchingExit(() => runBundled(program, ["eval"], options));
     expect(run.result).toBe(1);
     expect(run.onExit).toHaveLength(1);
     run.onExit[0]!();
@@ -87,19 +99,15 @@ describe("the bundled command's code cache", () => {
   });
 
   it("does not give V8 a damaged cache, and writes a new one", async () => {
-    const dir = tempDir();
-    const file = join(dir, "program.cjs");
-    writeFileSync(file, PROGRAM);
-    const cacheDir = join(dir, "cache");
-    const program = { file, hash: "abc123" };
-    const first = await catchingExit(() => runBundled(program, ["eval"], { folders: [cacheDir] }));
+    const { program, cacheDir, options } = bundle();
+    const first = await catchingExit(() => runBundled(program, ["eval"], options));
     first.onExit[0]!();
     const name = join(cacheDir, readdirSync(cacheDir)[0]!);
     const good = readFileSync(name);
     const damaged = Buffer.from(good);
     damaged[damaged.length >> 1]! ^= 0xff;
     writeFileSync(name, damaged);
-    const run = await catchingExit(() => runBundled(program, ["eval"], { folders: [cacheDir] }));
+    const run = await catchingExit(() => runBundled(program, ["eval"], options));
     expect(run.result).toBe(1);
     expect(run.onExit).toHaveLength(1);
     run.onExit[0]!();
