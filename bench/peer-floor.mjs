@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 const [N = 5000, LATENCY = 200, J = 16] = process.argv.slice(2).map(Number);
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const PEERBENCH = join(ROOT, "..", "shared", "peerbench");
-const BIN = join(ROOT, "dist", "bin", "dramaturg.js");
+const BIN = join(ROOT, "dist", "bin", "dramaturg.cjs");
 for (const needed of [BIN, join(PEERBENCH, "fake-openai.mjs")])
   if (!existsSync(needed))
     throw new Error(`peer-floor: ${needed} is missing (npm run build; ../shared/peerbench)`);

@@ -3,7 +3,7 @@
 // the command's start-up on Node 20 (module resolution, reading and linking; docs/design-notes.md). The
 // library stays as tsc wrote it (dist/*.js); the bundle is made from the same sources after it.
 //
-// The bundle, dist/bin/program.cjs, is a CommonJS script that the bin, dist/bin/dramaturg.js
+// The bundle, dist/bin/program.cjs, is a CommonJS script that the bin, dist/bin/dramaturg.cjs
 // (src/cli/bin.ts), compiles with V8's code cache kept on disk (src/cli/code-cache.ts); the bin holds the
 // bundle's hash, which names the cache. The few `import()` of packages left out of the bundle become calls of
 // the `__dgImport` the bin hands in: a script compiled by node:vm has no module loader of its own.
@@ -24,7 +24,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SRC = join(ROOT, "src");
 const DIST = join(ROOT, "dist");
 const OUT = join(DIST, "bin");
-const ENTRY = "dramaturg.js";
+const ENTRY = "dramaturg.cjs";
 const PROGRAM = "program.cjs";
 /** The script's wrapper; the bin calls the function it evaluates to (src/cli/code-cache.ts). */
 const PROGRAM_HEAD = '(function (exports, require, module, __filename, __dirname, __dgImport) {"use strict";';
@@ -169,12 +169,14 @@ await mkdir(OUT, { recursive: true });
 await writeFile(join(OUT, PROGRAM), code);
 const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
 
-// The bin: compiles the bundle with its code cache (src/cli/bin.ts, src/cli/code-cache.ts).
+// The bin: compiles the bundle with its code cache (src/cli/bin.ts, src/cli/code-cache.ts). CommonJS, like
+// the bundle (see bin.ts).
 await build({
   entryPoints: { dramaturg: join(SRC, "cli", "bin.ts") },
   outdir: OUT,
+  outExtension: { ".js": ".cjs" },
   bundle: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   define: { DRAMATURG_PROGRAM_HASH: JSON.stringify(hash) },

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --liftoff-only --heap-growing-percent=50 --max-semi-space-size=16
+#!/usr/bin/env -S node --liftoff-only --heap-growing-percent=50 --max-semi-space-size=16 --min-semi-space-size=4
 // The `dramaturg` command: parses arguments, runs a command, maps errors to exit codes.
 //
 // --liftoff-only: PGlite is PostgreSQL compiled to WebAssembly, and V8's optimising tier recompiles its hot
@@ -13,6 +13,10 @@
 // peak was 1.16–1.31× a 5,000-verdict run's on Node 20, 1.49–1.56× on Node 24), and a semi-space of the
 // young generation is capped at 16 MB, Node 20's default (on Node 24 the growth factor alone left 1.34×).
 // Now 1.13–1.14× on both, at the same verdicts/s.
+//
+// --min-semi-space-size=4: the young generation starts at 4 MB a semi-space instead of growing there from
+// 1 MB, collection by collection, while the command starts: the first judge request ≈ 10 ms sooner on Node 20
+// and ≈ 5 ms on Node 24 (12 alternating spawns each), the same verdicts/s and peak RSS for a 5,000-verdict run.
 import module from "node:module";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.ts";
 

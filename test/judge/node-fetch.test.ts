@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { nodeFetch } from "../../src/judge/node-fetch.ts";
@@ -216,6 +216,31 @@ describe("nodeFetch", () => {
     const error = await nodeFetch(url).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect(error).toMatchObject({ message: "fetch failed", cause: { code: "ECONNREFUSED" } });
+  });
+
+  it("speaks TLS to an https URL (node:https, loaded at the first such call)", async () => {
+    // A bare TCP server: what arrives first tells whether the client opened a TLS handshake (a record of
+    // type 22). It answers nothing and hangs up, which the client sees as a failed handshake.
+    const first: number[] = [];
+    const tcp = createTcpServer((socket) =>
+      socket.once("data", (chunk: Buffer) => {
+        first.push(chunk[0]!);
+        socket.destroy();
+      }),
+    );
+    await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (tcp.address() as AddressInfo).port;
+      const error = await nodeFetch(`https://127.0.0.1:${port}/v1/chat`, {
+        method: "POST",
+        body: "{}",
+      }).catch((e: unknown) => e);
+      expect(first).toEqual([0x16]);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error).toMatchObject({ message: "fetch failed" });
+    } finally {
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    }
   });
 
   it("leaves a Request object, a non-text body and a proxy in the environment to the platform's fetch", async () => {
