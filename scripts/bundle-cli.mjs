@@ -19,6 +19,7 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { LAZY_AT_LOAD } from "./bundle-rewrites.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SRC = join(ROOT, "src");
@@ -92,6 +93,12 @@ const layout = {
       contents += `\nimport { ${SDK_HEADER_HELPERS.join(", ")} } from ${JSON.stringify(ours)};\n`;
       return { contents, loader: "js", resolveDir: dirname(args.path) };
     });
+    for (const { file, rewrite } of LAZY_AT_LOAD)
+      b.onLoad({ filter: file }, async (args) => ({
+        contents: rewrite(await readFile(args.path, "utf8")),
+        loader: "js",
+        resolveDir: dirname(args.path),
+      }));
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith("node:") || EXTERNAL.includes(packageOf(args.path)))
         return { path: args.path, external: true };

@@ -1,6 +1,8 @@
 // Resolves a project's propositions folder into one `PropositionSet` per (agent, dimension) and per
 // environment dimension: `_default.yaml` (or the built-in set), then `<agent_id>.yaml` merged on top.
-import { readdir, stat } from "node:fs/promises";
+// Folders are listed synchronously, as the files are read: a few small entries, before the first judge request,
+// and node:fs/promises would load ≈ 3 ms of Node's own modules there (readline's among them).
+import { readdirSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import {
   contentHash,
@@ -138,7 +140,7 @@ function hashesOf(sets: Map<PersonaDimension, PropositionSet>): Record<string, s
 async function checkPropositionsDir(dir: string): Promise<string[]> {
   if (!(await isDirectory(dir))) throw new InputError("propositions folder not found", { file: dir });
   const warnings: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.isDirectory() && !entry.name.startsWith(".") && !isPersonaDimension(entry.name)) {
       warnings.push(
         `${join(dir, entry.name)}: not a dimension folder (expected ${PERSONA_DIMENSIONS.join(", ")}); ignored`,
@@ -157,7 +159,7 @@ interface DimensionFolder {
 async function readDimensionFolder(folder: string, warnings: string[]): Promise<DimensionFolder | undefined> {
   if (!(await isDirectory(folder))) return undefined;
   const byName = new Map<string, string>();
-  const entries = (await readdir(folder, { withFileTypes: true }))
+  const entries = readdirSync(folder, { withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => e.name);
   for (const entry of entries.sort()) {
@@ -191,7 +193,7 @@ async function readDimensionFolder(folder: string, warnings: string[]): Promise<
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    return statSync(path).isDirectory();
   } catch {
     return false;
   }
