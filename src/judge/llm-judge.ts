@@ -8,7 +8,7 @@ import type { JSONSchema7, LanguageModel, LanguageModelUsage, ModelMessage, Syst
 import type { z } from "zod";
 import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
 import { addUsage, JudgeError, type JudgeErrorKind, redactSecrets, ZERO_USAGE } from "../core/index.ts";
-import { whenAnswered } from "./answered.ts";
+import { isGatedAtTransport, whenAnswered, whenSending } from "./answered.ts";
 import type {
   CheckAnswer,
   ClaimAnswer,
@@ -183,6 +183,8 @@ export class LlmJudge implements Judge {
   private readonly random: () => number;
   private readonly redact: (text: string) => string;
   private readonly slots: Semaphore;
+  /** Whether the transport takes each call's slot once its request is built (answered.ts). */
+  private readonly gatedAtTransport: boolean;
   /** See {@link Judge.inFlightLimit}: this judge's `concurrency`. */
   readonly inFlightLimit: number;
   private readonly total: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
@@ -215,6 +217,7 @@ export class LlmJudge implements Judge {
     this.random = random;
     this.redact = (text) => redactSecrets(redact ? redact(text) : text);
     this.slots = new Semaphore(concurrency);
+    this.gatedAtTransport = isGatedAtTransport(model);
     this.inFlightLimit = concurrency;
     const who = descriptor ?? describeModel(model);
     this.descriptor = {
@@ -379,25 +382,35 @@ export class LlmJudge implements Judge {
   }
 
   /**
-   * One model call: waits for a slot, then runs `send` under the per-call timeout with the signal it must
-   * pass on. Counts the call; `send` counts its tokens.
+   * One model call: runs `send` under the per-call timeout with the signal it must pass on, in one of the
+   * judge's slots. The slot is taken before `send`, or, when `gated` (a model whose requests go through
+   * nodeFetch with that signal), by the transport once `send` has built the request (answered.ts): a call then
+   * waits for its slot with its request ready, and a freed slot sends it at once. Counts the call; `send`
+   * counts its tokens.
    */
   private async inSlot<T>(
     signal: AbortSignal | undefined,
     tally: Tally,
     send: (abortSignal: AbortSignal) => Promise<T>,
+    gated = false,
   ): Promise<T> {
-    const release = await this.slots.acquire(signal);
-    // The timer starts with the call, not while queueing for a slot.
     const call = new AbortController();
+    let release: (() => void) | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      call.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError"));
-    }, this.timeoutMs);
+    const take = async () => {
+      release = await this.slots.acquire(signal);
+      // The timer starts with the call's slot, not while queueing for one.
+      timer = setTimeout(() => {
+        timedOut = true;
+        call.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError"));
+      }, this.timeoutMs);
+      // The slot goes to the next call as soon as the transport has this call's answer (see answered.ts).
+      whenAnswered(call.signal, release);
+    };
+    if (gated) whenSending(call.signal, take);
+    else await take();
     const unlink = followAbort(signal, call);
-    // The slot goes to the next call as soon as the transport has this call's answer (see answered.ts).
-    whenAnswered(call.signal, release);
     this.count(tally, 1, ZERO_USAGE);
     try {
       return await send(call.signal);
@@ -412,7 +425,7 @@ export class LlmJudge implements Judge {
     } finally {
       clearTimeout(timer);
       unlink();
-      release();
+      release?.();
     }
   }
 
@@ -461,36 +474,42 @@ export class LlmJudge implements Judge {
     signal: AbortSignal | undefined,
     tally: Tally,
   ): Promise<JudgeAnswer> {
-    return this.inSlot(signal, tally, async (abortSignal) => {
-      await loadProviderSdk();
-      const result = await model.doGenerate({
-        prompt: providerPrompt(system, messages),
-        responseFormat: {
-          type: "json",
-          schema: requestedJsonSchema(kind, claims) as JSONSchema7,
-          name: ANSWER_NAMES[kind],
-        },
-        ...(this.temperature !== undefined ? { temperature: this.temperature } : {}),
-        abortSignal,
-      });
-      this.count(tally, 0, usageOf(result.usage));
-      const text = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        throw new UnusableAnswer(`the judge's answer was malformed (not JSON): ${truncate(text, 200)}`);
-      }
-      const parsed = checkedAnswerSchema(kind, claims).safeParse(value);
-      if (!parsed.success)
-        throw new UnusableAnswer(
-          `the judge's answer was malformed or out of range: ${truncate(text, 200)} (${truncate(
-            parsed.error.issues.map((i) => `${i.path.join(".") || "answer"}: ${i.message}`).join("; "),
-            200,
-          )})`,
-        );
-      return parsed.data;
-    });
+    return this.inSlot(
+      signal,
+      tally,
+      async (abortSignal) => {
+        await loadProviderSdk();
+        const result = await model.doGenerate({
+          prompt: providerPrompt(system, messages),
+          responseFormat: {
+            type: "json",
+            schema: requestedJsonSchema(kind, claims) as JSONSchema7,
+            name: ANSWER_NAMES[kind],
+          },
+          ...(this.temperature !== undefined ? { temperature: this.temperature } : {}),
+          abortSignal,
+        });
+        this.count(tally, 0, usageOf(result.usage));
+        const text = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          throw new UnusableAnswer(`the judge's answer was malformed (not JSON): ${truncate(text, 200)}`);
+        }
+        const parsed = checkedAnswerSchema(kind, claims).safeParse(value);
+        if (!parsed.success)
+          throw new UnusableAnswer(
+            `the judge's answer was malformed or out of range: ${truncate(text, 200)} (${truncate(
+              parsed.error.issues.map((i) => `${i.path.join(".") || "answer"}: ${i.message}`).join("; "),
+              200,
+            )})`,
+          );
+        return parsed.data;
+      },
+      // The provider passes this signal to its fetch, nodeFetch, as it is (generateText, in `call`, may not).
+      this.gatedAtTransport,
+    );
   }
 
   private count(tally: Tally, calls: number, usage: TokenUsage): void {

@@ -9,6 +9,7 @@ import {
   parseJudgeSpec,
   redactSecrets,
 } from "../core/index.ts";
+import { gateAtTransport } from "./answered.ts";
 import { deferredLanguageModel } from "./deferred-model.ts";
 
 /** Sent as the key to local servers that want none (Ollama, vLLM, llama.cpp); the clients insist on one. */
@@ -66,10 +67,9 @@ export function createJudgeModel(
   const apiKey = resolveApiKey(provider, url, apiKeyEnv, env);
   const baseURL = url?.href.replace(/\/$/, "");
   // The provider package loads with the first call (see deferred-model.ts).
-  const model: LanguageModel = deferredLanguageModel(
-    provider,
-    modelId,
-    async (): Promise<LanguageModelV4> => {
+  // Every request goes through nodeFetch with its call's signal: the judge's slot is taken there (answered.ts).
+  const model: LanguageModel = gateAtTransport(
+    deferredLanguageModel(provider, modelId, async (): Promise<LanguageModelV4> => {
       // node:http(s) and zlib load with the provider, not with dramaturg.
       const { nodeFetch } = await import("./node-fetch.ts");
       switch (provider) {
@@ -94,7 +94,7 @@ export function createJudgeModel(
           }).chatModel(modelId);
         }
       }
-    },
+    }),
   );
   return {
     model,

@@ -9,10 +9,11 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Verdict } from "../../src/core/index.ts";
 import { workersFor } from "../../src/engine/execute-plan.ts";
 import { executePlan, type JudgePlan, type PlannedCall } from "../../src/engine/index.ts";
-import { answered, whenAnswered } from "../../src/judge/answered.ts";
+import { answered, beforeSending, gateAtTransport, whenAnswered } from "../../src/judge/answered.ts";
 import type { Judge, JudgeItem, JudgeRequest, JudgeResponse } from "../../src/judge/index.ts";
 import { LlmJudge } from "../../src/judge/index.ts";
 import { nodeFetch } from "../../src/judge/node-fetch.ts";
+import { createJudgeModel } from "../../src/judge/provider.ts";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
 
 let fake: FakeOpenAIServer | undefined;
@@ -134,6 +135,96 @@ describe("a call's slot freed when its answer arrives", () => {
     expect(result.verdicts.filter((v) => v.verdict.ok)).toHaveLength(40);
     expect(fake.stats.calls).toBe(40);
     expect(fake.stats.maxInFlight).toBe(4);
+  });
+});
+
+describe("a call's slot taken at the transport, its request built", () => {
+  /**
+   * A provider model marked as sending through the transport gate: each call logs "built N", waits at the gate
+   * as nodeFetch does, logs "sent N", reports its answer and returns.
+   */
+  function gatedModel() {
+    const log: string[] = [];
+    const answers: (() => void)[] = [];
+    let calls = 0;
+    const model: LanguageModelV4 = gateAtTransport({
+      specificationVersion: "v4",
+      provider: "test",
+      modelId: "gated",
+      supportedUrls: {},
+      async doGenerate(options: LanguageModelV4CallOptions) {
+        const n = ++calls;
+        log.push(`built ${n}`);
+        await beforeSending(options.abortSignal);
+        log.push(`sent ${n}`);
+        await new Promise<void>((resolve) => answers.push(resolve));
+        answered(options.abortSignal);
+        const text = JSON.stringify({ verdicts: [{ id: `p${n}`, reasoning: "r", value: 6 }] });
+        return {
+          content: [{ type: "text", text }],
+          finishReason: { unified: "stop", raw: undefined },
+          usage: {
+            inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+            outputTokens: { total: 5, text: 5, reasoning: undefined },
+          },
+          warnings: [],
+        };
+      },
+      doStream: () => Promise.reject(new Error("not streamed")),
+    });
+    return { model, log, answer: () => answers.shift()?.() };
+  }
+
+  it("a call builds its request while another holds the slot, and sends it when that answer arrives", async () => {
+    const { model, log, answer } = gatedModel();
+    const judge = new LlmJudge({ model, concurrency: 1 });
+    const first = judge.judge(request("p1"));
+    const second = judge.judge(request("p2"));
+    await settle(log);
+    // Both requests are built; only the first is sent.
+    expect([...log].sort()).toEqual(["built 1", "built 2", "sent 1"]);
+    answer();
+    await settle(log);
+    expect(log.at(-1)).toBe("sent 2");
+    answer();
+    const verdicts = [(await first).verdicts[0]!, (await second).verdicts[0]!];
+    expect(verdicts.map((v) => v.ok && v.score)).toEqual([6, 6]);
+  });
+
+  it("a call waiting at the gate leaves when its run is interrupted, holding no slot", async () => {
+    const { model, log, answer } = gatedModel();
+    const judge = new LlmJudge({ model, concurrency: 1 });
+    const first = judge.judge(request("p1"));
+    const stop = new AbortController();
+    const second = judge.judge(request("p2"), { signal: stop.signal }).catch((e: unknown) => e);
+    await settle(log);
+    stop.abort(new Error("interrupted"));
+    expect(await second).toMatchObject({ message: "interrupted" });
+    answer();
+    expect((await first).verdicts[0]!.ok).toBe(true);
+    // The slot the first call freed is free: a third call is sent at once.
+    const third = judge.judge(request("p3"));
+    await settle(log);
+    expect(log.at(-1)).toBe("sent 3");
+    answer();
+    expect((await third).verdicts[0]!.ok).toBe(true);
+  });
+
+  it("createJudgeModel's models take their slot at nodeFetch: the wire never holds more than the concurrency", async () => {
+    fake = await startFakeOpenAIServer({ latencyMs: 10 });
+    for (const spec of ["openai:fake-model", "openai-compatible:fake-model"]) {
+      const { model } = createJudgeModel(spec, { baseUrl: fake.url, env: { OPENAI_API_KEY: "test-key" } });
+      const judge = new LlmJudge({ model, concurrency: 4 });
+      const before = fake.stats.calls;
+      fake.stats.maxInFlight = 0;
+      const result = await executePlan(planOf(40), { judge, concurrency: 4, keep: true });
+      expect(
+        result.verdicts.filter((v) => v.verdict.ok),
+        spec,
+      ).toHaveLength(40);
+      expect(fake.stats.calls - before, spec).toBe(40);
+      expect(fake.stats.maxInFlight, spec).toBe(4);
+    }
   });
 });
 
