@@ -4,7 +4,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOpenAI } from "@ai-sdk/openai";
-import type { LanguageModelV4, LanguageModelV4CallOptions } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+} from "@ai-sdk/provider";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Verdict } from "../../src/core/index.ts";
 import { workersFor } from "../../src/engine/execute-plan.ts";
@@ -37,6 +41,35 @@ const request = (id: string): JudgeRequest => ({
   doubleCheck: false,
 });
 
+/** A provider model of the tests, answering with `doGenerate`. */
+function testModel(
+  modelId: string,
+  doGenerate: (options: LanguageModelV4CallOptions) => Promise<LanguageModelV4GenerateResult>,
+): LanguageModelV4 {
+  return {
+    specificationVersion: "v4",
+    provider: "test",
+    modelId,
+    supportedUrls: {},
+    doGenerate,
+    doStream: () => Promise.reject(new Error("not streamed")),
+  };
+}
+
+/** A provider's answer to call `n`: one verdict of `value` for proposition `p<n>`. */
+function answerOf(n: number, value: number): LanguageModelV4GenerateResult {
+  const text = JSON.stringify({ verdicts: [{ id: `p${n}`, reasoning: "r", value }] });
+  return {
+    content: [{ type: "text", text }],
+    finishReason: { unified: "stop", raw: undefined },
+    usage: {
+      inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 5, text: 5, reasoning: undefined },
+    },
+    warnings: [],
+  };
+}
+
 /**
  * A provider model whose answers are the tests' to give: each call logs "start N", reports its answer to the
  * transport hook when `reports` is set, then waits until the test lets it return ("end N").
@@ -45,30 +78,14 @@ function heldModel(reports: boolean) {
   const log: string[] = [];
   const waiting: (() => void)[] = [];
   let calls = 0;
-  const model: LanguageModelV4 = {
-    specificationVersion: "v4",
-    provider: "test",
-    modelId: "held",
-    supportedUrls: {},
-    async doGenerate(options: LanguageModelV4CallOptions) {
-      const n = ++calls;
-      log.push(`start ${n}`);
-      if (reports) answered(options.abortSignal);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      log.push(`end ${n}`);
-      const text = JSON.stringify({ verdicts: [{ id: `p${n}`, reasoning: "r", value: 7 }] });
-      return {
-        content: [{ type: "text", text }],
-        finishReason: { unified: "stop", raw: undefined },
-        usage: {
-          inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-          outputTokens: { total: 5, text: 5, reasoning: undefined },
-        },
-        warnings: [],
-      };
-    },
-    doStream: () => Promise.reject(new Error("not streamed")),
-  };
+  const model = testModel("held", async (options) => {
+    const n = ++calls;
+    log.push(`start ${n}`);
+    if (reports) answered(options.abortSignal);
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    log.push(`end ${n}`);
+    return answerOf(n, 7);
+  });
   const release = () => waiting.shift()?.();
   return { model, log, release };
 }
@@ -147,31 +164,17 @@ describe("a call's slot taken at the transport, its request built", () => {
     const log: string[] = [];
     const answers: (() => void)[] = [];
     let calls = 0;
-    const model: LanguageModelV4 = gateAtTransport({
-      specificationVersion: "v4",
-      provider: "test",
-      modelId: "gated",
-      supportedUrls: {},
-      async doGenerate(options: LanguageModelV4CallOptions) {
+    const model = gateAtTransport(
+      testModel("gated", async (options) => {
         const n = ++calls;
         log.push(`built ${n}`);
         await beforeSending(options.abortSignal);
         log.push(`sent ${n}`);
         await new Promise<void>((resolve) => answers.push(resolve));
         answered(options.abortSignal);
-        const text = JSON.stringify({ verdicts: [{ id: `p${n}`, reasoning: "r", value: 6 }] });
-        return {
-          content: [{ type: "text", text }],
-          finishReason: { unified: "stop", raw: undefined },
-          usage: {
-            inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-            outputTokens: { total: 5, text: 5, reasoning: undefined },
-          },
-          warnings: [],
-        };
-      },
-      doStream: () => Promise.reject(new Error("not streamed")),
-    });
+        return answerOf(n, 6);
+      }),
+    );
     return { model, log, answer: () => answers.shift()?.() };
   }
 
