@@ -19,7 +19,7 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { LAZY_AT_LOAD } from "./bundle-rewrites.mjs";
+import { lazyAtLoad } from "./bundle-rewrites.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SRC = join(ROOT, "src");
@@ -93,12 +93,6 @@ const layout = {
       contents += `\nimport { ${SDK_HEADER_HELPERS.join(", ")} } from ${JSON.stringify(ours)};\n`;
       return { contents, loader: "js", resolveDir: dirname(args.path) };
     });
-    for (const { file, rewrite } of LAZY_AT_LOAD)
-      b.onLoad({ filter: file }, async (args) => ({
-        contents: rewrite(await readFile(args.path, "utf8")),
-        loader: "js",
-        resolveDir: dirname(args.path),
-      }));
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith("node:") || EXTERNAL.includes(packageOf(args.path)))
         return { path: args.path, external: true };
@@ -141,20 +135,24 @@ const layout = {
 // The command, as one CommonJS script. Node's modules are required, as CommonJS does: their ES-module face
 // would read every export, running lazy getters that load modules of their own (on Node 24 node:http's
 // `WebSocket` loads undici, ≈ 19 ms).
-const program = await build({
-  entryPoints: { program: join(SRC, "cli", "program.ts") },
+/** The bundle and the bin: both CommonJS scripts in dist/bin/. */
+const COMMONJS = {
   outdir: OUT,
   outExtension: { ".js": ".cjs" },
   bundle: true,
   format: "cjs",
   platform: "node",
   target: "node20",
+  logLevel: "warning",
+};
+const program = await build({
+  ...COMMONJS,
+  entryPoints: { program: join(SRC, "cli", "program.ts") },
   define: { "import.meta.url": "__dgUrl" },
   banner: { js: 'var __dgUrl = require("node:url").pathToFileURL(__filename).href;' },
   metafile: true,
   write: false,
-  logLevel: "warning",
-  plugins: [layout],
+  plugins: [layout, lazyAtLoad],
 });
 const [output] = program.outputFiles;
 // ASCII only, so that the bin reads it as latin1: a one-byte string without UTF-8 decoding, 2 ms against 15–22
@@ -179,15 +177,9 @@ const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
 // The bin: compiles the bundle with its code cache (src/cli/bin.ts, src/cli/code-cache.ts). CommonJS, like
 // the bundle (see bin.ts).
 await build({
+  ...COMMONJS,
   entryPoints: { dramaturg: join(SRC, "cli", "bin.ts") },
-  outdir: OUT,
-  outExtension: { ".js": ".cjs" },
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node20",
   define: { DRAMATURG_PROGRAM_HASH: JSON.stringify(hash) },
-  logLevel: "warning",
 });
 
 await chmod(join(OUT, ENTRY), 0o755);

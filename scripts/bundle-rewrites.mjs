@@ -1,5 +1,7 @@
 // Rewrites of packages' modules as scripts/bundle-cli.mjs puts them in the command's bundle, kept apart so that a
 // test (test/cli/bundle-rewrites.test.ts) can apply them to the installed packages and check what they still do.
+import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
 
 /**
  * Two packages name a Node module at load that the command does not use before its first judge request, and
@@ -44,3 +46,16 @@ function replaceOnce(contents, from, to) {
   if (contents.split(from).length !== 2) throw new Error(`bundle-cli: expected once: ${from}`);
   return contents.replace(from, to);
 }
+
+/** The esbuild plugin that applies {@link LAZY_AT_LOAD} to the packages' modules as they load. */
+export const lazyAtLoad = {
+  name: "dramaturg-lazy-at-load",
+  setup(b) {
+    for (const { file, rewrite } of LAZY_AT_LOAD)
+      b.onLoad({ filter: file }, async (args) => ({
+        contents: rewrite(await readFile(args.path, "utf8")),
+        loader: "js",
+        resolveDir: dirname(args.path),
+      }));
+  },
+};

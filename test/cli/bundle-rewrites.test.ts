@@ -1,24 +1,10 @@
 // The bundle's rewrites of packages' modules (scripts/bundle-rewrites.mjs), applied to the installed packages as
 // scripts/bundle-cli.mjs applies them: what each module is used for still works.
-import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
-import { build, type Plugin } from "esbuild";
+import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a build script in plain JavaScript, without declarations
-import { LAZY_AT_LOAD } from "../../scripts/bundle-rewrites.mjs";
-
-const rewrites: Plugin = {
-  name: "rewrites",
-  setup(b) {
-    for (const { file, rewrite } of LAZY_AT_LOAD as { file: RegExp; rewrite: (s: string) => string }[])
-      b.onLoad({ filter: file }, async (args) => ({
-        contents: rewrite(await readFile(args.path, "utf8")),
-        loader: "js",
-        resolveDir: dirname(args.path),
-      }));
-  },
-};
+import { LAZY_AT_LOAD, lazyAtLoad } from "../../scripts/bundle-rewrites.mjs";
 
 /** `source` bundled with the rewrites, as CommonJS (the bundle's format), and required. */
 async function bundled(source: string): Promise<unknown> {
@@ -29,7 +15,7 @@ async function bundled(source: string): Promise<unknown> {
     platform: "node",
     write: false,
     logLevel: "silent",
-    plugins: [rewrites],
+    plugins: [lazyAtLoad],
   });
   const code = out.outputFiles[0]!.text;
   expect(code).not.toMatch(/^import /m);
