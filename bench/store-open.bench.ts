@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "./median.ts";
 
 export type StoreKind = "memory" | "new-folder" | "existing-folder";
 
@@ -33,12 +34,6 @@ async function openOnce(location: string): Promise<void> {
   const open_ms = performance.now() - started;
   await store.close();
   process.stdout.write(JSON.stringify({ open_ms, peak_rss_mb: process.resourceUsage().maxRSS / 1024 }));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function child(location: string): { open_ms: number; peak_rss_mb: number } {

@@ -11,24 +11,51 @@
 // else of the run changes. Needs the built command (npm run build) and the peers (setup-peers.sh, run here
 // when they are missing). Each round takes ≈ 6 minutes; run it on a quiet machine.
 //
-// Usage: node bench/peer-rounds.mjs [--rounds 2] [--node BIN_DIR]... [--out bench/out/peer-results.jsonl]
-//                                   [--peerbench ../shared/peerbench]
-//        node bench/peer-rounds.mjs --table FILE      (only the table, from the lines of an earlier run)
+// Usage: node --import tsx bench/peer-rounds.ts [--rounds 2] [--node BIN_DIR]... [--out bench/out/peer-results.jsonl]
+//                                                [--peerbench ../shared/peerbench]
+//        node --import tsx bench/peer-rounds.ts --table FILE      (only the table, from an earlier run's lines)
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { medianWallMs } from "./median.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
-function option(name, fallback) {
+/** One line of the results: a run of the peer bench's scripts, or an "npx alone" figure. */
+interface Line {
+  tool: string;
+  label: string;
+  mode?: string;
+  N: number;
+  J: number;
+  latency_ms: number;
+  rc: number;
+  valid: boolean;
+  max_in_flight: number;
+  wall_s: number;
+  ideal_s: number;
+  startup_s: number;
+  cpu_s: number;
+  peak_rss_mb: number;
+  verdicts_per_s: number;
+  tokens_per_verdict: number;
+  schema_tokens: number;
+  schema_tokens_per_verdict: number;
+  npx_s: number;
+  direct_s: number;
+}
+
+function option(name: string, fallback?: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? process.argv[at + 1] : fallback;
 }
-const PEERBENCH = resolve(option("peerbench", join(ROOT, "..", "shared", "peerbench")));
-const options = (name) =>
-  process.argv.flatMap((arg, i) => (arg === `--${name}` ? [process.argv[i + 1]] : []));
+const PEERBENCH = resolve(option("peerbench", join(ROOT, "..", "shared", "peerbench"))!);
+const options = (name: string) =>
+  process.argv.flatMap((arg, i) =>
+    arg === `--${name}` ? [process.argv[i + 1] ?? fail(`--${name} needs a value`)] : [],
+  );
 
 const tableOnly = option("table");
 if (tableOnly) {
@@ -38,7 +65,7 @@ if (tableOnly) {
 
 const rounds = Number(option("rounds", "2"));
 const nodes = options("node").length > 0 ? options("node") : [dirname(process.execPath)];
-const out = resolve(option("out", join(ROOT, "bench", "out", "peer-results.jsonl")));
+const out = resolve(option("out", join(ROOT, "bench", "out", "peer-results.jsonl"))!);
 for (const needed of [join(ROOT, "dist", "bin", "dramaturg.cjs"), join(PEERBENCH, "run-dramaturg.sh")])
   if (!existsSync(needed)) fail(`${needed} is missing (npm run build; ../shared/peerbench)`);
 const peers = process.env.PEERBENCH_DIR ?? join(tmpdir(), "dramaturg-peerbench");
@@ -49,16 +76,19 @@ if (
   run("bash", [join(PEERBENCH, "setup-peers.sh")]);
 mkdirSync(dirname(out), { recursive: true });
 
+// run-dramaturg.sh with the bin in place of npx, and its rows named apart.
+const original = readFileSync(join(PEERBENCH, "run-dramaturg.sh"), "utf8");
+const swaps: [from: string, to: string][] = [
+  ["npx --no-install dramaturg", '"$DG_DIR/dist/bin/dramaturg.cjs"'],
+  ["tool: 'dramaturg'", "tool: 'dramaturg-direct'"],
+  ['HERE=$(cd "$(dirname "$0")" && pwd)', `HERE=${JSON.stringify(PEERBENCH)}`],
+];
+const direct = swaps.reduce((text, [from, to]) => {
+  if (!text.includes(from)) fail(`run-dramaturg.sh changed: "${from}" is not in it`);
+  return text.replace(from, to);
+}, original);
 const work = mkdtempSync(join(tmpdir(), "peer-rounds-"));
 try {
-  // run-dramaturg.sh with the bin in place of npx, and its rows named apart.
-  const original = readFileSync(join(PEERBENCH, "run-dramaturg.sh"), "utf8");
-  const direct = original
-    .replace("npx --no-install dramaturg", '"$DG_DIR/dist/bin/dramaturg.cjs"')
-    .replace("tool: 'dramaturg'", "tool: 'dramaturg-direct'")
-    .replace('HERE=$(cd "$(dirname "$0")" && pwd)', `HERE=${JSON.stringify(PEERBENCH)}`);
-  if ((direct.match(/dramaturg\.cjs|dramaturg-direct|HERE="/g) ?? []).length !== 3)
-    fail("run-dramaturg.sh changed: its npx line, tool name or HERE= line was not found");
   const directScript = join(work, "run-dramaturg-direct.sh");
   writeFileSync(directScript, direct);
   chmodSync(directScript, 0o755);
@@ -79,9 +109,9 @@ try {
       const version = execFileSync(join(bin, "node"), ["--version"], { encoding: "utf8" }).trim();
       const label = `${version} r${round}`;
       console.error(`peer-rounds: round ${round} on Node ${version}`);
-      const peer = (script, latency, ...more) =>
+      const peer = (script: string, latency: number, ...more: string[]) =>
         run("node", [join(PEERBENCH, script), "1000", String(latency), "16", ...more, "--label", label], env);
-      const dg = (script, latency, mode, db) =>
+      const dg = (script: string, latency: number, mode: string, db?: string) =>
         run(script, ["1000", String(latency), "16", mode], {
           ...env,
           LABEL: label,
@@ -104,8 +134,8 @@ try {
       const floor = {
         tool: "npx-floor",
         label,
-        npx_s: medianWall(["npx", "--no-install", "npx-floor"], bare, env),
-        direct_s: medianWall([join(bare, "bin", "x.cjs")], bare, env),
+        npx_s: seconds(medianWallMs("npx", ["--no-install", "npx-floor"], 11, { cwd: bare, env })),
+        direct_s: seconds(medianWallMs(join(bare, "bin", "x.cjs"), [], 11, { cwd: bare, env })),
       };
       writeFileSync(out, `${JSON.stringify(floor)}\n`, { flag: "a" });
     }
@@ -115,49 +145,41 @@ try {
 }
 console.log(table(readLines(out)));
 
-function run(command, args, env = process.env) {
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
   const { status } = spawnSync(command, args, { stdio: ["ignore", "ignore", "inherit"], env, cwd: ROOT });
   if (status !== 0) console.error(`peer-rounds: ${command} ${args.join(" ")} exited with ${status}`);
 }
 
-/** The median wall time of 11 runs of `argv` in `cwd`, after one not counted, in seconds. */
-function medianWall(argv, cwd, env) {
-  const walls = [];
-  for (let i = 0; i <= 11; i++) {
-    const started = performance.now();
-    spawnSync(argv[0], argv.slice(1), { cwd, env, stdio: "ignore" });
-    if (i > 0) walls.push((performance.now() - started) / 1000);
-  }
-  walls.sort((a, b) => a - b);
-  return Number(walls[5].toFixed(3));
+function seconds(ms: number): number {
+  return Number((ms / 1000).toFixed(3));
 }
 
-function readLines(file) {
+function readLines(file: string): Line[] {
   return readFileSync(file, "utf8")
     .split("\n")
     .filter((line) => line.trim())
-    .map((line) => JSON.parse(line));
+    .map((line) => JSON.parse(line) as Line);
 }
 
-function fail(message) {
+function fail(message: string): never {
   console.error(`peer-rounds: ${message}`);
   process.exit(2);
 }
 
 /** The rows of bench/RESULTS.md's peer tables: each cell one figure per round, in the order run. */
-function table(lines) {
+function table(lines: Line[]): string {
   const labels = [...new Set(lines.map((l) => l.label))];
-  const cell = (match, figure, nth = 0) =>
+  const cell = (match: (l: Line) => boolean, figure: (l: Line) => string | number, nth = 0) =>
     labels
       .map((label) => {
         const line = lines.filter((l) => l.label === label && match(l))[nth];
         return line ? figure(line) : "–";
       })
       .join(" / ");
-  const is = (tool, latency, mode) => (l) =>
+  const is = (tool: string, latency: number, mode?: string) => (l: Line) =>
     l.tool === tool && l.latency_ms === latency && (mode === undefined || l.mode === mode);
-  const ratio = (l) => (l.wall_s / l.ideal_s).toFixed(4);
-  const cpu = (l) => ((l.cpu_s * 1000) / (5 * l.N)).toFixed(2);
+  const ratio = (l: Line) => (l.wall_s / l.ideal_s).toFixed(4);
+  const cpu = (l: Line) => ((l.cpu_s * 1000) / (5 * l.N)).toFixed(2);
   const rows = [
     ["rounds", labels.join(" / ")],
     ["(a) 200 ms: wall × ideal, autoevals", cell(is("autoevals", 200), ratio)],
@@ -239,7 +261,7 @@ function table(lines) {
   return ["| | |", "|---|---|", ...rows.map(([name, value]) => `| ${name} | ${value} |`)].join("\n");
 }
 
-function allValid(lines) {
+function allValid(lines: Line[]): string {
   const runs = lines.filter((l) => l.tool.startsWith("dramaturg"));
   const valid = runs.filter((l) => l.valid && l.rc === 0 && l.max_in_flight <= l.J).length;
   return `${valid} of ${runs.length} runs (rc 0, every verdict scored, never more than J in flight)`;
