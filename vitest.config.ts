@@ -31,7 +31,7 @@ export default defineConfig({
     // store is open; the tests' PGlite is no slower for it (test/store: 29.5 s → 31.0 s, within noise).
     // A CLI process opens one store and runs as it is.
     execArgv: ["--no-wasm-tier-up", "--no-wasm-code-gc"],
-    // A temp folder for the run, checked empty at the end; a notice when the PostgreSQL tests are skipped.
-    globalSetup: ["test/setup/temp-folder.ts", "test/setup/postgres-notice.ts"],
+    // A temp folder for the run, checked empty at the end; a notice when the PostgreSQL or browser tests are skipped.
+    globalSetup: ["test/setup/temp-folder.ts", "test/setup/postgres-notice.ts", "test/setup/chromium-notice.ts"],
   },
 });

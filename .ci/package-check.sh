@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The package as a user gets it: packs dramaturg, installs the tarball in a fresh folder and there runs the CLI,
 # the demo on the installed example, `dramaturg init` + eval, plain .mjs consumers (persona scores; sessions,
-# the action gate and the server; the command against a model judge over HTTP), a strict TypeScript consumer
-# and a Vitest consumer. Uses the `node` on PATH (.ci/run calls it once per Node). Consumers are in .ci/consumer/.
+# the action gate and the server; the command against a model judge over HTTP), a strict TypeScript consumer,
+# a Vitest consumer, and the commands README.md and docs/ give for an installed project; then `npx dramaturg` in
+# the clone itself. Uses the `node` on PATH (.ci/run calls it once per Node). Consumers are in .ci/consumer/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -68,4 +69,10 @@ step "the command with a model judge over HTTP (judge-over-http.mjs: the fake Op
 node judge-over-http.mjs
 step "Vitest consumer (dramaturg/vitest: passes in character, fails naming the propositions on a drift)"
 npx --no-install vitest run --root "$APP" stays-in-character.test.ts
+step "the README's and docs/' installed commands (<!-- run: installed --> blocks), each page in a new folder of the app"
+(cd "$ROOT" && node --import tsx scripts/doc-commands.ts installed "$APP")
+# In a clone after npm ci, `npx dramaturg` is the clone's own command: npm links the clone into its npx
+# cache (running its prepare build once, the first time on a machine) instead of answering "not found".
+step "npx dramaturg --help in the clone"
+(cd "$ROOT" && npx dramaturg --help >/dev/null)
 step "ok"

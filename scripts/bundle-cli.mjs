@@ -19,7 +19,6 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { lazyAtLoad } from "./bundle-rewrites.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SRC = join(ROOT, "src");
@@ -152,7 +151,7 @@ const program = await build({
   banner: { js: 'var __dgUrl = require("node:url").pathToFileURL(__filename).href;' },
   metafile: true,
   write: false,
-  plugins: [layout, lazyAtLoad],
+  plugins: [layout],
 });
 const [output] = program.outputFiles;
 // ASCII only, so that the bin reads it as latin1: a one-byte string without UTF-8 decoding, 2 ms against 15–22

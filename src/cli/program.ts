@@ -1,6 +1,8 @@
 // Builds the commander program. Commands stay thin: they parse, call the library, print. Command modules
 // load lazily: `--help` and `--version` import commander alone, and a command imports its modules when it runs.
 import { Command, CommanderError, Help, Option } from "commander";
+import { commandExitCode, setExitCode } from "./exit-code.ts";
+import { examples } from "./help-examples.ts";
 
 /**
  * The command list of the top-level help, so that `dramaturg --help` needs no command module. A test keeps
@@ -117,7 +119,7 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     import("../core/index.ts"),
     import("../judge/index.ts"),
     import("./settings.ts"),
-    import("./commands/harness.ts"),
+    import("../harness/index.ts"),
     import("../sessions/session-format.ts"),
     import("../conversations/job.ts"),
     import("../sim/world-file.ts"),
@@ -131,21 +133,8 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     session: () => z.toJSONSchema(sessions.SessionSchema, { io: "input" }),
     conversation: () => conversations.conversationJobJsonSchema(),
     world: () => z.toJSONSchema(worlds.WorldFileSchema, { io: "input" }),
-    ...harness.HARNESS_SCHEMAS,
+    ...harness.BASELINE_JSON_SCHEMAS,
   };
-}
-
-/** Help text with real examples, appended to a command's --help. */
-export function examples(...lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`;
-}
-
-/** The exit code a command returned, carried out of commander's action handler. */
-let commandExit = 0;
-
-/** Commands call this with their exit code (0 ok, 1 regression/threshold, 2 bad input, 3 could not complete). */
-export function setExitCode(code: number): void {
-  commandExit = code;
 }
 
 /** The program with its name, version, top-level help and error handling, and no commands yet. */
@@ -179,66 +168,18 @@ export function summaryProgram(): Command {
   return program;
 }
 
-type EvalModule = typeof import("./commands/eval.ts");
-
-/** Adds the `eval` command from its module. */
-function addEvalCommand(program: Command, { addEvaluationOptions, evalCommand }: EvalModule): void {
-  addEvaluationOptions(
-    program
-      .command("eval")
-      .description("evaluate personas in transcripts (or stored messages) and print the scores")
-      .argument(
-        "[transcripts...]",
-        "transcript files (JSON or JSONL, globs allowed); default: the project's sources",
-      ),
-  )
-    .addOption(
-      new Option("--format <format>", "output format")
-        .choices(["table", "json", "markdown"])
-        .default("table"),
-    )
-    .option("--out <file>", "write the output to a file instead of stdout")
-    .option(
-      "--record <file>",
-      "also write every verdict as judge fixtures (replay them with --judge fixtures:FILE)",
-    )
-    .option(
-      "--resume [id]",
-      "complete the last interrupted evaluation (or this evaluation or run id) in place",
-    )
-    .option(
-      "--synthetic <world>",
-      "synthetic mode: run this world (dramaturg.world/v1) with --model, then evaluate its transcript",
-    )
-    .option("--model <spec>", "with --synthetic: the agents' model (default: the world's model)")
-    .option(
-      "--model-base-url <url>",
-      "with --synthetic: base URL of an OpenAI-compatible server for the agents",
-    )
-    .option("--model-api-key-env <var>", "with --synthetic: environment variable holding the agents' API key")
-    .option("--steps <n>", "with --synthetic: steps to run (default: the world's)")
-    .addHelpText(
-      "after",
-      examples(
-        "dramaturg eval examples/ensemble/transcript.json --propositions examples/ensemble/propositions --judge fixtures:examples/ensemble/judge-fixtures.json",
-        "OPENAI_API_KEY=… dramaturg eval chat.jsonl --judge openai:gpt-4o-mini --mode batch --record fixtures.json",
-        "dramaturg eval --from-store --agent ines --window-start 2026-03-01 --sample 20 --seed 7 --format json",
-        "dramaturg eval chat.jsonl --judge anthropic:claude-haiku-4-5 --dry-run",
-        "dramaturg eval --resume",
-        "dramaturg eval --synthetic examples/worlds/harbour.yml --model openai:gpt-4o-mini --judge openai:gpt-4o-mini",
-      ),
-    )
-    .action(async (transcripts: string[], flags) => {
-      commandExit = await evalCommand(transcripts, flags);
-    });
-}
-
 /** The full program: imports the command modules (not yet the AI SDK or a database; commands load those). */
 export async function buildProgram(): Promise<Command> {
   const [
-    evalModule,
-    { registerHarnessCommands },
-    { registerProjectCommands },
+    { registerEvalCommand },
+    { registerBaselineCommand },
+    { registerCiCommand },
+    { registerRecordCommand },
+    { registerHistoryCommand },
+    { registerInitCommand },
+    { registerConfigCommand },
+    { registerDoctorCommand },
+    { registerCacheCommand },
     { registerSessionCommands },
     { registerConverseCommand },
     { registerCorrectionsCommand },
@@ -247,8 +188,14 @@ export async function buildProgram(): Promise<Command> {
     schemas,
   ] = await Promise.all([
     import("./commands/eval.ts"),
-    import("./commands/harness.ts"),
-    import("./commands/project-commands.ts"),
+    import("./commands/baseline.ts"),
+    import("./commands/ci.ts"),
+    import("./commands/record.ts"),
+    import("./commands/history.ts"),
+    import("./commands/init.ts"),
+    import("./commands/config.ts"),
+    import("./commands/doctor.ts"),
+    import("./commands/cache.ts"),
     import("./commands/session.ts"),
     import("./commands/converse.ts"),
     import("./commands/corrections.ts"),
@@ -257,7 +204,7 @@ export async function buildProgram(): Promise<Command> {
     formatSchemas(),
   ]);
   const program = baseProgram();
-  addEvalCommand(program, evalModule);
+  registerEvalCommand(program);
 
   program
     .command("import")
@@ -275,7 +222,7 @@ export async function buildProgram(): Promise<Command> {
     )
     .action(async (files: string[], flags) => {
       const { importCommand } = await import("./commands/import.ts");
-      commandExit = await importCommand(files, flags);
+      setExitCode(await importCommand(files, flags));
     });
 
   program
@@ -289,7 +236,7 @@ export async function buildProgram(): Promise<Command> {
     .addHelpText("after", examples("dramaturg runs", "dramaturg runs --agent ines --format json"))
     .action(async (flags) => {
       const { runsCommand } = await import("./commands/runs.ts");
-      commandExit = await runsCommand(flags);
+      setExitCode(await runsCommand(flags));
     });
 
   program
@@ -307,7 +254,7 @@ export async function buildProgram(): Promise<Command> {
     .addHelpText("after", examples("dramaturg show", "dramaturg show 3f2a91c0 --format markdown"))
     .action(async (id: string | undefined, flags) => {
       const { showCommand } = await import("./commands/show.ts");
-      commandExit = await showCommand(id, flags);
+      setExitCode(await showCommand(id, flags));
     });
 
   program
@@ -331,8 +278,14 @@ export async function buildProgram(): Promise<Command> {
 
   // Further commands register themselves here, one line each.
   // <commands>
-  registerHarnessCommands(program);
-  registerProjectCommands(program);
+  registerBaselineCommand(program);
+  registerCiCommand(program);
+  registerRecordCommand(program);
+  registerHistoryCommand(program);
+  registerInitCommand(program);
+  registerConfigCommand(program);
+  registerDoctorCommand(program);
+  registerCacheCommand(program);
   registerSessionCommands(program);
   registerConverseCommand(program);
   registerCorrectionsCommand(program);
@@ -349,22 +302,44 @@ export async function buildProgram(): Promise<Command> {
  */
 export async function evalProgram(): Promise<Command> {
   const program = baseProgram();
-  addEvalCommand(program, await import("./commands/eval.ts"));
+  (await import("./commands/eval.ts")).registerEvalCommand(program);
   return program;
+}
+
+const isCommandName = (word: string) => word === "help" || COMMAND_SUMMARY.some((c) => c.name === word);
+
+/**
+ * The command line cut just after its first word that names no command where a command is expected, so
+ * that commander reports it (exit 2, with a suggestion) whatever follows: `dramaturg nosuch --help` must
+ * not print the help and exit 0. A command with subcommands (`cache`, `session`…) has no action of its
+ * own, so the word after it must be one of them.
+ */
+function upToUnknownCommand(program: Command, argv: readonly string[]): string[] {
+  let command = program;
+  for (const [i, word] of argv.entries()) {
+    if (command.commands.length === 0 || word.startsWith("-")) break;
+    // `help X` asks for X's help: X must name a command too.
+    const name = word === "help" ? argv[i + 1] : word;
+    if (name === undefined || name.startsWith("-")) break;
+    const sub = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+    if (!sub) return [...argv.slice(0, i), name];
+    if (word === "help") break;
+    command = sub;
+  }
+  return [...argv];
 }
 
 /** Runs the CLI and returns the exit code (0 ok, 1 regression, 2 bad input, 3 could not complete). */
 export async function runCli(argv: string[]): Promise<number> {
-  commandExit = 0;
+  setExitCode(0);
   try {
     const summary = argv.length === 1 && ["-h", "--help", "-V", "--version"].includes(argv[0]!);
-    const program = summary
-      ? summaryProgram()
-      : argv[0] === "eval"
-        ? await evalProgram()
-        : await buildProgram();
-    await program.parseAsync(argv, { from: "user" });
-    return commandExit;
+    const known = argv[0] === undefined || argv[0].startsWith("-") || isCommandName(argv[0]);
+    // An unknown command needs only the command names, for the error and its suggestion.
+    const program =
+      summary || !known ? summaryProgram() : argv[0] === "eval" ? await evalProgram() : await buildProgram();
+    await program.parseAsync(upToUnknownCommand(program, argv), { from: "user" });
+    return commandExitCode();
   } catch (error) {
     if (error instanceof CommanderError) {
       if (["commander.helpDisplayed", "commander.version", "commander.help"].includes(error.code)) return 0;

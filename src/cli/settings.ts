@@ -6,6 +6,7 @@ import { z } from "zod";
 import {
   type AgentEvaluationConfigPatch,
   AgentEvaluationConfigPatchSchema,
+  DEFAULT_CONCURRENCY,
   findSecret,
   formatJudgeSpec,
   formatStoreLocation,
@@ -163,7 +164,7 @@ export const DEFAULT_SETTINGS: Settings = {
   judge: {
     model: "",
     mode: "individual",
-    concurrency: 8,
+    concurrency: DEFAULT_CONCURRENCY,
     timeout_ms: 60_000,
     temperature: 0,
     retries: 4,

@@ -38,6 +38,8 @@ export interface PassResult {
   tasks: { task: string; type: string; score: number | null; reasoning: string }[];
   assertions: AssertionOutcome[];
   composite: Composite;
+  /** Why the pass has no composite, when it has none: the agent failed, or the scorer judged no task. */
+  unscored?: string;
 }
 
 export interface ConversationResult {
@@ -47,6 +49,11 @@ export interface ConversationResult {
   /** with_facts − without_facts, when both ran and scored. */
   difference: number | null;
   judge: { spec: string; requests: number; calls: number; errored: number };
+  /**
+   * Set when no pass could be scored, saying why (each pass's `unscored`): the job has no score at all, and
+   * the run could not complete (the CLI exits 3). A result where only some passes scored leaves it out.
+   */
+  unscored?: string;
   evaluation_id?: string;
 }
 
@@ -191,21 +198,25 @@ function conversationKind(
           const v = verdicts[i]!.get(k);
           return { task: t.task, type: t.type, score: value(v), reasoning: v?.ok ? v.reasoning : "" };
         });
+        const composite = compositeScore({
+          aspirationalAverage: job.aspirationalAverage,
+          latencies: p.transcript.latencies,
+          taskScores: tasks.map((t) => t.score),
+          assertions: p.assertions,
+          failures: p.transcript.failures,
+        });
+        const unscored = composite.score === null ? unscoredReason(p.transcript, composite) : undefined;
         return {
           pass: p.name,
           transcript: p.transcript,
           tone,
           tasks,
           assertions: p.assertions,
-          composite: compositeScore({
-            aspirationalAverage: job.aspirationalAverage,
-            latencies: p.transcript.latencies,
-            taskScores: tasks.map((t) => t.score),
-            assertions: p.assertions,
-            failures: p.transcript.failures,
-          }),
+          composite,
+          ...(unscored !== undefined ? { unscored } : {}),
         };
       });
+      const reasons = [...new Set(results.map((r) => r.unscored))];
       const without = results.find((r) => r.pass === "without_facts")?.composite.score;
       const withFacts = results.find((r) => r.pass === "with_facts")?.composite.score;
       return {
@@ -216,6 +227,9 @@ function conversationKind(
           difference:
             typeof without === "number" && typeof withFacts === "number" ? withFacts - without : null,
           judge: { spec: judgeSpec, requests: totals.requests, calls: totals.calls, errored },
+          ...(results.length > 0 && results.every((r) => r.unscored !== undefined)
+            ? { unscored: reasons.join("; ") }
+            : {}),
         },
         errored,
       };
@@ -223,6 +237,15 @@ function conversationKind(
     async fail() {},
     async interrupt() {},
   };
+}
+
+/** Why a pass's composite is unknown: a part of it could not be measured. */
+function unscoredReason(transcript: PassTranscript, composite: Composite): string {
+  if (composite.timing === null)
+    return transcript.ended === "agent_failed" && transcript.error
+      ? transcript.error
+      : "the agent gave no timed reply";
+  return "the scorer could not judge any task (its verdicts errored)";
 }
 
 /** Runs `setup` before a pass: HTTP calls, SQL scripts and Cypher scripts (each statement committed). */

@@ -1,6 +1,6 @@
 // Why verdicts errored, grouped: "38 × the judge answered a claim id it was not given", with one full message
 // as an example, so a run whose verdicts all failed says why instead of only that they did.
-import type { Verdict } from "./verdict.ts";
+import { type Verdict, verdictKeyString } from "./verdict.ts";
 
 /** Errored verdicts that share one reason: the error's name and its message without the variable parts. */
 export interface ErrorReason {
@@ -10,7 +10,7 @@ export interface ErrorReason {
   reason: string;
   /** Errored verdicts with this name and reason. */
   count: number;
-  /** The full message of the group's first errored verdict. */
+  /** The full message of the group's errored verdict whose key sorts first (not the first to arrive). */
   example: string;
 }
 
@@ -37,30 +37,49 @@ export function errorReason(message: string): string {
   return head.replace(NUMBER, "N").replace(/\s+/g, " ").trim() || "unknown error";
 }
 
-/** The reasons of errored verdicts taken one at a time: {@link summarizeErrors} without holding the verdicts. */
+/** Code-unit order: the same on every machine, unlike a locale's. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The reasons of errored verdicts taken one at a time: {@link summarizeErrors} without holding the verdicts.
+ * What it reports does not depend on the order the verdicts came in (a resume, any concurrency).
+ */
 export class ErrorReasonTally {
-  private readonly groups = new Map<string, ErrorReason>();
+  private readonly groups = new Map<string, ErrorReason & { exampleKey: string }>();
 
   add(verdict: Verdict): void {
     if (verdict.ok) return;
     const { name, message } = verdict.error;
     const reason = errorReason(message);
-    const key = `${name}\u0000${reason}`;
-    const group = this.groups.get(key);
-    if (group) group.count++;
-    else this.groups.set(key, { name, reason, count: 1, example: message });
+    const group = `${name}\u0000${reason}`;
+    const key = verdictKeyString(verdict.key);
+    const found = this.groups.get(group);
+    if (!found) {
+      this.groups.set(group, { name, reason, count: 1, example: message, exampleKey: key });
+      return;
+    }
+    found.count++;
+    const order = compareText(key, found.exampleKey) || compareText(message, found.example);
+    if (order < 0) {
+      found.example = message;
+      found.exampleKey = key;
+    }
   }
 
-  /** Most frequent first, ties in order of first appearance. */
+  /** Most frequent first, ties by name and reason. */
   reasons(): ErrorReason[] {
-    // Array.prototype.sort is stable, so equal counts keep their order of first appearance.
-    return [...this.groups.values()].map((g) => ({ ...g })).sort((a, b) => b.count - a.count);
+    return [...this.groups.values()]
+      .map(({ exampleKey: _, ...g }) => g)
+      .sort((a, b) => b.count - a.count || compareText(a.name, b.name) || compareText(a.reason, b.reason));
   }
 }
 
 /**
- * The distinct reasons the errored verdicts among `verdicts` failed for, most frequent first (ties in order
- * of first appearance), each with its count and the full message of its first verdict. Empty when none erred.
+ * The distinct reasons the errored verdicts among `verdicts` failed for, most frequent first (ties by name
+ * and reason), each with its count and the full message of the verdict whose key sorts first. Empty when
+ * none erred. The same verdicts in any order give the same reasons.
  */
 export function summarizeErrors(verdicts: Iterable<Verdict>): ErrorReason[] {
   const tally = new ErrorReasonTally();

@@ -1,10 +1,13 @@
 // Public surface of core/: domain types, schemas and pure functions shared by every module.
+
+export * from "./concurrency.ts";
 export * from "./correction.ts";
 export * from "./correction-statistics.ts";
 export * from "./dimension.ts";
 export * from "./error-reasons.ts";
 export * from "./errors.ts";
 export * from "./escape.ts";
+export * from "./file-patterns.ts";
 export * from "./hash.ts";
 export * from "./json-text.ts";
 export * from "./judge-spec.ts";

@@ -1,6 +1,7 @@
 // The one parser of a judge spec (`--judge`, `judge.model`, DRAMATURG_JUDGE): a model of a provider
 // (`openai:gpt-5-mini`) or a fixtures file to replay (`fixtures:judge.yaml`).
 import { resolve } from "node:path";
+import { editDistance } from "./edit-distance.ts";
 import { InputError } from "./errors.ts";
 
 export const JUDGE_PROVIDERS = ["openai", "anthropic", "openai-compatible"] as const;
@@ -47,18 +48,6 @@ export function parseJudgeSpec(text: string, { cwd }: ParseJudgeSpecOptions = {}
 function didYouMean(provider: string): string {
   const near = [...JUDGE_PROVIDERS, "fixtures"].find((known) => editDistance(provider, known) <= 2);
   return near ? ` (did you mean "${near}"?)` : "";
-}
-
-/** Levenshtein distance, for typo suggestions. */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
 }
 
 /** The text that parses back to this spec: `provider:model` or `fixtures:FILE`. */

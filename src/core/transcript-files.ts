@@ -1,41 +1,8 @@
 // Transcripts from files: paths and globs, several files merged into one ensemble's transcript.
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
 import { InputError, readInputFile } from "./errors.ts";
+import { expandFilePatterns } from "./file-patterns.ts";
 import { contentHash, stableStringify } from "./hash.ts";
 import { type Message, parseTranscript, TRANSCRIPT_FORMAT, type Transcript } from "./transcript.ts";
-
-/** Expands `*`, `**` and `?` in a path (Node 20 has no fs.glob); plain paths must exist. */
-export function expandSource(pattern: string): string[] {
-  if (!/[*?]/.test(pattern)) {
-    if (!existsSync(pattern)) throw new InputError("no such transcript file", { file: pattern });
-    return [pattern];
-  }
-  const parts = resolve(pattern).split(sep);
-  const firstGlob = parts.findIndex((p) => /[*?]/.test(p));
-  const base = parts.slice(0, firstGlob).join(sep) || sep;
-  const rest = parts.slice(firstGlob).join("/");
-  const regex = new RegExp(
-    `^${rest
-      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-      .replace(/\*\*\//g, "@@GLOBSTAR@@")
-      .replace(/\*/g, "[^/]*")
-      .replace(/\?/g, "[^/]")
-      .replace(/@@GLOBSTAR@@/g, "(?:.*/)?")}$`,
-  );
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    if (!existsSync(dir)) return;
-    for (const name of readdirSync(dir).sort()) {
-      const full = join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (regex.test(relative(base, full).split(sep).join("/"))) found.push(full);
-    }
-  };
-  walk(base);
-  if (found.length === 0) throw new InputError("no transcript file matches this pattern", { file: pattern });
-  return found;
-}
 
 /** One transcript file (JSON, or JSONL with a header line), validated. */
 export function readTranscriptFile(file: string): Transcript {
@@ -43,11 +10,12 @@ export function readTranscriptFile(file: string): Transcript {
 }
 
 /**
- * Reads every source and merges them into one transcript: episodes of the same ensemble. An agent
- * defined differently in two files, or a message id used twice, is an error naming both files.
+ * Reads every source (a path or a glob: {@link expandFilePatterns}) and merges them into one transcript:
+ * episodes of the same ensemble. An agent defined differently in two files, or a message id used twice,
+ * is an error naming both files.
  */
 export function loadTranscripts(patterns: readonly string[]): { transcript: Transcript; files: string[] } {
-  const files = patterns.flatMap(expandSource);
+  const files = expandFilePatterns(patterns, { noun: "transcript file" });
   if (files.length === 1) return { transcript: readTranscriptFile(files[0]!), files };
   const agents = new Map<string, { agent: Transcript["agents"][number]; file: string }>();
   const messages = new Map<string, { message: Message; file: string }>();

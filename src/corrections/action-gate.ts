@@ -23,11 +23,7 @@ import {
 import type { Judge } from "../judge/index.ts";
 import type { CorrectionLogSink, GateAttemptSummary, GateLogEntry } from "./correction-log.ts";
 import { type GateAttempt, type GateFeedback, gateFeedback } from "./feedback.ts";
-import {
-  builtinGatePropositionSets,
-  type GatePropositionSet,
-  type GatePropositionSets,
-} from "./gate-propositions.ts";
+import { type GatePropositionSets, gatePropositionSetsFor } from "./gate-propositions.ts";
 import { type DimensionJudgement, type GateHistoryEntry, judgeDimension } from "./judge-dimension.ts";
 import { actionSimilarity, RECENT_MESSAGES } from "./similarity.ts";
 
@@ -142,20 +138,8 @@ export function createActionGate(options: ActionGateOptions = {}): ActionGate {
   const enabled = dimensions.length > 0 || config.gate_similarity_enabled;
   const maxAttempts = 1 + config.max_correction_attempts;
 
-  // Built-in sets are read once, on the first check that needs them.
-  let sets: Promise<Record<GateDimension, GatePropositionSet>> | undefined;
-  const setsFor = () => {
-    sets ??= (async () => {
-      const given = options.propositions ?? {};
-      const missing = dimensions.some((d) => given[d] === undefined);
-      const builtin = missing ? await builtinGatePropositionSets() : undefined;
-      return Object.fromEntries(GATE_DIMENSIONS.map((d) => [d, given[d] ?? builtin?.[d]])) as Record<
-        GateDimension,
-        GatePropositionSet
-      >;
-    })();
-    return sets;
-  };
+  // Read now, not in the first check: the judge deadline then counts from the message's arrival.
+  const sets = gatePropositionSetsFor(dimensions, options.propositions);
 
   async function judgeAttempt(
     number: number,
@@ -163,15 +147,14 @@ export function createActionGate(options: ActionGateOptions = {}): ActionGate {
     agent: Agent,
     history: readonly GateHistoryEntry[],
     recent: readonly string[],
-    usage: { total: TokenUsage },
+    usage: { total: TokenUsage; calls: number },
   ): Promise<GateAttempt> {
-    const resolved = dimensions.length > 0 ? await setsFor() : undefined;
     // Every enabled dimension at once (one judge round trip of latency, not one per dimension), in GATE_DIMENSIONS order.
     const judged = await Promise.all(
       dimensions.map((dimension) =>
         judgeDimension({
           judge: judge!,
-          set: resolved![dimension],
+          set: sets[dimension]!,
           threshold: config[THRESHOLD_KEY[dimension]],
           agent,
           action: text,
@@ -181,7 +164,10 @@ export function createActionGate(options: ActionGateOptions = {}): ActionGate {
         }),
       ),
     );
-    for (const d of judged) usage.total = addUsage(usage.total, d.usage);
+    for (const d of judged) {
+      usage.total = addUsage(usage.total, d.usage);
+      usage.calls += d.calls;
+    }
     const similarity = config.gate_similarity_enabled ? actionSimilarity(text, recent) : null;
     // Too similar at the maximum or above, as TinyTroupe and the shared statistics count it.
     const similarityPassed = similarity === null || similarity < config.max_action_similarity;
@@ -220,7 +206,7 @@ export function createActionGate(options: ActionGateOptions = {}): ActionGate {
       .filter((h) => h.from === undefined)
       .slice(-RECENT_MESSAGES)
       .map((h) => h.text);
-    const usage = { total: { ...ZERO_USAGE } };
+    const usage = { total: { ...ZERO_USAGE }, calls: 0 };
     const attempts: GateAttempt[] = [];
     let text = tentativeText;
     for (let number = 1; ; number++) {
@@ -250,6 +236,7 @@ export function createActionGate(options: ActionGateOptions = {}): ActionGate {
       attempt_number: committed.number,
       outcome,
       token_usage: usage.total,
+      judge_calls: usage.calls,
       attempts: attempts.map(summary),
     };
     if (options.log) await options.log(entry);

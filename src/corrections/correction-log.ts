@@ -18,6 +18,8 @@ export interface GateAttemptSummary {
  */
 export interface GateLogEntry extends CorrectionLogEntry {
   attempts?: GateAttemptSummary[];
+  /** The judge calls of every attempt, as `token_usage` counts their tokens (not a stored column). */
+  judge_calls?: number;
 }
 
 /** Where a gate sends its entries (a store repository, a file, memory). */

@@ -1,7 +1,13 @@
 // The proposition sets the action gate judges with: by default the built-in persona sets for adherence,
 // consistency and fluency, and the gate's own suitability set.
-import type { GateDimension, PropositionSet } from "../core/index.ts";
-import { builtinPropositionSet, builtinSuitabilitySet } from "../propositions/index.ts";
+import { GATE_DIMENSIONS, type GateDimension, type PropositionSet, readInputFile } from "../core/index.ts";
+import {
+  builtinPropositionFilePath,
+  builtinSource,
+  builtinSuitabilitySet,
+  parsePropositionFile,
+  resolvePropositionSet,
+} from "../propositions/index.ts";
 
 /** A proposition set for one gate dimension (a persona set, or a suitability set). */
 export type GatePropositionSet = Omit<PropositionSet, "dimension"> & { dimension: GateDimension };
@@ -10,20 +16,32 @@ export type GatePropositionSet = Omit<PropositionSet, "dimension"> & { dimension
 export type GatePropositionSets = Partial<Record<GateDimension, GatePropositionSet>>;
 
 /**
- * Dramaturg's built-in gate sets. Adherence, consistency and fluency are the offline evaluation's own
- * sets (their claims are about "the message", which the gate shows the judge as the tentative one);
- * the gate applies its action-level window to them, not their evaluation-level one.
+ * Dramaturg's built-in set of one gate dimension. Adherence, consistency and fluency are the offline
+ * evaluation's own sets (their claims are about "the message", which the gate shows the judge as the
+ * tentative one); the gate applies its action-level window to them, not their evaluation-level one.
+ * Read and parsed synchronously: a gate loads its sets when it is made, never inside a check, so that its
+ * deadline holds from the moment a message arrives.
  */
-export async function builtinGatePropositionSets(): Promise<Record<GateDimension, GatePropositionSet>> {
-  const [adherence, consistency, fluency] = await Promise.all([
-    builtinPropositionSet("adherence"),
-    builtinPropositionSet("consistency"),
-    builtinPropositionSet("fluency"),
-  ]);
-  return {
-    adherence: { ...adherence, dimension: "adherence" },
-    consistency: { ...consistency, dimension: "consistency" },
-    fluency: { ...fluency, dimension: "fluency" },
-    suitability: builtinSuitabilitySet(),
-  };
+export function builtinGatePropositionSet(dimension: GateDimension): GatePropositionSet {
+  if (dimension === "suitability") return builtinSuitabilitySet();
+  const path = builtinPropositionFilePath(dimension);
+  const file = parsePropositionFile(readInputFile(path, "proposition file"), path);
+  const set = resolvePropositionSet({ dimension, files: [{ source: builtinSource(dimension), file }] });
+  return { ...set, dimension };
+}
+
+/** Every built-in gate set, by dimension. */
+export function builtinGatePropositionSets(): Record<GateDimension, GatePropositionSet> {
+  return Object.fromEntries(GATE_DIMENSIONS.map((d) => [d, builtinGatePropositionSet(d)])) as Record<
+    GateDimension,
+    GatePropositionSet
+  >;
+}
+
+/** The sets of `dimensions`: each one given, else the built-in one (read now; none read when all are given). */
+export function gatePropositionSetsFor(
+  dimensions: readonly GateDimension[],
+  given: GatePropositionSets = {},
+): GatePropositionSets {
+  return Object.fromEntries(dimensions.map((d) => [d, given[d] ?? builtinGatePropositionSet(d)]));
 }

@@ -19,6 +19,7 @@ export {
 } from "./correction-log.ts";
 export { escalation, type GateAttempt, type GateFeedback, gateFeedback } from "./feedback.ts";
 export {
+  builtinGatePropositionSet,
   builtinGatePropositionSets,
   type GatePropositionSet,
   type GatePropositionSets,

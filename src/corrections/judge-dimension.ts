@@ -51,6 +51,11 @@ export interface DimensionJudgement extends GateDimensionScore {
   threshold: number;
   propositions: PropositionJudgement[];
   usage: TokenUsage;
+  /**
+   * Judge model calls made, as the provider bills them: the judge's own count (retries, double-check turns)
+   * when it answered; one per request sent when it timed out or failed (the requests reached it).
+   */
+  calls: number;
 }
 
 export interface JudgeDimensionInput {
@@ -73,7 +78,7 @@ const TIMED_OUT = Symbol("timed out");
 export async function judgeDimension(input: JudgeDimensionInput): Promise<DimensionJudgement> {
   const { judge, set, threshold, agent, action, history, window, timeoutMs } = input;
   const dimension = set.dimension;
-  const base = { dimension, threshold, usage: { ...ZERO_USAGE } };
+  const base = { dimension, threshold, usage: { ...ZERO_USAGE }, calls: 0 };
   const events = trajectoryEvents(agent, history, OWN_MESSAGES_ONLY.has(dimension));
 
   // TinyTroupe's rule: with no earlier message there is nothing to be inconsistent with.
@@ -132,6 +137,7 @@ export async function judgeDimension(input: JudgeDimensionInput): Promise<Dimens
     const answered = await withDeadline(timeoutMs, (signal) =>
       Promise.all(requests.map((request) => judge.judge(request, { signal }))),
     );
+    if (answered === TIMED_OUT || answered instanceof Error) base.calls = requests.length;
     if (answered === TIMED_OUT)
       return {
         ...base,
@@ -158,6 +164,7 @@ export async function judgeDimension(input: JudgeDimensionInput): Promise<Dimens
       for (const verdict of response.verdicts) byId.set(verdict.key.proposition_id, verdict);
     }
     base.usage = usage;
+    base.calls = answered.reduce((n, response) => n + response.calls, 0);
     for (const { item, at } of toJudge) {
       const verdict = byId.get(item.key.proposition_id);
       const proposition = set.propositions[at]!;

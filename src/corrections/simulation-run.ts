@@ -40,7 +40,12 @@ export interface SimulationResultDocument {
   gate: WorldCorrectionsSummary | null;
   /** The shared statistics of this run's stored gate checks (what `corrections stats --run ID` prints). */
   statistics: CorrectionStatistics | null;
-  calls: { agent: number; judge: number; gate_checks: number };
+  /**
+   * Model calls as the providers bill them: `agent`, the agents' model (every draft, and every redraft the
+   * gate asked for); `judge`, the judge model (`interventions`, their judged preconditions, plus `gate`, the
+   * action gate's judgements, timed-out ones included); and the gate's checks (messages it judged).
+   */
+  calls: { agent: number; judge: number; interventions: number; gate: number; gate_checks: number };
   /** Tokens of the agents, of the interventions' judged preconditions, of the gate's judgements. */
   tokens: { agents: TokenUsage; interventions: TokenUsage; gate: TokenUsage; total: TokenUsage };
 }
@@ -106,6 +111,7 @@ export async function runSimulation(
       (sum, c) => (c.token_usage ? addUsage(sum, c.token_usage) : sum),
       { ...ZERO_USAGE },
     );
+    const gateCalls = result.checks.reduce((n, c) => n + (c.judge_calls ?? 0), 0);
     const { stats } = result;
     const document: SimulationResultDocument = {
       format: SIMULATION_RESULT_FORMAT,
@@ -123,7 +129,13 @@ export async function runSimulation(
             { maxActionSimilarity: (agent) => settings[agent]?.max_action_similarity ?? 0.6 },
           )
         : null,
-      calls: { agent: stats.agentCalls, judge: stats.judgeCalls, gate_checks: result.checks.length },
+      calls: {
+        agent: stats.agentCalls,
+        judge: stats.judgeCalls + gateCalls,
+        interventions: stats.judgeCalls,
+        gate: gateCalls,
+        gate_checks: result.checks.length,
+      },
       tokens: {
         agents: stats.agentUsage,
         interventions: stats.judgeUsage,

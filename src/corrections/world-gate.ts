@@ -5,6 +5,7 @@ import {
   type AgentEvaluationConfig,
   CORRECTION_OUTCOMES,
   type CorrectionOutcome,
+  GATE_DIMENSIONS,
   type TrajectoryEvent,
 } from "../core/index.ts";
 import type { Judge } from "../judge/index.ts";
@@ -12,7 +13,7 @@ import type { BeforeAct, BeforeCommit } from "../sim/index.ts";
 import type { Store } from "../store/index.ts";
 import { type ActionGate, ActionRejectedError, createActionGate } from "./action-gate.ts";
 import type { CorrectionLogSink, GateLogEntry } from "./correction-log.ts";
-import type { GatePropositionSets } from "./gate-propositions.ts";
+import { type GatePropositionSets, gatePropositionSetsFor } from "./gate-propositions.ts";
 import type { GateHistoryEntry } from "./judge-dimension.ts";
 import { RECENT_MESSAGES, repetitionCheck } from "./similarity.ts";
 
@@ -82,6 +83,9 @@ export function worldCorrections({
   const store = log !== undefined && typeof log !== "function" ? log : undefined;
   const sink = typeof log === "function" ? log : undefined;
   const gates = new Map<string, ActionGate>();
+  // A gate is made at its agent's first message, so the sets it judges with are read here, before any:
+  // reading them then would count against that message's deadline. Without a judge no dimension is on.
+  const sets = judge ? gatePropositionSetsFor(GATE_DIMENSIONS, propositions) : propositions;
   let rejected = 0;
   let repetitionWarnings = 0;
 
@@ -97,7 +101,7 @@ export function worldCorrections({
       gate = createActionGate({
         judge,
         config: settingsOf(agentId),
-        propositions,
+        propositions: sets,
         timeoutMs,
         runId,
         log: record,

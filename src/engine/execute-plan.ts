@@ -3,7 +3,14 @@
 // the plan as workers free up, their requests built (and looked up in the verdict cache) a window ahead:
 // what is held at any time is that window and the calls in flight, whatever the plan's size.
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { addUsage, type TokenUsage, type Verdict, verdictKeyString, ZERO_USAGE } from "../core/index.ts";
+import {
+  addUsage,
+  DEFAULT_CONCURRENCY,
+  type TokenUsage,
+  type Verdict,
+  verdictKeyString,
+  ZERO_USAGE,
+} from "../core/index.ts";
 import type { Judge, JudgeRequest } from "../judge/index.ts";
 import {
   type JudgePlan,
@@ -14,11 +21,15 @@ import {
   requestOf,
 } from "./plan.ts";
 
+/** The run's judge calls in flight when the caller sets none; a judge built for it keeps the same (prepareJudge). */
+export { DEFAULT_CONCURRENCY };
+
 export interface ExecuteOptions<M> {
   judge: Judge;
   /**
    * Calls in flight at once (the judge may limit further). A judge that keeps its own calls in flight to
    * no more than this ({@link Judge.inFlightLimit}) is given twice its limit under way (see workersFor).
+   * Default {@link DEFAULT_CONCURRENCY}.
    */
   concurrency?: number;
   /** Verdict keys (verdictKeyString) already judged, e.g. stored by an interrupted run: not asked again. */
@@ -193,7 +204,7 @@ export async function executePlan<M>(
     }
   };
   // Workers stop when the plan runs out; a plan of fewer calls leaves the rest idle at once.
-  const width = workersFor(Math.max(1, options.concurrency ?? 16), judge.inFlightLimit);
+  const width = workersFor(Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY), judge.inFlightLimit);
   await Promise.all(Array.from({ length: width }, worker));
   await Promise.all(lookups);
   if (failure !== undefined) throw failure;

@@ -16,7 +16,12 @@ export {
   scoreFromVerdict,
   storeExists,
 } from "../store/index.ts";
-export { type ExecuteOptions, type ExecuteResult, executePlan } from "./execute-plan.ts";
+export {
+  DEFAULT_CONCURRENCY,
+  type ExecuteOptions,
+  type ExecuteResult,
+  executePlan,
+} from "./execute-plan.ts";
 export { type FindEvaluationOptions, findEvaluation, loadStoredResult } from "./find-evaluation.ts";
 export {
   type JudgeOption,

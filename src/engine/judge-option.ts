@@ -13,11 +13,16 @@ import {
   type VerdictCacheBackend,
 } from "../judge/index.ts";
 import type { Store } from "../store/index.ts";
+import { DEFAULT_CONCURRENCY } from "./execute-plan.ts";
 
 /** `"openai:gpt-4o-mini"`, `"anthropic:…"`, `"openai-compatible:…"` (with `baseUrl`), `"fixtures:FILE"`; an AI SDK model; or a Judge. */
 export type JudgeOption = string | Exclude<LanguageModel, string> | Judge;
 
-/** Settings of a judge the library builds (from a spec or a model): base URL, key variable, limits. A ready Judge ignores them. */
+/**
+ * Settings of a judge the library builds (from a spec or a model): base URL, key variable, limits. A ready
+ * Judge ignores them. Their `concurrency` is a cap of the judge's own, in force only when given: without it,
+ * a judge built for a run keeps as many calls in flight as the run's `concurrency` (see prepareJudge).
+ */
 export type JudgeSettings = CreateJudgeOptions;
 
 export interface ReadyJudge {
@@ -34,6 +39,8 @@ function isJudge(value: unknown): value is Judge {
 
 /**
  * Builds the judge of a library call; with a store and `cache` (default true), live judges are cached.
+ * A judge built here (from a spec or a model) keeps `concurrency` calls in flight, the run's, unless
+ * `settings.concurrency` sets its own limit; a ready Judge keeps the limit it was made with.
  * `opening` is a store still opening: a new one's cache is empty, so the judge is cached without waiting
  * for it (see {@link openingCache}); an existing one's lookups wait for it (see {@link awaitedCache}).
  * Either way the run need not wait for the store before planning and hashing its cache keys.
@@ -47,6 +54,7 @@ export function prepareJudge(
     cache = true,
     isNew = true,
     mode = "individual",
+    concurrency = DEFAULT_CONCURRENCY,
   }: {
     store?: Store;
     opening?: Promise<Store>;
@@ -54,8 +62,12 @@ export function prepareJudge(
     isNew?: boolean;
     cache?: boolean;
     mode?: "individual" | "batch";
+    /** The run's judge calls in flight: the built judge's limit when `settings` gives none. Default 16. */
+    concurrency?: number;
   } = {},
 ): ReadyJudge {
+  // One setting: the run's concurrency is the judge's too, unless the caller gave the judge a limit of its own.
+  const limits: JudgeSettings = { ...settings, concurrency: settings.concurrency ?? concurrency };
   let judge: Judge;
   let owned = true;
   if (typeof option === "string") {
@@ -63,12 +75,12 @@ export function prepareJudge(
     // A fixture file is named in missing-verdict messages as the user sees it.
     judge = createJudge(
       parsed.kind === "fixtures" ? { ...parsed, file: shownPath(parsed.file) } : parsed,
-      settings,
+      limits,
     );
   } else if (isJudge(option)) {
     judge = option;
     owned = false;
-  } else judge = judgeOnModel(option, settings);
+  } else judge = judgeOnModel(option, limits);
   const inner = judge;
   const fresh = !store && opening && isNew ? openingCache(opening) : undefined;
   const backend = store?.verdictCache ?? fresh ?? (opening ? awaitedCache(opening) : undefined);

@@ -19,7 +19,7 @@ import type {
   ScoreRow,
   Store,
 } from "../store/index.ts";
-import { executePlan } from "./execute-plan.ts";
+import { DEFAULT_CONCURRENCY, executePlan } from "./execute-plan.ts";
 import { type JudgePlan, metaByKey, type PlannedVerdict, planSize } from "./plan.ts";
 import type { ProgressListener } from "./progress.ts";
 
@@ -66,8 +66,10 @@ export interface EvaluationOfKind<M, R> {
   /** The stored form of a verdict. */
   scoreRow(verdict: PlannedVerdict<M>, evaluationId: string): ScoreInput;
   /**
-   * Takes verdicts into the running aggregates, in the order they are stored: on a resume first those
-   * read back from the store (`fresh: false`), then those judged or given trivially now (`fresh: true`).
+   * Takes verdicts into the running aggregates: on a resume first those read back from the store
+   * (`fresh: false`), then those judged or given trivially now (`fresh: true`), in the order they arrive.
+   * That order changes with concurrency, resumes and reuse; what the aggregates give must not (sort by key,
+   * sum exactly): the same verdicts always make the same result document, to the bit.
    */
   add(verdicts: readonly PlannedVerdict<M>[], source: { fresh: boolean }): void;
   /** Completes the kind's rows and builds the result document from the aggregates. */
@@ -136,7 +138,7 @@ export interface RunEvaluationOptions<M, R> {
    */
   store: Store | Promise<Store>;
   judge: Judge;
-  /** Judge calls in flight at once. Default 16. */
+  /** Judge calls in flight at once (a judge may hold them lower: see prepareJudge). Default 16. */
   concurrency?: number;
   /** Continue this stored evaluation (its id) instead of starting a new one. */
   resume?: string;
@@ -168,7 +170,7 @@ export async function runEvaluation<M, R>({
   evaluation,
   store: storeOption,
   judge,
-  concurrency = 16,
+  concurrency = DEFAULT_CONCURRENCY,
   resume,
   cache,
   onProgress,
@@ -313,7 +315,7 @@ export async function runEvaluation<M, R>({
       // its next call meanwhile): a kill then loses at most the calls in flight and the answers being
       // committed, one of each per worker. Cached and trivial answers need no such wait.
       onVerdicts: async (vs, { calls }) => {
-        // Aggregated in arrival order, before the write lets another worker's answers in.
+        // Taken in as they arrive (the kind's aggregates do not depend on the order), before the write.
         evaluation.add(vs, { fresh: true });
         stored += vs.length;
         // While the store opens, answers wait, in order, and are written first once it is open. A round

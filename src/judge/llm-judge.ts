@@ -7,7 +7,14 @@ import type * as AiSdk from "ai";
 import type { JSONSchema7, LanguageModel, LanguageModelUsage, ModelMessage, SystemModelMessage } from "ai";
 import type { z } from "zod";
 import type { TokenUsage, Verdict, VerdictKey } from "../core/index.ts";
-import { addUsage, JudgeError, type JudgeErrorKind, redactSecrets, ZERO_USAGE } from "../core/index.ts";
+import {
+  addUsage,
+  DEFAULT_CONCURRENCY,
+  JudgeError,
+  type JudgeErrorKind,
+  redactSecrets,
+  ZERO_USAGE,
+} from "../core/index.ts";
 import { isGatedAtTransport, whenAnswered, whenSending } from "./answered.ts";
 import type {
   CheckAnswer,
@@ -80,7 +87,8 @@ export interface LlmJudgeOptions {
   /** Sampling temperature sent with every call. Default: not sent (the provider's default applies). */
   temperature?: number;
   /**
-   * Most model calls in flight at once, across every request made through this judge. Default 8. A call's
+   * Most model calls in flight at once, across every request made through this judge. Default 16
+   * (DEFAULT_CONCURRENCY, the same as a run's). A call's
    * slot is freed when its answer has arrived, before the answer is parsed, if the transport says when
    * (the providers `createJudgeModel` builds do); otherwise when the call returns.
    */
@@ -193,7 +201,7 @@ export class LlmJudge implements Judge {
     model,
     descriptor,
     temperature,
-    concurrency = 8,
+    concurrency = DEFAULT_CONCURRENCY,
     maxRetries = 4,
     timeoutMs = 60_000,
     backoff = {},

@@ -2,7 +2,10 @@
 // dimension (weight-normalised mean of its propositions), per agent (mean of its 0–9 agent dimensions).
 // Incremental: a PersonaAggregator takes verdicts one by one into running sums and counts and keeps a few
 // reasonings per proposition, never the verdicts, so a run's memory does not grow with its size. The same
-// verdicts in the same order always give the same scores, whether they came live, from fixtures or the store.
+// verdicts in any order give the same bits, whether they came live, at any concurrency, from fixtures, a
+// resume or a reuse: scores are counted by value (ScoreCounts), every choice among verdicts (kept
+// reasonings, a trial's count) is made by a canonical order, and sums over propositions, dimensions and
+// agents follow the plan's order, never the order of arrival.
 import {
   AGENT_DIMENSIONS,
   mean,
@@ -10,6 +13,8 @@ import {
   type Proposition,
   type PropositionSet,
   renderTemplate,
+  ScoreCounts,
+  verdictKeyString,
   verdictScore,
   weightedScore,
 } from "../core/index.ts";
@@ -28,7 +33,7 @@ export interface PropositionResult {
   errored: number;
   /**
    * The judge's reasoning for the lowest scores: at most {@link REASONINGS_KEPT} distinct texts, lowest
-   * score first (ties in the order judged). Every verdict's reasoning is in the store.
+   * score first (ties by text). Every verdict's reasoning is in the store.
    */
   reasoning: string[];
   /** Verdicts that gave a reasoning (the texts above are the lowest-scoring few of them). */
@@ -51,7 +56,9 @@ export interface DimensionResult {
 export interface IdeasResult {
   /** Distinct ideas counted (median over trials, as an integer); null when every verdict errored. */
   count: number | null;
+  /** The ideas of the first trial counted. */
   ideas: string[];
+  /** Every count's reasoning, by trial. */
   reasoning: string[];
   verdicts: number;
   errored: number;
@@ -86,20 +93,27 @@ export const REASONINGS_KEPT = 5;
 /** Running figures of one proposition on one target group (a dimension of an agent, or of a channel). */
 interface Tally {
   proposition: Proposition;
-  /** Sum and number of the scores (after inversion and hard), overall and per trial (index trial - 1). */
-  sum: number;
-  scored: number;
-  trialSum: number[];
-  trialScored: number[];
+  /** The scores (after inversion, before hard), overall and per trial (index trial - 1). */
+  scores: ScoreCounts;
+  trialScores: ScoreCounts[];
   errored: number;
   /** The lowest-scoring distinct reasonings, lowest first, at most REASONINGS_KEPT. */
   lowest: { score: number; text: string }[];
   reasoningTotal: number;
-  /** Counts (ideas quantity): verdicts with a count, the first one's ideas, the first count of each trial. */
-  counted: number;
-  ideas?: readonly string[];
-  trialCount: (number | undefined)[];
-  countReasoning: string[];
+  /**
+   * Counts (ideas quantity): one verdict per trial and channel, so few; kept to be read in the order of
+   * their keys (trial first), whatever the order they came in.
+   */
+  counts: Counted[];
+}
+
+/** A verdict with a count (ideas quantity), and where it sorts. */
+interface Counted {
+  trial: number;
+  key: string;
+  count: number;
+  ideas: readonly string[];
+  reasoning: string;
 }
 
 interface Bucket {
@@ -111,17 +125,33 @@ function bucketKey(meta: ItemMeta): string {
   return `${meta.dimension}\u0000${meta.agentId ?? ""}\u0000${meta.channel ?? ""}`;
 }
 
-/** Keeps `text` among the lowest-scoring distinct reasonings (a stable insertion into a short sorted list). */
+/** Code-unit order: the same on every machine, unlike a locale's. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Lowest score first, ties by text: an order that does not depend on which verdict came first. */
+function lowerReasoning(a: { score: number; text: string }, b: { score: number; text: string }): number {
+  return a.score - b.score || compareText(a.text, b.text);
+}
+
+/** Keeps `text` among the lowest-scoring distinct reasonings (an insertion into a short sorted list). */
 function keepLowest(lowest: { score: number; text: string }[], score: number, text: string): void {
+  const entry = { score, text };
   const seen = lowest.findIndex((r) => r.text === text);
   if (seen >= 0) {
     if (lowest[seen]!.score <= score) return;
     lowest.splice(seen, 1);
-  } else if (lowest.length >= REASONINGS_KEPT && lowest.at(-1)!.score <= score) return;
+  } else if (lowest.length >= REASONINGS_KEPT && lowerReasoning(lowest.at(-1)!, entry) <= 0) return;
   let at = lowest.length;
-  while (at > 0 && lowest[at - 1]!.score > score) at--;
-  lowest.splice(at, 0, { score, text });
+  while (at > 0 && lowerReasoning(lowest[at - 1]!, entry) > 0) at--;
+  lowest.splice(at, 0, entry);
   if (lowest.length > REASONINGS_KEPT) lowest.pop();
+}
+
+/** Trial first, then verdict key. */
+function compareCounted(a: Counted, b: Counted): number {
+  return a.trial - b.trial || compareText(a.key, b.key);
 }
 
 /**
@@ -149,16 +179,12 @@ export class PersonaAggregator {
         meta.proposition.id,
         (tally = {
           proposition: meta.proposition,
-          sum: 0,
-          scored: 0,
-          trialSum: new Array(this.trials).fill(0),
-          trialScored: new Array(this.trials).fill(0),
+          scores: new ScoreCounts(),
+          trialScores: Array.from({ length: this.trials }, () => new ScoreCounts()),
           errored: 0,
           lowest: [],
           reasoningTotal: 0,
-          counted: 0,
-          trialCount: new Array(this.trials).fill(undefined),
-          countReasoning: [],
+          counts: [],
         }),
       );
     return { bucket, tally };
@@ -173,28 +199,27 @@ export class PersonaAggregator {
       return;
     }
     if (verdict.score !== undefined) {
-      const score = verdictScore(verdict.score, {
-        inverted: meta.proposition.inverted,
-        hard: bucket.set.hard,
-      });
-      tally.sum += score;
-      tally.scored++;
-      if (trial >= 0 && trial < this.trials) {
-        tally.trialSum[trial]! += score;
-        tally.trialScored[trial]!++;
-      }
+      // Counted inverted but before the hard penalty, which the mean applies exactly (see ScoreCounts).
+      const inverted = verdictScore(verdict.score, { inverted: meta.proposition.inverted });
+      tally.scores.add(inverted);
+      if (trial >= 0 && trial < this.trials) tally.trialScores[trial]!.add(inverted);
       if (verdict.reasoning) {
         tally.reasoningTotal++;
+        const score = verdictScore(verdict.score, {
+          inverted: meta.proposition.inverted,
+          hard: bucket.set.hard,
+        });
         keepLowest(tally.lowest, score, verdict.reasoning);
       }
     }
-    if (verdict.count !== undefined) {
-      tally.counted++;
-      tally.ideas ??= verdict.ideas ?? [];
-      if (trial >= 0 && trial < this.trials && tally.trialCount[trial] === undefined)
-        tally.trialCount[trial] = verdict.count;
-      if (verdict.reasoning) tally.countReasoning.push(verdict.reasoning);
-    }
+    if (verdict.count !== undefined)
+      tally.counts.push({
+        trial: verdict.key.trial,
+        key: verdictKeyString(verdict.key),
+        count: verdict.count,
+        ideas: verdict.ideas ?? [],
+        reasoning: verdict.reasoning,
+      });
   }
 
   /** The scores of the verdicts taken so far. */
@@ -265,7 +290,7 @@ function dimensionResult(
   let errored = 0;
   for (const tally of bucket.byProposition.values()) {
     const { proposition } = tally;
-    verdictCount += tally.scored;
+    verdictCount += tally.scores.size;
     errored += tally.errored;
     const result: PropositionResult = {
       id: proposition.id,
@@ -273,8 +298,8 @@ function dimensionResult(
       weight: proposition.weight,
       inverted: proposition.inverted,
       hard: bucket.set.hard,
-      score: tally.scored ? tally.sum / tally.scored : null,
-      verdicts: tally.scored,
+      score: tally.scores.mean({ hard: bucket.set.hard }),
+      verdicts: tally.scores.size,
       errored: tally.errored,
       reasoning: tally.lowest.map((r) => r.text),
       reasoning_total: tally.reasoningTotal,
@@ -288,10 +313,10 @@ function dimensionResult(
   }
   const trialScores = [];
   for (let trial = 1; trial <= trials; trial++) {
-    const items = [...bucket.byProposition.values()].map((tally) => {
-      const n = tally.trialScored[trial - 1]!;
-      return { weight: tally.proposition.weight, score: n ? tally.trialSum[trial - 1]! / n : null };
-    });
+    const items = [...bucket.byProposition.values()].map((tally) => ({
+      weight: tally.proposition.weight,
+      score: tally.trialScores[trial - 1]!.mean({ hard: bucket.set.hard }),
+    }));
     trialScores.push({ trial, score: weightedScore(items) });
   }
   const result: DimensionResult = {
@@ -309,19 +334,20 @@ function dimensionResult(
 function ideasResult(bucket: Bucket, trials: number): IdeasResult {
   // One ideas proposition is the norm; with several, the first one planned is the count.
   const tally = [...bucket.byProposition.values()][0]!;
+  const counts = [...tally.counts].sort(compareCounted);
   const perTrial = [];
   for (let trial = 1; trial <= trials; trial++)
-    perTrial.push({ trial, count: tally.trialCount[trial - 1] ?? null });
-  const counts = perTrial
+    perTrial.push({ trial, count: counts.find((c) => c.trial === trial)?.count ?? null });
+  const trialCounts = perTrial
     .map((t) => t.count)
     .filter((c): c is number => c !== null)
     .sort((a, b) => a - b);
-  const median = counts.length ? counts[Math.floor((counts.length - 1) / 2)]! : null;
+  const median = trialCounts.length ? trialCounts[Math.floor((trialCounts.length - 1) / 2)]! : null;
   return {
     count: median,
-    ideas: tally.ideas ? [...tally.ideas] : [],
-    reasoning: tally.countReasoning,
-    verdicts: tally.counted,
+    ideas: counts.length ? [...counts[0]!.ideas] : [],
+    reasoning: counts.flatMap((c) => (c.reasoning ? [c.reasoning] : [])),
+    verdicts: counts.length,
     errored: tally.errored,
     trials: perTrial,
   };

@@ -63,11 +63,20 @@ export interface PersonaInputOptions {
 export interface EvaluatePersonasOptions extends PersonaInputOptions {
   /** `"openai:gpt-4o-mini"`, `"anthropic:…"`, `"openai-compatible:MODEL"` (with `judgeSettings.baseUrl`), `"fixtures:FILE"`, an AI SDK model, or a Judge. */
   judge: JudgeOption;
-  /** Temperature, retries, timeout, base URL, key variable of a judge built from a spec or model. */
+  /**
+   * Temperature, retries, timeout, base URL, key variable of a judge built from a spec or model. Its
+   * `concurrency` is a limit of the judge's own, for when it must stay below the run's (a rate-limited
+   * key): given, the calls in flight are the lower of the two; not given (the usual), `concurrency` below
+   * is the one setting.
+   */
   judgeSettings?: JudgeSettings;
   /** Where the evaluation is kept: an open Store, or a location (a folder, `memory://`, `postgres://…`). Default `memory://`. */
   store?: Store | string;
-  /** Judge calls in flight at once. Default 16. */
+  /**
+   * Judge calls in flight at once: the requests the run keeps under way and the model calls a judge built
+   * from a spec or model makes at once (the CLI's `--concurrency` and the project file's `judge.concurrency`
+   * are this setting). A Judge object passed ready-made keeps its own limit. Default 16.
+   */
   concurrency?: number;
   /** Read and write the verdict cache for live judges. Default true. */
   cache?: boolean;
@@ -226,11 +235,14 @@ export async function openPersonaEvaluation(
   {
     judge,
     judgeSettings,
+    concurrency,
     store: where,
     adjust = (prepared) => prepared,
   }: {
     judge: JudgeOption;
     judgeSettings?: JudgeSettings;
+    /** The run's judge calls in flight, which the judge built here keeps too (see EvaluatePersonasOptions). */
+    concurrency?: number;
     store?: Store | string;
     adjust?: (prepared: PreparedPersonaEvaluation) => PreparedPersonaEvaluation;
   },
@@ -244,7 +256,7 @@ export async function openPersonaEvaluation(
   try {
     // Stored messages need the store; a file or an object is read before it.
     early = isStoreSource(input.transcript) ? undefined : await prepare();
-    ready = prepareJudge(judge, judgeSettings);
+    ready = prepareJudge(judge, judgeSettings, { concurrency });
   } catch (error) {
     await opening?.then((s) => s.close()).catch(() => {});
     throw error;
@@ -315,6 +327,7 @@ export async function runPreparedPersonaEvaluation(
     isNew: options.fresh === true,
     cache: options.cache,
     mode: prepared.config.mode,
+    concurrency: options.concurrency,
   });
   try {
     const { result } = await runEvaluation({

@@ -35,7 +35,7 @@ import type { EvaluationPlan, ItemMeta, ScoredVerdict } from "./types.ts";
  * Changes whenever what a persona evaluation's verdicts and result depend on changes in a way the other
  * parts of its fingerprint do not show (planning, scoring, aggregation), so older evaluations are not reused.
  */
-const FINGERPRINT_VERSION = "dramaturg.persona-fingerprint/v1";
+const FINGERPRINT_VERSION = "dramaturg.persona-fingerprint/v2";
 
 /** Everything needed to plan the same evaluation again; stored with it and read back by a resume. */
 export const PersonaRunConfigSchema = z.object({

@@ -19,7 +19,12 @@ import { buildAnalysis, type SessionAnalysis } from "./analysis.ts";
 import type { passK } from "./formulas.ts";
 import type { ImportOptions } from "./importers/importer.ts";
 import { type ImportedSessions, importSessions, OpenAIToolsSchema } from "./importers/index.ts";
-import { type SessionJudgingOptions, sessionEvaluation, sessionsResult } from "./judged.ts";
+import {
+  SESSIONS_ANALYSIS_FORMAT,
+  type SessionJudgingOptions,
+  sessionEvaluation,
+  sessionsResult,
+} from "./judged.ts";
 import type { Session } from "./session-format.ts";
 import { compileSessionTools, validateToolCalls } from "./tool-validation.ts";
 
@@ -48,8 +53,6 @@ export interface AnalyzeSessionOptions extends SessionJudgingOptions {
   onProgress?: ProgressListener;
   signal?: AbortSignal;
 }
-
-export const SESSIONS_ANALYSIS_FORMAT = "dramaturg.sessions-analysis/v1";
 
 export interface SessionsAnalysis {
   format: typeof SESSIONS_ANALYSIS_FORMAT;

@@ -21,10 +21,13 @@ import {
   type SessionAnalysis,
   type TurnDetection,
 } from "./analysis.ts";
-import { SESSIONS_ANALYSIS_FORMAT, type SessionsAnalysis } from "./analyze.ts";
+import type { SessionsAnalysis } from "./analyze.ts";
 import { passK } from "./formulas.ts";
 import type { AgentInteraction, Session, Turn } from "./session-format.ts";
 import type { ToolValidation } from "./tool-validation.ts";
+
+/** The format of an analysis's document (`SessionsAnalysis`), which `sessionsResult` builds. */
+export const SESSIONS_ANALYSIS_FORMAT = "dramaturg.sessions-analysis/v1";
 
 /** The dimension every session verdict is stored under; the metric is its proposition id. */
 export const SESSION_DIMENSION = "session";

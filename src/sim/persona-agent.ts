@@ -80,6 +80,8 @@ export interface ActResult {
   sent: Message[];
   /** Drafts the gate dropped, or that named a channel the agent is not in. */
   dropped: number;
+  /** Requests to the agent's model, as the provider bills them: the act's and every redraft's. */
+  calls: number;
   usage: TokenUsage;
 }
 
@@ -179,6 +181,7 @@ export function createPersonaAgent({
         abortSignal: signal,
       });
       let usage = usageOf(result.usage);
+      let calls = result.steps.length;
       const sent: Message[] = [];
       let dropped = 0;
       for (const call of result.toolCalls) {
@@ -193,7 +196,7 @@ export function createPersonaAgent({
           continue;
         }
         const history = [...memory];
-        // A redraft sees the memory and thoughts of this act, plus the feedback; its usage counts to the act.
+        // A redraft sees the memory and thoughts of this act, plus the feedback; its calls and usage count to the act.
         const regenerate = async (feedback: string, attempt: number): Promise<string> => {
           const again = await generateText({
             model,
@@ -208,6 +211,7 @@ export function createPersonaAgent({
             abortSignal: signal,
           });
           usage = addUsage(usage, usageOf(again.usage));
+          calls += again.steps.length;
           const redraft = again.toolCalls.find(
             (c) => c.toolName === "send_message" && !c.dynamic && !c.invalid,
           );
@@ -235,7 +239,7 @@ export function createPersonaAgent({
         actions++;
         memory.push({ kind: "action", message, senderName: agent.name });
       }
-      return { sent, dropped, usage };
+      return { sent, dropped, calls, usage };
     },
   };
 }

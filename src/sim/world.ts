@@ -64,7 +64,7 @@ export interface WorldStats {
   messages: number;
   /** Drafts the gate dropped or that named a channel the agent is not in. */
   dropped: number;
-  /** Agent model calls and their tokens. */
+  /** Agent model calls (redrafts the gate asked for included) and their tokens. */
   agentCalls: number;
   agentUsage: TokenUsage;
   /** Judge calls of intervention preconditions and their tokens. */
@@ -170,7 +170,7 @@ export function createWorld(
     const stimuli = stimuliFor(agent, end);
     const thought = await beforeAct?.(agent, step);
     const result = await agent.act({ step, stimuli, thoughts: thought ? [thought] : [], stamp, signal });
-    stats.agentCalls++;
+    stats.agentCalls += result.calls;
     stats.agentUsage = addUsage(stats.agentUsage, result.usage);
     stats.dropped += result.dropped;
     stats.messages += result.sent.length;

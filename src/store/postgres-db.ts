@@ -45,7 +45,11 @@ export async function openPostgresDb(
     query: (sql, params) => guard(() => run(pool, sql, params), "database error"),
     exec: (sql) => guard(async () => void (await pool.query(sql)), "database error"),
     async transaction(fn) {
-      const client = await guard(() => pool.connect(), `could not connect to ${redactUrl(url)}`);
+      const client = await guard(() => pool.connect(), `could not connect to ${redactUrl(url)}`).catch(
+        (error: unknown) => {
+          throw StoreError.isInstance(error) ? (unreachable(error, url, connectTimeoutMs) ?? error) : error;
+        },
+      );
       let broken: Error | undefined;
       try {
         await guard(() => client.query("BEGIN"), "database error");
@@ -67,7 +71,9 @@ export async function openPostgresDb(
   };
   await db.query("SELECT 1").catch(async (error: unknown) => {
     await pool.end().catch(() => {});
-    throw StoreError.isInstance(error) ? reword(error, `could not connect to ${redactUrl(url)}`) : error;
+    throw StoreError.isInstance(error)
+      ? (unreachable(error, url, connectTimeoutMs) ?? reword(error, `could not connect to ${redactUrl(url)}`))
+      : error;
   });
   return db;
 }
@@ -108,7 +114,54 @@ function storeError(what: string, error: unknown, url: string): StoreError {
   const message = redactSecrets(text, { urls: [url] });
   const cause = Object.assign(new Error(message), typeof code === "string" ? { code } : {});
   cause.stack = redactSecrets(original.stack ?? "", { urls: [url] });
-  return new StoreError(`${what}: ${message}${typeof code === "string" ? ` (${code})` : ""}`, { cause });
+  const coded = typeof code === "string" && !message.includes(code) ? ` (${code})` : "";
+  return new StoreError(`${what}: ${message}${coded}`, { cause });
+}
+
+/** Why a server could not be reached, by the network error's code; anything else is not ours to explain. */
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "no such host",
+  EAI_AGAIN: "no such host",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ECONNRESET: "the connection was closed",
+  ETIMEDOUT: "no answer (timed out)",
+};
+
+/**
+ * A connection that never reached a server, as one line with a way forward: where it looked (the host and
+ * port, the URL without its password), whether it runs, and how to go on without one. A server that
+ * answered and refused (a login, a missing database) keeps the driver's own words.
+ */
+function unreachable(error: StoreError, url: string, timeoutMs: number): StoreError | undefined {
+  const cause = error.cause as { code?: unknown; message?: string } | undefined;
+  const code = typeof cause?.code === "string" ? cause.code : undefined;
+  // pg gives a connection timeout, or a socket its `connect_timeout` closed, no code: only its words.
+  const words = cause?.message ?? "";
+  const reason =
+    (code && UNREACHABLE[code]) ??
+    (/timeout|timed out/i.test(words)
+      ? `no answer within ${timeoutMs / 1000} s`
+      : /terminated unexpectedly/i.test(words)
+        ? "the connection closed before the server answered"
+        : undefined);
+  if (reason === undefined) return undefined;
+  return new StoreError(
+    `could not connect to PostgreSQL at ${hostAndPort(url)}: ${reason}. Is it running? Check the host and port of ${redactUrl(url)}, or try --db memory:// to run without one`,
+    { cause: error.cause },
+  );
+}
+
+/** `host:port` of a PostgreSQL URL, with the defaults the driver uses. */
+function hostAndPort(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.hostname || u.searchParams.get("host") || "localhost";
+    return `${host}:${u.port || u.searchParams.get("port") || "5432"}`;
+  } catch {
+    return redactUrl(url);
+  }
 }
 
 function reword(error: StoreError, what: string): StoreError {

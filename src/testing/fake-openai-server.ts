@@ -76,6 +76,10 @@ export interface FakeServerStats {
   /** Requests being processed right now, and the most there ever were at once. */
   inFlight: number;
   maxInFlight: number;
+  /** Requests held open by a `hang` fault right now: they have arrived and will never be answered. */
+  hanging: number;
+  /** Requests the client gave up on (closed its connection) before the answer was sent; `close()` aside. */
+  aborted: number;
   /** When the first chat request arrived (epoch milliseconds). */
   firstCallAt?: number;
   /**
@@ -90,6 +94,12 @@ export interface FakeOpenAIServer {
   url: string;
   port: number;
   stats: FakeServerStats;
+  /**
+   * Resolves once `condition(stats)` holds: checked now and after every change to the stats (a request
+   * arriving, starting to hang, being answered or given up on), so a test waits on what the server saw,
+   * not on a sleep. Rejects when `timeoutMs` (default 5000) passes first, or when the server closes.
+   */
+  until(condition: (stats: FakeServerStats) => boolean, options?: { timeoutMs?: number }): Promise<void>;
   /** Stops listening and destroys every open socket, hanging requests included. */
   close(): Promise<void>;
 }
@@ -114,12 +124,24 @@ export async function startFakeOpenAIServer(
     requests: [],
     inFlight: 0,
     maxInFlight: 0,
+    hanging: 0,
+    aborted: 0,
     tokens: { prompt: 0, completion: 0, schema: 0 },
   };
   const respond = options.respond ?? defaultResponder({ scoreFor: options.scoreFor });
   const recordRequests = options.recordRequests ?? true;
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
+  /** Conditions tests wait on (`until`), each checked after every change to the stats. */
+  const waiters = new Set<{
+    condition: (stats: FakeServerStats) => boolean;
+    settle: (error?: Error) => void;
+  }>();
+  const changed = () => {
+    for (const waiter of waiters) if (waiter.condition(stats)) waiter.settle();
+  };
+  /** Set by `close()`: the sockets it destroys are not clients giving up. */
+  let closing = false;
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -145,13 +167,17 @@ export async function startFakeOpenAIServer(
     stats.inFlight++;
     stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
     let finished = false;
+    let hangs = false;
     const finish = () => {
-      if (!finished) {
-        finished = true;
-        stats.inFlight--;
-      }
+      if (finished) return;
+      finished = true;
+      stats.inFlight--;
+      if (hangs) stats.hanging--;
+      if (!res.writableFinished && !closing) stats.aborted++;
+      changed();
     };
     res.on("close", finish);
+    changed();
 
     const raw = await readBody(req);
     let request: FakeChatRequest;
@@ -180,7 +206,15 @@ export async function startFakeOpenAIServer(
       typeof options.latencyMs === "function"
         ? options.latencyMs(callIndex, request)
         : (options.latencyMs ?? 0);
-    if (fault?.type === "hang") return; // the socket stays open until the client aborts or close() destroys it
+    if (fault?.type === "hang") {
+      // The socket stays open until the client aborts or close() destroys it.
+      if (!finished) {
+        hangs = true;
+        stats.hanging++;
+        changed();
+      }
+      return;
+    }
     if (latency > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -219,6 +253,7 @@ export async function startFakeOpenAIServer(
       (request.tools ? JSON.stringify(request.tools) : "") +
         (request.response_format ? JSON.stringify(request.response_format) : ""),
     );
+    changed();
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -231,8 +266,34 @@ export async function startFakeOpenAIServer(
     url: `http://127.0.0.1:${port}/v1`,
     port,
     stats,
+    until: (condition, { timeoutMs = 5000 } = {}) =>
+      new Promise<void>((resolve, reject) => {
+        if (condition(stats)) return resolve();
+        if (closing) return reject(new Error("the fake server is closed"));
+        const waiter = {
+          condition,
+          settle: (error?: Error) => {
+            clearTimeout(timer);
+            waiters.delete(waiter);
+            if (error) reject(error);
+            else resolve();
+          },
+        };
+        const timer = setTimeout(() => {
+          const { calls, inFlight, hanging, aborted } = stats;
+          waiter.settle(
+            new Error(
+              `the fake server's stats did not meet the condition within ${timeoutMs} ms (calls ${calls}, in flight ${inFlight}, hanging ${hanging}, aborted ${aborted})`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.add(waiter);
+      }),
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
+        for (const waiter of waiters)
+          waiter.settle(new Error("the fake server closed before the condition held"));
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close(() => resolve());

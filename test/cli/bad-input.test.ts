@@ -115,6 +115,8 @@ const propositions = file(
   "adherence/a.yaml",
   "dimension: adherence\nagent_id: a\npropositions:\n  - id: p1\n    claim: stays calm\n    weight: -1\n",
 );
+const typoTranscript = file("transcripts/example.json", "{}");
+const noMatch = join(dir, "no-such-folder", "*.json");
 const emptyFixtures = file("fixtures.json", "");
 const badScoreFixtures = file(
   "fixtures.yaml",
@@ -259,6 +261,41 @@ const rows: Row[] = [
     run: () => transcript(badJsonlField),
     says: `${badJsonlField}:line 3: message at: expected an ISO 8601 date and time such as 2026-03-01T09:00:00Z, got the string "yesterday"`,
   },
+  {
+    input: "a transcript name a typo away from one in its folder",
+    run: () =>
+      evaluate(
+        ["transcripts/exampel.json", "--propositions", PROPOSITIONS, "--judge", `fixtures:${FIXTURES}`],
+        join(typoTranscript, "../.."),
+      ),
+    says: "transcripts/exampel.json: no such transcript file; did you mean transcripts/example.json?",
+  },
+  {
+    input: "a transcript glob that matches nothing",
+    run: () => transcript(noMatch),
+    says: `${noMatch}: no transcript file matches this pattern`,
+  },
+  // Commands: an unknown one is said whatever flags follow it, with the nearest name
+  {
+    input: "nosuch --help",
+    run: () => dramaturg(["nosuch", "--help"]),
+    says: "unknown command 'nosuch'\n(run with --help for usage)",
+  },
+  {
+    input: "evl --format json",
+    run: () => dramaturg(["evl", "--format", "json"]),
+    says: "unknown command 'evl'\n(Did you mean eval?)\n(run with --help for usage)",
+  },
+  {
+    input: "help nosuch",
+    run: () => dramaturg(["help", "nosuch"]),
+    says: "unknown command 'nosuch'\n(run with --help for usage)",
+  },
+  {
+    input: "session analyse --help",
+    run: () => dramaturg(["session", "analyse", "--help"]),
+    says: "unknown command 'analyse'\n(Did you mean analyze?)\n(run with --help for usage)",
+  },
   // Propositions, judge fixtures, baselines
   {
     input: "a proposition with a negative weight",
@@ -332,5 +369,15 @@ describe("every bad input gets one plain message and exit code 2", () => {
       expect(message).not.toMatch(/expected Too small|received NaN|Invalid input/);
       if (/position/.test(message)) expect(message).toMatch(/line/);
     }
+  });
+});
+
+describe("a database that cannot be reached: one line with a way forward, exit 3", () => {
+  it("an unreachable PostgreSQL names its host and port, hides the password and offers --db memory://", async () => {
+    const { code, message } = await dramaturg(["runs", "--db", "postgres://alice:hunter2@127.0.0.1:1/evals"]);
+    expect(message).toBe(
+      "could not connect to PostgreSQL at 127.0.0.1:1: connection refused. Is it running? Check the host and port of postgres://alice:***@127.0.0.1:1/evals, or try --db memory:// to run without one",
+    );
+    expect(code).toBe(3);
   });
 });

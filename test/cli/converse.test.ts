@@ -1,6 +1,7 @@
 // `dramaturg converse` as a user runs it: an agent and a simulated user behind fake OpenAI-compatible
 // servers (scripted replies), hand-written scorer verdicts, both passes, the composite and --min-score.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
@@ -142,6 +143,21 @@ describe("dramaturg converse", () => {
     for (const j of jobs) expect(j.passes[0].transcript.ended).toBe("signoff");
   });
 
+  it("job files given as a quoted glob run each job; a name a typo away is answered with the nearest", async () => {
+    const jobs = join(dir(), "globbed");
+    mkdirSync(jobs);
+    for (const name of ["a.yml", "b.yml"]) writeFileSync(join(jobs, name), readFileSync(jobFile(), "utf8"));
+    const r = await cli(args(join(jobs, "*.yml"), "--passes", "without", "--format", "json"));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).jobs.map((j: { job: string }) => j.job)).toEqual([
+      join(jobs, "a.yml"),
+      join(jobs, "b.yml"),
+    ]);
+    const typo = await cli(args(join(jobs, "c.yml")));
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/c\.yml: no such conversation job file; did you mean .*a\.yml\?/);
+  });
+
   it("--record then --replay gives the same JSON, and the replay calls no model", async () => {
     const file = jobFile();
     const cassettes = join(dir(), "cassettes");
@@ -250,6 +266,93 @@ describe("dramaturg converse", () => {
     );
   });
 });
+
+describe("dramaturg converse against an agent that fails", () => {
+  /** Answers 500 to every request. */
+  let dead: FakeOpenAIServer;
+  beforeAll(async () => {
+    dead = await startFakeOpenAIServer({ faults: () => ({ type: "500" }) });
+  });
+  afterAll(async () => {
+    await dead.close();
+  });
+
+  /** Runs against an agent that answers its first request (the first pass's greeting), then 500 to every other. */
+  async function faltering(...extra: string[]) {
+    const server = await startFakeOpenAIServer({
+      respond: () => "Hello! How can I help?",
+      faults: (call) => (call === 0 ? undefined : { type: "500" }),
+    });
+    try {
+      return await cli(against(server.url, ...extra));
+    } finally {
+      await server.close();
+    }
+  }
+
+  /** The job with no retries (a failed request fails the pass at once), run against `target`. */
+  function against(target: string, ...extra: string[]): string[] {
+    const file = jobFile();
+    writeFileSync(file, readFileSync(file, "utf8").replace(/^target:\n/m, "target:\n  retries: 0\n"));
+    return args(file, ...extra).map((a) => (a === agent.url ? target : a));
+  }
+
+  it("an agent that answers 500 to every request: no score, exit 3 naming the agent's URL and its error", async () => {
+    const r = await cli(against(dead.url));
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `job\\.yml could not be scored: the agent at ${dead.url}/chat/completions failed 1 attempt\\(s\\); last: HTTP 500`,
+      ),
+    );
+    expect(r.stdout).toMatch(/without facts: composite — /);
+  });
+
+  it("a dead agent exits 3 with --min-score too, and the result document says why it has no score", async () => {
+    const r = await cli(against(dead.url, "--min-score", "0.5", "--format", "json"));
+    expect(r.code).toBe(3);
+    const result = JSON.parse(r.stdout);
+    expect(result.passes.map((p: { composite: { score: unknown } }) => p.composite.score)).toEqual([
+      null,
+      null,
+    ]);
+    expect(result.passes[1].unscored).toMatch(/^the agent at .* failed 1 attempt\(s\); last: HTTP 500/);
+    expect(result.unscored).toBe(result.passes[0].unscored);
+  });
+
+  it("an agent on a closed port: exit 3, it cannot be reached", async () => {
+    const closed = await closedPort();
+    const r = await cli(against(`http://127.0.0.1:${closed}/v1`, "--passes", "without"));
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `could not be scored: the agent at http://127\\.0\\.0\\.1:${closed}/v1/chat/completions .*ECONNREFUSED`,
+      ),
+    );
+  });
+
+  it("a pass scored and one not: the exit follows the thresholds, and the pass without a score is named", async () => {
+    const r = await faltering("--format", "json");
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result.passes[0].composite.score).toEqual(expect.any(Number));
+    expect(result.passes[0].unscored).toBeUndefined();
+    expect(result.passes[1].composite.score).toBeNull();
+    expect(result.unscored).toBeUndefined();
+    expect(r.stderr).toMatch(/job\.yml with facts: no score: the agent at .* last: HTTP 500/);
+    // The job's score needs every pass: under any threshold it fails.
+    expect((await faltering("--min-score", "0")).code).toBe(1);
+  });
+});
+
+/** A port of 127.0.0.1 nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** A result without what differs between two runs against a live agent: reply times and the run's id. */
 function sameRun(result: {

@@ -71,7 +71,9 @@ describe("dramaturg init", () => {
     const r = await cli(["init", "project"], { cwd: dir });
     const next = r.stdout.split("Next:")[1]!.trim().split("\n");
     expect(next).toHaveLength(3);
-    expect(next[0]).toMatch(/cd project && dramaturg eval/);
+    expect(next[0]).toMatch(/cd project && npx dramaturg eval/);
+    // Typed in a shell where dramaturg is the project's dependency: through npx, every one.
+    for (const line of next) expect(line).toMatch(/^\s*cd project && npx dramaturg /);
   });
 
   it("a second init refuses with exit 2, lists the files and writes nothing", async () => {

@@ -313,6 +313,39 @@ describe("dramaturg simulate with the action gate", () => {
     expect(JSON.parse(all.stdout).statistics.checks).toBe(2);
   });
 
+  it("counts each model's calls and tokens as its server received them, the gate's redrafts and judgements included", async () => {
+    const db = join(dir(), "billed");
+    const agentsBefore = { calls: martas.stats.calls, ...martas.stats.tokens };
+    const judgeBefore = { calls: judge.stats.calls, ...judge.stats.tokens };
+    const run = await simulate(db, judged());
+    expect(run.code).toBe(0);
+    const agentCalls = martas.stats.calls - agentsBefore.calls;
+    const judgeCalls = judge.stats.calls - judgeBefore.calls;
+    // Marta's draft and her two redrafts, Bob's one turn; one judgement of each of Marta's three attempts.
+    expect([agentCalls, judgeCalls]).toEqual([4, 3]);
+
+    const id = /simulation ([0-9a-f-]{36})/.exec(run.stderr)![1]!;
+    const document = JSON.parse((await cli(["show", id, "--db", db, "--format", "json"])).stdout);
+    expect(document.calls).toEqual({
+      agent: agentCalls,
+      judge: judgeCalls,
+      interventions: 0,
+      gate: judgeCalls,
+      gate_checks: 1,
+    });
+    expect(document.tokens.agents).toEqual({
+      input_tokens: martas.stats.tokens.prompt - agentsBefore.prompt,
+      output_tokens: martas.stats.tokens.completion - agentsBefore.completion,
+    });
+    expect(document.tokens.gate).toEqual({
+      input_tokens: judge.stats.tokens.prompt - judgeBefore.prompt,
+      output_tokens: judge.stats.tokens.completion - judgeBefore.completion,
+    });
+    const line = `4 agent calls, 3 judge calls (3 by the action gate)`;
+    expect(run.stderr).toContain(line);
+    expect((await cli(["show", id.slice(0, 8), "--db", db])).stdout).toContain(line);
+  });
+
   it("refuses a gated world without --judge, before calling the model", async () => {
     const before = martas.stats.calls;
     const { code, stderr } = await simulate("memory://");

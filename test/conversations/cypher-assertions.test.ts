@@ -51,6 +51,10 @@ describe("cypher assertions on an embedded graph", () => {
     const out = await check("MATCH (r:Reminder) RETURN count(r) AS count", 2);
     expect(out).toMatchObject({ passed: true, actual: 2, expected: 2 });
     expect(out.label).toBe("MATCH (r:Reminder) RETURN count(r) AS count");
+    // The same count as text is still the number 2, and not 3.
+    const text = "MATCH (r:Reminder) RETURN CAST(count(r) AS STRING)";
+    expect(await check(text, 2)).toMatchObject({ passed: true, actual: "2" });
+    expect(await check(text, 3)).toMatchObject({ passed: false, actual: "2" });
   });
 
   it("a text value that matches passes", async () => {
@@ -136,6 +140,15 @@ describe("cypher setup", () => {
   let server: Server;
   let base: string;
   let graph: string;
+  /** Chat requests the agent has answered. */
+  let chats = 0;
+  const seed = () => ({
+    ...loadConversationJob(
+      fileURLToPath(new URL("../fixtures/conversations/seed-example.yml", import.meta.url)),
+    ),
+    seeds: [],
+  });
+  const lines = ["Remind me tomorrow at 9, please.", "So Long, and Thanks for All the Fish"];
 
   beforeAll(async () => {
     graph = join(dir(), "setup", "graph.kz");
@@ -144,6 +157,7 @@ describe("cypher setup", () => {
       let text = "";
       req.on("data", (d) => (text += d));
       req.on("end", async () => {
+        chats++;
         const last = JSON.parse(text).messages.at(-1).content as string;
         let content = "How can I help?";
         if (/remind/i.test(last)) {
@@ -160,15 +174,11 @@ describe("cypher setup", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("runs before each pass, so each pass's assertions see that pass's writes only", async () => {
-    const seed = loadConversationJob(
-      fileURLToPath(new URL("../fixtures/conversations/seed-example.yml", import.meta.url)),
-    );
-    const lines = ["Remind me tomorrow at 9, please.", "So Long, and Thanks for All the Fish"];
+    const job = seed();
     const result = await runConversation(
       {
-        ...seed,
-        seeds: [],
-        target: { ...seed.target, url: `${base}/v1`, stateUrl: undefined, graph },
+        ...job,
+        target: { ...job.target, url: `${base}/v1`, stateUrl: undefined, graph },
         setup: [
           {
             cypher:
@@ -186,12 +196,34 @@ describe("cypher setup", () => {
     ]);
   });
 
-  it("a setup statement that fails stops the run with the engine's message", async () => {
-    const g = await openGraph(join(dir(), "broken", "graph.kz"), { write: true });
-    await expect(
-      g.run("CREATE NODE TABLE Ok(id INT64 PRIMARY KEY); CREATE (:Missing {id: 1})"),
-    ).rejects.toThrow(/Missing does not exist/);
-    await g.close();
+  it("a setup statement that fails stops the run with the engine's message, before any pass", async () => {
+    const broken = join(dir(), "broken", "graph.kz");
+    const before = chats;
+    const job = seed();
+    const run = runConversation(
+      {
+        ...job,
+        target: { ...job.target, url: `${base}/v1`, stateUrl: undefined, graph: broken },
+        setup: [
+          {
+            cypher:
+              "CREATE NODE TABLE Reminder(id SERIAL PRIMARY KEY, at STRING); CREATE (:Missing {id: 1}); CREATE (:Reminder {at: 'after the failure'})",
+          },
+        ],
+        assertions: [{ ...cypher("MATCH (r:Reminder) RETURN count(r)", 0), graph: broken }],
+      },
+      { userModel: scriptedTextModel(...lines, ...lines), judge: scriptedJudge(() => ({ score: 9 })) },
+    );
+    await expect(run).rejects.toThrow(/Missing does not exist/);
+    // No pass began: the agent was never spoken to.
+    expect(chats).toBe(before);
+    // The statements before the failing one were committed; the one after it never ran.
+    const g = await openGraph(broken);
+    try {
+      expect(await g.readValue("MATCH (r:Reminder) RETURN count(r)")).toBe(0);
+    } finally {
+      await g.close();
+    }
   });
 });
 

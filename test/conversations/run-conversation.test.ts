@@ -2,9 +2,11 @@
 // and a scripted scorer: both passes, the assertions with their actual values, the composite per pass.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConversationJob, loadConversationJob, runConversation } from "../../src/conversations/index.ts";
+import { openDatabase, openStore } from "../../src/store/index.ts";
 import { scriptedJudge } from "../../src/testing/index.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { scriptedTextModel } from "./scripted-model.ts";
@@ -15,22 +17,32 @@ let base: string;
 /** Whether the agent really writes the reminder it says it made. */
 let writes = true;
 let reminders: string[] = [];
+/** Chat requests the agent has answered. */
+let chats = 0;
+/** When set, the agent also writes each reminder it makes as a row of `audit` in this PGlite folder. */
+let agentDatabase: string | undefined;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     let text = "";
     req.on("data", (d) => (text += d));
-    req.on("end", () => {
+    req.on("end", async () => {
       if (req.url === "/state") return res.writeHead(200).end(JSON.stringify({ reminders }));
       if (req.url === "/reset") {
         reminders = [];
         return res.writeHead(200).end("{}");
       }
+      if (req.url === "/broken") return res.writeHead(503).end("{}");
+      chats++;
       const { messages } = JSON.parse(text);
       const last = messages.at(-1).content as string;
       let content = "How can I help?";
       if (/remind/i.test(last)) {
         if (writes) reminders.push("tomorrow 09:00");
+        if (writes && agentDatabase) {
+          const db = await openDatabase(agentDatabase);
+          await db.exec("INSERT INTO audit VALUES ('tomorrow 09:00')").finally(() => db.close());
+        }
         content = "Done: a reminder for tomorrow at 9:00.";
       } else if (/capital/i.test(last)) content = "Paris.";
       res.writeHead(200).end(JSON.stringify({ choices: [{ message: { role: "assistant", content } }] }));
@@ -113,24 +125,53 @@ describe("runConversation", () => {
   });
 
   it("runs sql setup before each pass and checks sql assertions against the same database", async () => {
-    const { openStore } = await import("../../src/store/index.ts");
-    const { join } = await import("node:path");
     const folder = join(dir(), "agent-db");
     await (await openStore(folder)).close();
+    // The agent keeps its reminders in the database now: each reminder it makes is a row.
+    agentDatabase = folder;
     writes = true;
-    const base = job();
-    const result = await runConversation(
-      {
-        ...base,
-        target: { ...base.target, database: folder },
-        setup: [
-          { sql: "DROP TABLE IF EXISTS audit; CREATE TABLE audit (n int); INSERT INTO audit VALUES (1)" },
-        ],
-        assertions: [{ kind: "sql", sql: "SELECT count(*) FROM audit", expected: 1, weight: 1 }],
-      },
-      { userModel: user(), judge },
-    );
-    // Setup ran before each pass: each sees one row, not one per pass.
-    expect(result.passes.map((p) => p.assertions[0]!.actual)).toEqual([1, 1]);
+    const template = job();
+    try {
+      const result = await runConversation(
+        {
+          ...template,
+          target: { ...template.target, stateUrl: undefined, database: folder },
+          setup: [{ sql: "DROP TABLE IF EXISTS audit; CREATE TABLE audit (at text)" }],
+          assertions: [{ kind: "sql", sql: "SELECT count(*) FROM audit", expected: 1, weight: 1 }],
+        },
+        { userModel: user(), judge },
+      );
+      // Each pass wrote one row; setup emptied the table before the second, so it counts its own only (not 2).
+      expect(result.passes.map((p) => [p.pass, p.assertions[0]!.actual, p.assertions[0]!.passed])).toEqual([
+        ["without_facts", 1, true],
+        ["with_facts", 1, true],
+      ]);
+    } finally {
+      agentDatabase = undefined;
+    }
+  });
+
+  it("a setup step that fails stops the run before any pass: an HTTP error status, an sql error", async () => {
+    const before = chats;
+    const template = job();
+    await expect(
+      runConversation(
+        { ...template, setup: [{ http: `${base}/broken`, method: "POST" }] },
+        { userModel: user(), judge },
+      ),
+    ).rejects.toThrow(/^setup POST http:\/\/127\.0\.0\.1:\d+\/broken answered HTTP 503$/);
+    const folder = join(dir(), "broken-db");
+    await (await openStore(folder)).close();
+    await expect(
+      runConversation(
+        {
+          ...template,
+          target: { ...template.target, database: folder },
+          setup: [{ sql: "CREATE TABLE audit (at text); INSERT INTO nowhere VALUES (1)" }],
+        },
+        { userModel: user(), judge },
+      ),
+    ).rejects.toThrow(/relation "nowhere" does not exist/);
+    expect(chats).toBe(before);
   });
 });

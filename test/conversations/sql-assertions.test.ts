@@ -41,6 +41,9 @@ describe("sql assertions on a PGlite folder", () => {
         sql("SELECT count(*) FROM reminders", 1),
         sql("SELECT at FROM reminders", "day 0"),
         sql("SELECT count(*) FROM reminders", 2),
+        // A count as text, as a PostgreSQL server sends a bigint: still the number 1, not 2.
+        sql("SELECT count(*)::text FROM reminders", 1),
+        sql("SELECT count(*)::text FROM reminders", 2),
       ],
       { conversation, database: folder },
     );
@@ -48,6 +51,8 @@ describe("sql assertions on a PGlite folder", () => {
       [true, 1, 1],
       [true, "day 0", "day 0"],
       [false, 1, 2],
+      [true, "1", 1],
+      [false, "1", 2],
     ]);
     expect(out[2]!.label).toBe("SELECT count(*) FROM reminders");
   });
@@ -70,11 +75,15 @@ describe("sql assertions on a PGlite folder", () => {
   it("say what is missing: no database named, or a query of several values", async () => {
     const [none] = await checkAssertions([sql("SELECT 1", 1)], { conversation });
     expect(none!.error).toMatch(/no database to query/);
-    const [several] = await checkAssertions([sql("SELECT 1 AS a, 2 AS b", 1)], {
-      conversation,
-      database: folder,
+    const [columns, rows] = await checkAssertions(
+      [sql("SELECT 1 AS a, 2 AS b", 1), sql("SELECT n FROM generate_series(1, 3) AS n", 1)],
+      { conversation, database: folder },
+    );
+    expect(columns).toMatchObject({
+      passed: false,
+      error: "the query returned 2 columns; expected one value",
     });
-    expect(several!.error).toBe("the query returned 2 columns; expected one value");
+    expect(rows).toMatchObject({ passed: false, error: "the query returned 3 rows; expected one value" });
   });
 });
 

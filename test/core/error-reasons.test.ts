@@ -52,7 +52,7 @@ describe("error reasons", () => {
     );
   });
 
-  it("errored verdicts are grouped by name and reason, most frequent first, with the first message as example", () => {
+  it("errored verdicts are grouped by name and reason, most frequent first, with the first key's message as example", () => {
     const verdicts = [
       ok("a"),
       failed("b", "the judge did not answer within 60000 ms"),
@@ -80,6 +80,28 @@ describe("error reasons", () => {
         count: 1,
         example: "no fixture verdict for adherence/e agent=marta trial=1",
       },
+    ]);
+  });
+
+  it("the reasons, their order and their examples do not depend on the order the verdicts came in", () => {
+    const verdicts = [
+      failed("q", "the judge did not answer within 61000 ms"),
+      failed("k", "HTTP 500 from the provider"),
+      failed("b", "the judge did not answer within 60000 ms"),
+      failed("z", "the judge did not answer within 62000 ms"),
+      failed("a", "no fixture verdict for adherence/a agent=marta trial=1", "MissingVerdictError"),
+      failed("m", "HTTP 500 from the provider, again"),
+      ok("c"),
+    ];
+    const reasons = summarizeErrors(verdicts);
+    expect(summarizeErrors([...verdicts].reverse())).toEqual(reasons);
+    expect(summarizeErrors([...verdicts.slice(3), ...verdicts.slice(0, 3)])).toEqual(reasons);
+    // Key b sorts first of its group; equal counts go by name, then reason.
+    expect(reasons.map((r) => [r.count, r.name, r.example])).toEqual([
+      [3, "JudgeError", "the judge did not answer within 60000 ms"],
+      [1, "JudgeError", "HTTP 500 from the provider"],
+      [1, "JudgeError", "HTTP 500 from the provider, again"],
+      [1, "MissingVerdictError", "no fixture verdict for adherence/a agent=marta trial=1"],
     ]);
   });
 

@@ -73,6 +73,31 @@ describe("the drift scenario", () => {
     });
   });
 
+  it("counts every attempt's judge calls in the check's entry, as the judge reported them", async () => {
+    const scripted = driftJudge();
+    // Each answer took a retry at the provider: two calls billed per request.
+    const judge: Judge = {
+      descriptor: scripted.descriptor,
+      judge: async (request, options) => ({ ...(await scripted.judge(request, options)), calls: 2 }),
+    };
+    const sink = memoryCorrectionLog();
+    const gate = createActionGate({
+      judge,
+      config: { gate_adherence_enabled: true },
+      propositions: ALL_SETS,
+      log: sink.log,
+    });
+    const { regenerate } = scriptedRegenerate(drift.retries);
+    const result = await gate.check({
+      agent: marta,
+      tentativeText: drift.drift,
+      history: drift.history,
+      regenerate,
+    });
+    expect(result.attempts).toHaveLength(3);
+    expect(sink.entries[0]!.judge_calls).toBe(6);
+  });
+
   it("gives each retry every earlier failed attempt with its scores, reasoning and recommendations", async () => {
     const gate = createActionGate({
       judge: driftJudge(),
@@ -416,6 +441,9 @@ describe("fail-open", () => {
       timed_out: true,
     });
     expect(sink.entries[0]!.dimension_scores.adherence!.reasoning).toMatch(/did not answer within 30 ms/);
+    // The request reached the judge and is billed, though its answer never came.
+    expect(judge.requests).toHaveLength(1);
+    expect(sink.entries[0]!.judge_calls).toBe(1);
   });
 
   it("waits 5 s for a judge by default, and no longer", async () => {

@@ -65,10 +65,11 @@ describe("a stored simulation", () => {
       transcript: { messages: 2, dropped: 0, source: `simulation:${id}` },
       gate: { checks: 1, outcomes: { forced_through: 1 } },
       statistics: { checks: 1, forced_through: 1, original_successes: 0 },
-      calls: { agent: 2, gate_checks: 1 },
     });
     expect(document.world.hash).toMatch(/^[0-9a-f]{16}$/);
     // Two acts, Marta's with two redrafts: four model calls of 10 + 5 tokens each (scripted-agent-model.ts).
+    // The scripted judge calls no model, so it bills none.
+    expect(document.calls).toEqual({ agent: 4, judge: 0, interventions: 0, gate: 0, gate_checks: 1 });
     expect(document.tokens.agents).toEqual({ input_tokens: 40, output_tokens: 20 });
     const stored = await store.messages.query({ source: `simulation:${id}` });
     expect(stored.map((m) => m.sender).sort()).toEqual(["bob", "captain", "marta"]);

@@ -108,6 +108,18 @@ describe("openStore", () => {
     expect((error as StoreError).message).toContain("postgres://dramaturg@127.0.0.1:1/dramaturg");
   });
 
+  test("an unreachable PostgreSQL server is one line: where, why, and the way on without one", async () => {
+    for (const [url, where] of [
+      ["postgres://dramaturg@127.0.0.1:1/dramaturg", "127.0.0.1:1"],
+      ["postgres://dramaturg@localhost:1/dramaturg", "localhost:1"],
+    ] as const) {
+      const error = await failureOf(openStore(url));
+      expect((error as StoreError).message).toBe(
+        `could not connect to PostgreSQL at ${where}: connection refused. Is it running? Check the host and port of ${url}, or try --db memory:// to run without one`,
+      );
+    }
+  });
+
   test("the password of a PostgreSQL URL never appears in a connection error", async () => {
     for (const password of ["hunter2-secret", "p%40ss%2Fw0rd-secret"]) {
       const url = `postgresql://alice:${password}@127.0.0.1:1/dramaturg?connect_timeout=2`;

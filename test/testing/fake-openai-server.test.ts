@@ -189,27 +189,44 @@ describe("fake OpenAI server", () => {
       () => "answered",
       () => "failed",
     );
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await server.until((s) => s.hanging === 1);
     expect(server.stats.inFlight).toBe(1);
     const started = Date.now();
     await server.close();
     expect(await pending).toBe("failed");
     expect(Date.now() - started).toBeLessThan(1000);
+    // The server ended it: not a client giving up.
+    expect(server.stats).toMatchObject({ inFlight: 0, hanging: 0, aborted: 0 });
   });
 
-  it("a client abort frees a hanging request", async () => {
+  it("a client abort frees a hanging request, and the server counts it as given up", async () => {
     const { server } = await start({ faults: [{ type: "hang" }] });
     const controller = new AbortController();
     const pending = fetch(`${server.url}/chat/completions`, {
       method: "POST",
       body: JSON.stringify({ model: "m", messages: [] }),
       signal: controller.signal,
-    }).catch(() => "aborted");
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    }).then(
+      () => "answered",
+      (error: Error) => error.name,
+    );
+    // Abort only once the server holds the request: it arrived, and it is the one being given up.
+    await server.until((s) => s.hanging === 1);
+    expect(server.stats).toMatchObject({ calls: 1, inFlight: 1, aborted: 0 });
     controller.abort();
-    expect(await pending).toBe("aborted");
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(server.stats.inFlight).toBe(0);
+    expect(await pending).toBe("AbortError");
+    await server.until((s) => s.inFlight === 0);
+    expect(server.stats).toMatchObject({ calls: 1, inFlight: 0, hanging: 0, aborted: 1 });
+  });
+
+  it("an answered request is not counted as given up, and waiting on the stats stops at a deadline", async () => {
+    const { server } = await start({ respond: () => "ok" });
+    expect((await post(server.url, { model: "m", messages: [] })).status).toBe(200);
+    await server.until((s) => s.inFlight === 0);
+    expect(server.stats).toMatchObject({ calls: 1, hanging: 0, aborted: 0 });
+    await expect(server.until((s) => s.calls === 2, { timeoutMs: 20 })).rejects.toThrow(
+      /did not meet the condition within 20 ms \(calls 1, in flight 0, hanging 0, aborted 0\)/,
+    );
   });
 
   it("holds hundreds of requests in flight at once", async () => {

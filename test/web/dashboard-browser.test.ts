@@ -14,7 +14,7 @@ import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { listSessionAnalyses } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { launchChromium } from "./chromium.ts";
+import { browserSuite, launchChromium, skipBrowserTests } from "./chromium.ts";
 
 const TOKEN = "browser-test-token-0123456789abcdef";
 const dir = useTempDir("dramaturg-web-");
@@ -28,13 +28,15 @@ let browser: BrowserContext;
 const incidents: string[] = [];
 
 beforeAll(async () => {
+  if (skipBrowserTests) return;
+  // The browser first: where one is required and missing, every test fails at once, saying why.
+  chromium = await launchChromium(join(dir(), "chromium"));
+  browser = chromium.context;
   await buildDemoStore(join(dir(), "store"));
   store = await openStore(join(dir(), "store"));
   const baselines = readBaselineFolder(DEMO_BASELINES);
   server = await startServer({ db: store, port: 0, baselines });
   guarded = await startServer({ db: store, port: 0, token: TOKEN });
-  chromium = await launchChromium(join(dir(), "chromium"));
-  browser = chromium.context;
 }, 120_000);
 
 afterAll(async () => {
@@ -61,7 +63,7 @@ async function open(url: string): Promise<Page> {
   return page;
 }
 
-describe("the dashboard in Chromium", () => {
+describe.skipIf(skipBrowserTests)(browserSuite("the dashboard in Chromium"), () => {
   it("the agents page lists every agent and links to its drift chart", async () => {
     const page = await open(`${server.url}/`);
     expect(page.url()).toBe(`${server.url}/agents`);
@@ -158,7 +160,7 @@ describe("the dashboard in Chromium", () => {
   });
 });
 
-describe("the dashboard of a server started with a token", () => {
+describe.skipIf(skipBrowserTests)(browserSuite("the dashboard of a server started with a token"), () => {
   it.each(["/agents", `/agents/${REGRESSING_AGENT}`, "/runs", "/sessions", "/conversations", "/corrections"])(
     "%s without the token is a 401",
     async (path) => {

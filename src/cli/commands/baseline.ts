@@ -2,6 +2,7 @@
 // `_environments.json` for the channels) that `dramaturg ci` compares against.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Command } from "commander";
 import { round, shownPath } from "../../core/index.ts";
 import {
   baselineOf,
@@ -11,12 +12,34 @@ import {
   readEnvironmentBaseline,
   serializeBaseline,
 } from "../../harness/index.ts";
-import type { EvalFlags } from "./eval.ts";
-import { evaluate, setupEvaluation } from "./eval.ts";
-import { measure } from "./measure.ts";
+import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
+import { setExitCode } from "../exit-code.ts";
+import { ENSEMBLE_DEMO_ARGS, examples } from "../help-examples.ts";
+import { evaluate, measure, setupEvaluation } from "../persona-evaluation.ts";
 
 export interface BaselineFlags extends EvalFlags {
   out?: string;
+}
+
+export function registerBaselineCommand(program: Command): void {
+  addEvaluationOptions(
+    program
+      .command("baseline")
+      .description(
+        "evaluate and write golden baselines: one <agent_id>.json per agent and _environments.json per channel",
+      )
+      .argument("[transcripts...]", "transcript files; default: the project's sources"),
+  )
+    .option("--out <dir>", "baselines folder (default: baselines in dramaturg.yaml, else ./baselines)")
+    .addHelpText(
+      "after",
+      examples(
+        "dramaturg baseline",
+        `dramaturg baseline ${ENSEMBLE_DEMO_ARGS} --out examples/ensemble/baselines`,
+        "dramaturg baseline --agents ines,dov --trials 3",
+      ),
+    )
+    .action(async (transcripts: string[], flags) => setExitCode(await baselineCommand(transcripts, flags)));
 }
 
 export async function baselineCommand(sources: string[], flags: BaselineFlags): Promise<number> {

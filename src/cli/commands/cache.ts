@@ -2,7 +2,8 @@
 import { type Command, Option } from "commander";
 import { InputError, JUDGE_PROVIDERS } from "../../core/index.ts";
 import { emptyVerdictCacheStats, openStore, redactUrl, storeExists } from "../../store/index.ts";
-import { examples, setExitCode } from "../program.ts";
+import { setExitCode } from "../exit-code.ts";
+import { examples } from "../help-examples.ts";
 import { resolveSettings } from "../settings.ts";
 
 interface CacheFlags {

@@ -1,6 +1,7 @@
 // `dramaturg ci`: evaluate the agents that have baselines, compare, write the PR comment and JUnit XML,
 // and exit 1 on a regression. Baselines are read and checked against the transcript before any judging.
 import { writeFileSync } from "node:fs";
+import { type Command, Option } from "commander";
 import { InputError, shownPath, type Transcript, transcriptChannels } from "../../core/index.ts";
 import {
   type BaselineFolder,
@@ -12,14 +13,44 @@ import {
   renderCiMarkdown,
   renderCiTable,
 } from "../../harness/index.ts";
+import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
+import { setExitCode } from "../exit-code.ts";
 import { tableOrJson } from "../flags.ts";
-import type { EvalFlags } from "./eval.ts";
-import { evaluate, setupEvaluation } from "./eval.ts";
-import { measure } from "./measure.ts";
+import { ENSEMBLE_DEMO_ARGS, examples } from "../help-examples.ts";
+import { evaluate, measure, setupEvaluation } from "../persona-evaluation.ts";
 
 export interface CiFlags extends EvalFlags {
   markdown?: string;
   junit?: string;
+}
+
+export function registerCiCommand(program: Command): void {
+  addEvaluationOptions(
+    program
+      .command("ci")
+      .description(
+        "evaluate the agents that have baselines and fail (exit 1) when a dimension fell more than the threshold",
+      )
+      .argument("[transcripts...]", "transcript files; default: the project's sources"),
+  )
+    .option("--baselines <dir>", "baselines folder (default: baselines in dramaturg.yaml, else ./baselines)")
+    .option("--threshold <points>", "a drop of more than this many points is a regression (default 1.0)")
+    .option("--markdown <file>", "write a pull-request comment (Markdown) here")
+    .option("--junit <file>", "write JUnit XML here (one test case per agent × dimension)")
+    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .addHelpText(
+      "after",
+      `${examples(
+        "dramaturg ci",
+        `dramaturg ci ${ENSEMBLE_DEMO_ARGS} --baselines examples/ensemble/baselines --markdown persona-check.md --junit persona-check.xml`,
+        "dramaturg ci --trials 3 --threshold 1.5 --format json",
+      )}
+A stale baseline (persona, propositions or judge changed) is reported, not compared, and does not fail.
+With --trials N a drop fails only when every trial is below baseline − threshold.
+Exit codes: 0 no regression · 1 regression · 2 bad input or baselines · 3 could not complete
+`,
+    )
+    .action(async (transcripts: string[], flags) => setExitCode(await ciCommand(transcripts, flags)));
 }
 
 /** Every baseline must name an agent (and channel) of the transcript: else it was made from another one. */

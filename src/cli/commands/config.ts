@@ -11,9 +11,10 @@ import {
   InputError,
   validateInput,
 } from "../../core/index.ts";
-import { examples, setExitCode } from "../program.ts";
+import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
+import { setExitCode } from "../exit-code.ts";
+import { examples } from "../help-examples.ts";
 import { type Origin, ProjectFileSchema, type ResolvedSettings, resolveSettings } from "../settings.ts";
-import { addEvaluationOptions, type EvalFlags } from "./eval.ts";
 
 export function registerConfigCommand(program: Command): void {
   const config = program

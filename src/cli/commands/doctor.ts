@@ -18,7 +18,8 @@ import {
 } from "../../core/index.ts";
 import { createJudgeModel, LlmJudge, loadFixtures } from "../../judge/index.ts";
 import { openStore, storeExists } from "../../store/index.ts";
-import { examples, setExitCode } from "../program.ts";
+import { setExitCode } from "../exit-code.ts";
+import { examples } from "../help-examples.ts";
 import { findProjectFile, loadProjectFile, resolveSettings, type Settings } from "../settings.ts";
 
 interface DoctorFlags {

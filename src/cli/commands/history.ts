@@ -1,9 +1,12 @@
 // `dramaturg history`: an agent's scores over its completed runs in the store, as a sparkline and a small
 // table, marking baselines and the points where judge, propositions or persona changed.
+import { type Command, Option } from "commander";
 import { AGENT_DIMENSIONS, ENVIRONMENT_DIMENSIONS, InputError } from "../../core/index.ts";
 import { agentHistory, padColumns, sparkline } from "../../harness/index.ts";
 import { openStore } from "../../store/index.ts";
+import { setExitCode } from "../exit-code.ts";
 import { limitFlag, tableOrJson } from "../flags.ts";
+import { examples } from "../help-examples.ts";
 import { resolveSettings } from "../settings.ts";
 
 export interface HistoryFlags {
@@ -13,6 +16,26 @@ export interface HistoryFlags {
   limit?: string;
   db?: string;
   config?: string;
+}
+
+export function registerHistoryCommand(program: Command): void {
+  program
+    .command("history")
+    .description("an agent's scores over its stored runs: sparkline and table, or JSON")
+    .requiredOption("--agent <id>", "the agent")
+    .option("--dimension <dimension>", "adherence, consistency or fluency (default: the overall score)")
+    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .option("--limit <n>", "the last N runs", "30")
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--config <file>", "project file to use")
+    .addHelpText(
+      "after",
+      examples(
+        "dramaturg history --agent dov",
+        "dramaturg history --agent ines --dimension adherence --format json",
+      ),
+    )
+    .action(async (flags) => setExitCode(await historyCommand(flags)));
 }
 
 export async function historyCommand(flags: HistoryFlags): Promise<number> {

@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { InputError, PERSONA_DIMENSIONS } from "../../core/index.ts";
 import { builtinPropositionFilePath } from "../../propositions/index.ts";
-import { examples, setExitCode } from "../program.ts";
+import { setExitCode } from "../exit-code.ts";
+import { examples } from "../help-examples.ts";
 import { projectFileJsonSchema } from "../settings.ts";
 
 const SCAFFOLD = fileURLToPath(new URL("../scaffold/", import.meta.url));
@@ -82,9 +83,10 @@ export function initCommand(dir: string | undefined, { force = false }: { force?
       ...[...files.keys(), ".gitignore"].map((f) => `  ${f}`),
       "",
       "Next:",
-      `  ${cd}dramaturg eval                              # score the example offline (hand-written verdicts)`,
-      `  ${cd}dramaturg doctor                            # check the project file, the store and the judge`,
-      `  ${cd}dramaturg eval --judge openai:gpt-4o-mini   # a live judge (export OPENAI_API_KEY=… first)`,
+      // What the user types in a shell where dramaturg is a dependency of the project, not a global command.
+      `  ${cd}npx dramaturg eval                              # score the example offline (hand-written verdicts)`,
+      `  ${cd}npx dramaturg doctor                            # check the project file, the store and the judge`,
+      `  ${cd}npx dramaturg eval --judge openai:gpt-4o-mini   # a live judge (export OPENAI_API_KEY=… first)`,
       "",
     ].join("\n"),
   );

@@ -1,13 +1,41 @@
 // `dramaturg record`: judge once with a live model writing every verdict as fixtures, replay the file
 // with the fixture judge, check both give identical scores, and print the commands CI should run.
 import { resolve } from "node:path";
+import type { Command } from "commander";
 import { formatJudgeSpec, InputError, parseJudgeSpec, shownPath } from "../../core/index.ts";
 import { measurementOf, replayDifferences } from "../../harness/index.ts";
-import { type EvalFlags, setupEvaluation } from "./eval.ts";
-import { measure } from "./measure.ts";
+import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
+import { setExitCode } from "../exit-code.ts";
+import { examples } from "../help-examples.ts";
+import { measure, setupEvaluation } from "../persona-evaluation.ts";
 
 export interface RecordFlags extends EvalFlags {
   out: string;
+}
+
+export function registerRecordCommand(program: Command): void {
+  addEvaluationOptions(
+    program
+      .command("record")
+      .description(
+        "record once live, replay in CI: judge with a live model, save every verdict as fixtures, and check the replay gives identical scores",
+      )
+      .argument("[transcripts...]", "transcript files; default: the project's sources"),
+  )
+    .requiredOption("--out <file>", "judge-fixtures file to write (dramaturg.judge-fixtures/v1)")
+    .addHelpText(
+      "after",
+      `${examples(
+        "OPENAI_API_KEY=… dramaturg record chat.json --judge openai:gpt-4o-mini --out fixtures/judge.json",
+        "dramaturg record chat.json --judge openai-compatible:qwen2.5 --judge-base-url http://localhost:11434/v1 --out fixtures/judge.json",
+      )}
+Record once live: a real model judges and every verdict is written to --out. Replay in CI: the
+fixture judge (--judge fixtures:FILE) answers from that file, with no model calls and the same
+scores every time. The command replays the file itself to prove the scores match, then prints the
+\`dramaturg baseline\` and \`dramaturg ci\` commands to commit and run.
+`,
+    )
+    .action(async (transcripts: string[], flags) => setExitCode(await recordCommand(transcripts, flags)));
 }
 
 /** The flags that change what is judged, to repeat them in the replay commands. */

@@ -1,7 +1,8 @@
 // `dramaturg serve`: the HTTP API and the dashboard over the store, until Ctrl-C or SIGTERM. Loopback by
 // default; any other host needs DRAMATURG_TOKEN, which every request must then carry. The token is never printed.
 import type { Command } from "commander";
-import { examples, setExitCode } from "../program.ts";
+import { setExitCode } from "../exit-code.ts";
+import { examples } from "../help-examples.ts";
 
 export interface ServeFlags {
   db?: string;

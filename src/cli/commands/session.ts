@@ -1,135 +1,11 @@
 // `dramaturg session analyze FILE…`: the library's analyzeSession, rendered as JSON (the seed's API
 // response plus tool findings and latency), a table, or Markdown.
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { Option } from "commander";
 import type { SessionAnalysis, SessionsAnalysis } from "../../sessions/index.ts";
-import { examples } from "../program.ts";
-import { registerStoredList } from "./stored-list.ts";
-
-const score = (v: number | null) => (v === null ? "—" : v.toFixed(2));
-const ms = (v: number | null) => (v === null ? "—" : `${Math.round(v)} ms`);
-
-/** A plain-text table per session: scores, agents, findings, recommendations, latency. */
-export function renderSessionTable(result: SessionsAnalysis): string {
-  const out: string[] = [];
-  for (const [i, a] of result.analyses.entries()) {
-    if (i > 0) out.push("");
-    out.push(`session ${a.session_id ?? i + 1}${a.task_id ? ` (task ${a.task_id})` : ""}`);
-    out.push(
-      `  overall ${score(a.overall_score)} · coordination ${score(a.coordination_score)} · intent drift ${score(a.intent_drift_score)} · task completed ${a.task_completion ?? "—"}`,
-    );
-    if (a.overall.left_out.length)
-      out.push(
-        `  left out of the overall: ${a.overall.left_out.map((l) => `${l.metric} (${l.reason.replaceAll("_", " ")})`).join(", ")}`,
-      );
-    out.push("", "  agent            overall  tool use  reasoning  handoff  response  interactions");
-    for (const [id, s] of Object.entries(a.per_agent_scores))
-      out.push(
-        `  ${id.padEnd(16).slice(0, 16)} ${score(s.overall).padStart(7)}  ${score(s.tool_use).padStart(8)}  ${score(s.reasoning).padStart(9)}  ${score(s.handoff).padStart(7)}  ${score(s.response_quality).padStart(8)}  ${String(s.interactions_count).padStart(12)}`,
-      );
-    const bad = a.turn_results.filter((t) => t.is_bad);
-    if (bad.length) {
-      out.push("", "  bad turns:");
-      for (const t of bad)
-        out.push(
-          `  turn ${t.turn_index}: ${t.detection_type} (${t.confidence.toFixed(2)})${t.agent_id ? ` by ${t.agent_id}` : ""}${t.reason ? ` — ${t.reason}` : ""}`,
-        );
-    }
-    out.push(
-      "",
-      `  tool calls: ${a.tool_calls.total}, with findings: ${a.tool_calls.with_findings}, not checked: ${a.tool_calls.unchecked}`,
-    );
-    for (const f of a.tool_validation)
-      out.push(
-        `  ${f.severity.padEnd(6)} turn ${f.turn_index} ${f.agent_id} ${f.tool_name}: ${f.type} — ${f.message}`,
-      );
-    if (a.recommendations.length) {
-      out.push("", "  recommendations:");
-      for (const r of a.recommendations)
-        out.push(
-          `  - ${r.text}${r.findings.length ? ` (${r.findings.length} finding${r.findings.length === 1 ? "" : "s"})` : ""}`,
-        );
-    }
-    const tools = Object.entries(a.latency.per_tool);
-    if (tools.length) {
-      out.push("", "  tool             calls  errors      p50      p95      max");
-      for (const [name, t] of tools)
-        out.push(
-          `  ${name.padEnd(16).slice(0, 16)} ${String(t.calls).padStart(5)}  ${String(t.errors).padStart(6)}  ${ms(t.p50_ms).padStart(7)}  ${ms(t.p95_ms).padStart(7)}  ${ms(t.max_ms).padStart(7)}`,
-        );
-    }
-    const slow = a.latency.slowest_tool_call ?? a.latency.slowest_interaction;
-    if (slow)
-      out.push(
-        `  slowest: ${slow.agent_id}${slow.tool_name ? ` → ${slow.tool_name}` : ""} in turn ${slow.turn_index}, ${ms(slow.latency_ms)}`,
-      );
-  }
-  if (result.judge) {
-    const j = result.judge;
-    out.push(
-      "",
-      `judge ${j.spec}: ${j.requests} request(s), ${j.calls} model call(s) (${j.calls_per_session.toFixed(1)} per session), ${j.token_usage.input_tokens + j.token_usage.output_tokens} tokens${j.errored ? `, ${j.errored} verdict(s) failed` : ""}`,
-    );
-  }
-  if (result.pass_k)
-    out.push(
-      "",
-      `pass^k over ${result.pass_k.tasks} task(s), ${result.pass_k.runs_per_task} runs each: ${Object.entries(
-        result.pass_k.pass_k,
-      )
-        .map(([k, v]) => `k=${k} ${v.toFixed(2)}`)
-        .join(" · ")}`,
-    );
-  for (const s of result.sources) for (const n of s.notes) out.push(`note: ${s.file}: ${n}`);
-  return out.join("\n");
-}
-
-/** Markdown: the same as the table, for a PR comment or a report. */
-export function renderSessionMarkdown(result: SessionsAnalysis): string {
-  const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
-  const out: string[] = [];
-  for (const [i, a] of result.analyses.entries()) {
-    out.push(`## Session ${cell(a.session_id ?? String(i + 1))}`, "");
-    out.push(
-      `Overall **${score(a.overall_score)}** · coordination ${score(a.coordination_score)} · intent drift ${score(a.intent_drift_score)}`,
-      "",
-    );
-    out.push(
-      "| agent | overall | tool use | reasoning | handoff | response | interactions |",
-      "|---|---|---|---|---|---|---|",
-    );
-    for (const [id, s] of Object.entries(a.per_agent_scores))
-      out.push(
-        `| ${cell(id)} | ${score(s.overall)} | ${score(s.tool_use)} | ${score(s.reasoning)} | ${score(s.handoff)} | ${score(s.response_quality)} | ${s.interactions_count} |`,
-      );
-    if (a.tool_validation.length) {
-      out.push("", "| turn | agent | tool | finding | severity | detail |", "|---|---|---|---|---|---|");
-      for (const f of a.tool_validation)
-        out.push(
-          `| ${f.turn_index} | ${cell(f.agent_id)} | ${cell(f.tool_name)} | ${f.type} | ${f.severity} | ${cell(f.message)} |`,
-        );
-    }
-    if (a.recommendations.length) {
-      out.push("");
-      for (const r of a.recommendations) out.push(`- ${cell(r.text)}`);
-    }
-    out.push("");
-  }
-  return out.join("\n");
-}
-
-/** Writes an analysis in `format` to `out` or stdout (JSON: the library's document of it). */
-export async function emitSessions(result: SessionsAnalysis, format: string, out?: string): Promise<void> {
-  const text =
-    format === "json"
-      ? `${JSON.stringify((await import("../../sessions/index.ts")).sessionsDocument(result), null, 2)}\n`
-      : `${format === "markdown" ? renderSessionMarkdown(result) : renderSessionTable(result)}\n`;
-  if (out) {
-    writeFileSync(out, text);
-    process.stderr.write(`wrote ${out}\n`);
-  } else process.stdout.write(text);
-}
+import { examples } from "../help-examples.ts";
+import { emitSessions, score } from "../session-report.ts";
+import { registerStoredList } from "../stored-list.ts";
 
 export function registerSessionCommands(program: Command): void {
   registerStoredList(program, {
@@ -200,7 +76,7 @@ export function registerSessionCommands(program: Command): void {
     )
     .action(async (files: string[], flags: SessionFlags) => {
       const { analyzeSession } = await import("../../sessions/index.ts");
-      const { InputError } = await import("../../core/index.ts");
+      const { InputError, expandFilePatterns } = await import("../../core/index.ts");
       const concurrency = Number(flags.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
         throw new InputError(
@@ -246,6 +122,7 @@ export function registerSessionCommands(program: Command): void {
         }
       } else {
         if (files.length === 0) throw new InputError("give the session files to analyse (or --resume)");
+        const sessionFiles = expandFilePatterns(files, { noun: "session file" });
         // The run exists in the store once it has started: until then a second Ctrl-C waits for it.
         let started!: () => void;
         const resumable = new Promise<void>((resolve) => {
@@ -253,7 +130,7 @@ export function registerSessionCommands(program: Command): void {
         });
         result = await withInterrupts(
           (signal) =>
-            analyzeSession(files, {
+            analyzeSession(sessionFiles, {
               from: flags.from,
               tools: flags.tools,
               judge: flags.judge,

@@ -2,8 +2,8 @@
 import { InputError } from "../../core/index.ts";
 import { loadEvalResult } from "../../scorers/index.ts";
 import { storeExists } from "../../store/index.ts";
+import { emitEvalResult } from "../evaluation-report.ts";
 import { resolveSettings } from "../settings.ts";
-import { emit } from "./eval.ts";
 
 export async function showCommand(
   id: string | undefined,
@@ -37,14 +37,14 @@ export async function showCommand(
       const { loadSessionAnalysis } = await import("../../sessions/index.ts");
       const analysis = await ofKind(loadSessionAnalysis({ store, id }));
       if (analysis) {
-        const { emitSessions } = await import("./session.ts");
+        const { emitSessions } = await import("../session-report.ts");
         await emitSessions(analysis, format, flags.out);
         return 0;
       }
       const { loadConversationResult } = await import("../../conversations/index.ts");
       const conversation = await ofKind(loadConversationResult({ store, id }));
       if (conversation) {
-        const { renderConversationTable } = await import("./converse.ts");
+        const { renderConversationTable } = await import("../conversation-report.ts");
         return print(
           format === "json"
             ? `${JSON.stringify(conversation, null, 2)}\n`
@@ -54,7 +54,7 @@ export async function showCommand(
       const { loadSimulationResult } = await import("../../corrections/index.ts");
       const simulation = await ofKind(loadSimulationResult({ store, id }));
       if (simulation) {
-        const { renderSimulation } = await import("./simulate.ts");
+        const { renderSimulation } = await import("../corrections-report.ts");
         return print(
           format === "json" ? `${JSON.stringify(simulation, null, 2)}\n` : renderSimulation(simulation),
         );
@@ -63,6 +63,6 @@ export async function showCommand(
       await store.close();
     }
   }
-  emit(await loadEvalResult({ store: settings.db, id }), format, { out: flags.out, settings });
+  emitEvalResult(await loadEvalResult({ store: settings.db, id }), format, { out: flags.out, settings });
   return 0;
 }

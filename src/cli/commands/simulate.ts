@@ -2,11 +2,11 @@
 // a `simulation` evaluation (its messages, gate checks and result), which `simulations` lists and `show` reprints.
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { InputError, type TokenUsage } from "../../core/index.ts";
-import type { SimulationResultDocument, WorldCorrectionsSummary } from "../../corrections/index.ts";
-import { examples, setExitCode } from "../program.ts";
-import { statisticsTable } from "./corrections.ts";
-import { registerStoredList } from "./stored-list.ts";
+import { InputError } from "../../core/index.ts";
+import { renderSimulation } from "../corrections-report.ts";
+import { setExitCode } from "../exit-code.ts";
+import { examples } from "../help-examples.ts";
+import { registerStoredList } from "../stored-list.ts";
 
 interface SimulateFlags {
   model?: string;
@@ -127,38 +127,4 @@ export async function simulateCommand(worldPath: string, flags: SimulateFlags): 
   } finally {
     await store?.close();
   }
-}
-
-/** A stored simulation as `simulate` reports it and `show` reprints it: what ran, what fired, what the gate did. */
-export function renderSimulation(doc: SimulationResultDocument & { evaluation_id: string }): string {
-  const id = doc.evaluation_id;
-  const lines = [
-    `simulated ${doc.steps} steps: ${doc.transcript.messages} messages (${doc.transcript.dropped} dropped), ${doc.calls.agent} agent calls, ${doc.calls.judge} judge calls, ${doc.interventions.length} interventions fired`,
-    `simulation ${id} of ${doc.world.file} (world ${doc.world.hash}), model ${doc.model ?? "–"}, seed ${doc.seed}; messages stored as ${doc.transcript.source}`,
-  ];
-  for (const fired of doc.interventions)
-    lines.push(`  step ${fired.step}: ${fired.name} (${fired.agent_ids.join(", ")})`);
-  const usage = (u: TokenUsage) => `${u.input_tokens} in, ${u.output_tokens} out`;
-  lines.push(
-    `tokens: agents ${usage(doc.tokens.agents)}; interventions ${usage(doc.tokens.interventions)}; gate ${usage(doc.tokens.gate)}`,
-  );
-  if (doc.gate) lines.push(gateSummaryLine(doc.gate, id));
-  let text = `${lines.join("\n")}\n`;
-  if (doc.statistics && doc.statistics.checks > 0)
-    text += statisticsTable(doc.statistics, undefined, id.slice(0, 8));
-  return text;
-}
-
-/** One line on what the gate and repetition suppression did in a simulation. */
-export function gateSummaryLine(summary: WorldCorrectionsSummary, runId: string): string {
-  const o = summary.outcomes;
-  const parts = [
-    `${summary.checks} checks`,
-    `${o.passed} passed`,
-    `${o.corrected + o.passed_after_retry} corrected`,
-    `${o.forced_through} forced through`,
-    `${o.timeout_pass_through} timeouts`,
-  ];
-  if (summary.rejected > 0) parts.push(`${summary.rejected} rejected`);
-  return `action gate: ${parts.join(", ")}; ${summary.repetitionWarnings} repetition warnings (run ${runId}; dramaturg corrections stats --run ${runId.slice(0, 8)})`;
 }

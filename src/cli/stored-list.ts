@@ -1,8 +1,8 @@
-// The list commands of stored kinds (`dramaturg sessions`, `dramaturg conversations`): the store from the
+// The list commands of stored kinds (`dramaturg sessions`, `conversations`, `simulations`): the store from the
 // flags and the project file, the rows newest first, as a table or JSON.
 import { type Command, Option } from "commander";
-import type { Store } from "../../store/index.ts";
-import { examples } from "../program.ts";
+import type { Store } from "../store/index.ts";
+import { examples } from "./help-examples.ts";
 
 export interface StoredList<R extends { id: string; created_at: string; status: string }> {
   name: string;
@@ -33,10 +33,10 @@ export function registerStoredList<R extends { id: string; created_at: string; s
     .action(async (flags: { format: string; limit: string; db?: string; config?: string }) => {
       const [{ resolveSettings }, { limitFlag }, { openStore, storeExists }, { InputError }] =
         await Promise.all([
-          import("../settings.ts"),
-          import("../flags.ts"),
-          import("../../store/index.ts"),
-          import("../../core/index.ts"),
+          import("./settings.ts"),
+          import("./flags.ts"),
+          import("../store/index.ts"),
+          import("../core/index.ts"),
         ]);
       const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
       const limit = limitFlag(flags.limit, 50);
