@@ -72,7 +72,7 @@ npx --no-install vitest run --root "$APP" stays-in-character.test.ts
 step "the README's and docs/' installed commands (<!-- run: installed --> blocks), each page in a new folder of the app"
 (cd "$ROOT" && node --import tsx scripts/doc-commands.ts installed "$APP")
 # In a clone after npm ci, `npx dramaturg` is the clone's own command: npm links the clone into its npx
-# cache (running its prepare build once, the first time on a machine) instead of answering "not found".
+# cache and runs its prepare there, which finds dist/ up to date (scripts/prepare.mjs) and builds nothing.
 step "npx dramaturg --help in the clone"
 (cd "$ROOT" && npx dramaturg --help >/dev/null)
 step "ok"

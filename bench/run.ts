@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -11,7 +11,9 @@ import { fileURLToPath } from "node:url";
 import { benchWarmCache } from "./cache.bench.ts";
 import { CLI_BIN, type CliRunOptions, cliNodeOptions, cliRun, writeCliWorkload } from "./cli-run.bench.ts";
 import { benchCorrections } from "./corrections.bench.ts";
+import { benchExperimentStatistics } from "./experiments.bench.ts";
 import { startFakeServerInWorker, type WorkerServer } from "./fake-server-worker.ts";
+import { median, medianWallMs } from "./median.ts";
 import { benchPeakRss } from "./memory.bench.ts";
 import { benchMemoryRows } from "./memory-rows.bench.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
@@ -334,6 +336,27 @@ const benchmarks: Benchmark[] = [
           },
         ],
         details: { messages, ms },
+      };
+    },
+  },
+  {
+    name: "experiment-statistics",
+    about: "compareArms (Welch's t-test, CI, Cohen's d) on 1,000,000 seeded normal values per arm (issue 36)",
+    async run() {
+      const figures = await benchExperimentStatistics();
+      const computed = figures.p !== null && figures.df !== null && figures.delta !== null;
+      return {
+        checks: [
+          { metric: "loading @stdlib (the first, tiny comparison)", value: `${fmt(figures.load_ms)} ms` },
+          {
+            metric: `${fmt(figures.values_per_arm)} values per arm, first comparison (p, df found)`,
+            value: `${fmt(figures.first_ms)} ms (${computed ? "yes" : "no"})`,
+            target: "< 1,000 ms (yes)",
+            pass: figures.first_ms < 1_000 && computed,
+          },
+          { metric: "the same, median of three more", value: `${fmt(figures.warm_ms)} ms` },
+        ],
+        details: { ...figures },
       };
     },
   },
@@ -730,6 +753,32 @@ const benchmarks: Benchmark[] = [
           db: folder,
           cache: true,
         });
+        // The floor of a warm rerun on this machine: the same command's start-up, the same folder opened and
+        // closed, and nothing evaluated (`runs --limit 1` reads one row). A reused rerun adds its fingerprint,
+        // one copying statement and the result on top of it.
+        log("  the floor: `runs --limit 1` on the same folder…");
+        const floorS =
+          medianWallMs(
+            process.execPath,
+            [...cliNodeOptions(), CLI_BIN, "runs", "--db", folder, "--limit", "1"],
+            5,
+            {
+              cwd: dir,
+            },
+          ) / 1000;
+        const rerunsS = [reused.wall_s];
+        for (let i = 0; i < 4; i++)
+          rerunsS.push(
+            (
+              await run("every verdict cached again (reuses the last rerun whole)", {
+                mode: "individual",
+                latencyMs: 0,
+                db: folder,
+                cache: true,
+              })
+            ).wall_s,
+          );
+        const rerunS = median(rerunsS);
         // A cache clear (of no entry) moves the cache's generation: nothing stored is reused, and the
         // rerun looks every verdict up, as after any clear.
         execFileSync(
@@ -829,6 +878,11 @@ const benchmarks: Benchmark[] = [
               2,
             ),
             atMost("the next warm rerun, wall with start-up", reused.wall_s, 1, " s", 2),
+            {
+              metric: "the floor: `runs --limit 1` on the same folder (start-up, open, close), median of 5",
+              value: `${fmt(floorS, 2)} s`,
+            },
+            atMost("a reused warm rerun (median of 5) above that floor", rerunS - floorS, 0.25, " s", 2),
             {
               metric: "a warm rerun after a cache clear, every verdict looked up: wall with start-up",
               value: `${fmt(perVerdict.wall_s, 2)} s`,

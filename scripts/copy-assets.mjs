@@ -1,13 +1,19 @@
 // Copies the files tsc does not emit into dist/, beside the modules that find them by import.meta.url:
-// the PGlite worker thread script, the built-in proposition sets, the `dramaturg init` scaffold and the
-// dashboard's stylesheet and script; then makes the pristine PGlite data directory that new stores start
-// from (dist/store/pristine/).
+// the PGlite worker thread script, the built-in proposition sets and scenarios, the `dramaturg init`
+// scaffold and the dashboard's stylesheet and script; then makes the pristine PGlite data directory that
+// new stores start from (dist/store/pristine/).
 import { cpSync, existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
-const ASSETS = ["store/pglite-thread.js", "propositions/builtin", "cli/scaffold", "web/assets"];
+const ASSETS = [
+  "store/pglite-thread.js",
+  "propositions/builtin",
+  "experiments/scenarios",
+  "cli/scaffold",
+  "web/assets",
+];
 
 for (const asset of ASSETS) {
   const from = `${ROOT}src/${asset}`;

@@ -134,6 +134,21 @@ export type {
   ProgressEvent,
   ProgressListener,
 } from "./engine/index.ts";
+// ── Experiments ─────────────────────────────────────────────────────────────────────────────────
+export type {
+  ArmComparison,
+  ArmSummary,
+  CompareArmsOptions,
+  ExperimentComparison,
+  MetricComparison,
+} from "./experiments/index.ts";
+export {
+  /**
+   * Treatment vs control on one metric: n, mean, sd, Δ, percent change, Welch's t, df, p, 95 % CI of Δ and
+   * Cohen's d (@stdlib's Welch test, SciPy's figures); undefined figures are null with a note.
+   */
+  compareArms,
+} from "./experiments/index.ts";
 export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./harness/index.ts";
 // ── Baselines and the regression check ──────────────────────────────────────────────────────────
 export {

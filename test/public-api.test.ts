@@ -41,6 +41,7 @@ const MAIN = [
   "baselineOf",
   "checkAgainstBaselines",
   "ciExitCode",
+  "compareArms",
   "correctionStatistics",
   "createActionGate",
   "createJudge",

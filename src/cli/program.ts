@@ -105,6 +105,16 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     description: "run a world of persona agents (dramaturg.world/v1), print its transcript and store it",
   },
   {
+    name: "population",
+    term: "population",
+    description: "generate populations of personas, and check population folders",
+  },
+  {
+    name: "experiment",
+    term: "experiment",
+    description: "treatment vs control experiments: compare two arms' results with Welch's t-test",
+  },
+  {
     name: "serve",
     term: "serve [options]",
     description:
@@ -114,7 +124,20 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
 
 /** The formats `dramaturg schema` prints, each built on demand (zod and the schemas load with the command). */
 async function formatSchemas(): Promise<Record<string, () => unknown>> {
-  const [{ z }, core, judge, settings, harness, sessions, conversations, worlds] = await Promise.all([
+  const [
+    { z },
+    core,
+    judge,
+    settings,
+    harness,
+    sessions,
+    conversations,
+    worlds,
+    scenarios,
+    results,
+    populations,
+    profiles,
+  ] = await Promise.all([
     import("zod"),
     import("../core/index.ts"),
     import("../judge/index.ts"),
@@ -123,6 +146,10 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     import("../sessions/session-format.ts"),
     import("../conversations/job.ts"),
     import("../sim/world-file.ts"),
+    import("../experiments/scenario.ts"),
+    import("../experiments/compare.ts"),
+    import("../experiments/population.ts"),
+    import("../experiments/population-profile.ts"),
   ]);
   return {
     transcript: () => z.toJSONSchema(core.TranscriptSchema, { io: "input" }),
@@ -133,6 +160,11 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     session: () => z.toJSONSchema(sessions.SessionSchema, { io: "input" }),
     conversation: () => conversations.conversationJobJsonSchema(),
     world: () => z.toJSONSchema(worlds.WorldFileSchema, { io: "input" }),
+    scenario: () => scenarios.scenarioJsonSchema(),
+    "experiment-result": () => z.toJSONSchema(results.ExperimentResultSchema, { io: "input" }),
+    population: () => z.toJSONSchema(populations.PopulationManifestSchema, { io: "input" }),
+    "population-profile": () => z.toJSONSchema(profiles.PopulationProfileFileSchema, { io: "input" }),
+    "persona-fragment": () => z.toJSONSchema(profiles.PersonaFragmentFileSchema, { io: "input" }),
     ...harness.BASELINE_JSON_SCHEMAS,
   };
 }
@@ -290,6 +322,8 @@ export async function buildProgram(): Promise<Command> {
   registerConverseCommand(program);
   registerCorrectionsCommand(program);
   registerSimulateCommand(program);
+  (await import("./commands/population.ts")).registerPopulationCommand(program);
+  (await import("./commands/experiment.ts")).registerExperimentCommand(program);
   registerServeCommand(program);
   // </commands>
 

@@ -24,7 +24,7 @@ npx() { if [ "$1" = dramaturg ]; then shift; node "${REPO}/bin/dramaturg.js" "$@
 npm() { if [ "$1" = ci ]; then return 0; fi; command npm "$@"; }
 `;
 
-/** A throwaway clone: its own package.json and examples (which blocks write into), the rest linked. */
+/** A throwaway clone: its own package.json and examples (which blocks write into), the rest linked (test/ for its fixtures). */
 function cloneCopy(): string {
   const dir = tempDir("dramaturg-docs-");
   cpSync(join(REPO, "package.json"), join(dir, "package.json"));
@@ -32,7 +32,7 @@ function cloneCopy(): string {
     recursive: true,
     filter: (src) => !src.includes(".dramaturg"),
   });
-  for (const linked of ["node_modules", "src", "bin", "scripts", "tsconfig.json"])
+  for (const linked of ["node_modules", "src", "bin", "scripts", "test", "tsconfig.json"])
     symlinkSync(join(REPO, linked), join(dir, linked));
   return dir;
 }

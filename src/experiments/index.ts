@@ -1,0 +1,12 @@
+// Experiments: treatment versus control. The public surface of the folder; other folders import only this.
+
+export * from "./builtin-scenarios.ts";
+export * from "./compare.ts";
+export * from "./comparison-report.ts";
+export * from "./population.ts";
+export * from "./population-factory.ts";
+export * from "./population-profile.ts";
+export * from "./population-profiles.ts";
+export * from "./population-prompts.ts";
+export * from "./scenario.ts";
+export * from "./statistics.ts";
