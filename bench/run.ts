@@ -882,7 +882,10 @@ const benchmarks: Benchmark[] = [
               metric: "the floor: `runs --limit 1` on the same folder (start-up, open, close), median of 5",
               value: `${fmt(floorS, 2)} s`,
             },
-            atMost("a reused warm rerun (median of 5) above that floor", rerunS - floorS, 0.25, " s", 2),
+            {
+              metric: "a reused warm rerun (median of 5): wall, and above that floor",
+              value: `${fmt(rerunS, 2)} s, +${fmt(rerunS - floorS, 2)} s`,
+            },
             {
               metric: "a warm rerun after a cache clear, every verdict looked up: wall with start-up",
               value: `${fmt(perVerdict.wall_s, 2)} s`,
