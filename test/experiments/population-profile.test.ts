@@ -1,7 +1,6 @@
 // Population profiles and persona fragments: the three built-ins, profile files with their fragments,
 // located errors, and how a fragment merges into a persona.
 import { describe, expect, it } from "vitest";
-import { InputError } from "../../src/core/index.ts";
 import {
   builtinPopulationProfileNames,
   loadPopulationProfile,
@@ -10,18 +9,9 @@ import {
   resolvePersonaFragment,
   resolvePopulationProfile,
 } from "../../src/experiments/population-profile.ts";
+import { inputError } from "../input-error.ts";
 
 const PROFILES = new URL("../fixtures/experiments/populations/profiles/", import.meta.url).pathname;
-
-function thrown(run: () => unknown): InputError {
-  try {
-    run();
-  } catch (error) {
-    if (InputError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected an InputError");
-}
 
 describe("built-in profiles", () => {
   it("are average customers, difficult customers and a political compass of four quadrants", () => {
@@ -49,7 +39,7 @@ describe("built-in profiles", () => {
   });
 
   it("an unknown name is an input error listing the built-ins", () => {
-    expect(thrown(() => resolvePopulationProfile("happy-customers")).message).toMatch(
+    expect(inputError(() => resolvePopulationProfile("happy-customers")).message).toMatch(
       /no built-in profile "happy-customers"; expected one of average-customers, difficult-customers, political-compass/,
     );
   });
@@ -78,20 +68,20 @@ describe("profile files", () => {
 
   it("an unknown built-in fragment is named with the file, line and field", () => {
     const file = `${PROFILES}unknown-fragment.profile.yaml`;
-    expect(thrown(() => resolvePopulationProfile(file)).message).toBe(
+    expect(inputError(() => resolvePopulationProfile(file)).message).toBe(
       `${file}:6:17: segments[0].fragments[0]: no built-in fragment "grumpy-person"; expected one of difficult-person, economic-left, economic-right, libertarian, authoritarian, or a fragment file ending in .yaml, .yml or .json`,
     );
   });
 
   it("a bad value is named with the file, line and field", () => {
     const file = `${PROFILES}bad-share.profile.yaml`;
-    expect(thrown(() => resolvePopulationProfile(file)).message).toBe(
+    expect(inputError(() => resolvePopulationProfile(file)).message).toBe(
       `${file}:6:12: share: expected a number of 1 or more, got 0`,
     );
   });
 
   it("a fragment may not name anyone", () => {
-    const error = thrown(() =>
+    const error = inputError(() =>
       parsePopulationProfile(
         "format: dramaturg.population-profile/v1\ndescription: Nurses.\nfragments:\n  - name: x\n    persona:\n      name: Ana\n",
         "p.yaml",
@@ -105,7 +95,9 @@ describe("profile files", () => {
     expect(resolvePersonaFragment(`${PROFILES}night-shift.fragment.yaml`).persona.other_facts).toEqual([
       "Has worked nights for years",
     ]);
-    expect(thrown(() => resolvePersonaFragment("grumpy")).message).toMatch(/no built-in fragment "grumpy"/);
+    expect(inputError(() => resolvePersonaFragment("grumpy")).message).toMatch(
+      /no built-in fragment "grumpy"/,
+    );
   });
 });
 

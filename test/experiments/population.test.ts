@@ -3,7 +3,6 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { InputError } from "../../src/core/index.ts";
 import {
   loadPopulation,
   POPULATION_FORMAT,
@@ -14,19 +13,10 @@ import {
   writePopulation,
 } from "../../src/experiments/population.ts";
 import { parseWorldFile, WORLD_FORMAT } from "../../src/sim/index.ts";
+import { inputError } from "../input-error.ts";
 import { tempDir } from "../temp-dir.ts";
 
 const FIXTURES = new URL("../fixtures/experiments/populations/", import.meta.url).pathname;
-
-function thrown(run: () => unknown): InputError {
-  try {
-    run();
-  } catch (error) {
-    if (InputError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected an InputError");
-}
 
 const ines = {
   id: "ines-alvarez",
@@ -92,7 +82,7 @@ describe("loadPopulation", () => {
   });
 
   it("names the file, line, column and field of a bad persona file", () => {
-    const error = thrown(() => loadPopulation(join(FIXTURES, "bad-person")));
+    const error = inputError(() => loadPopulation(join(FIXTURES, "bad-person")));
     expect(error.file).toBe(join(FIXTURES, "bad-person", "tomas-berg.yaml"));
     expect(error.message).toMatch(
       /tomas-berg\.yaml:5:3: unknown key "varietty"; expected one of anti_convergence, variety/,
@@ -100,7 +90,7 @@ describe("loadPopulation", () => {
   });
 
   it("names the manifest's line when a person changed since it was written", () => {
-    const error = thrown(() => loadPopulation(join(FIXTURES, "bad-manifest")));
+    const error = inputError(() => loadPopulation(join(FIXTURES, "bad-manifest")));
     expect(error.message).toMatch(
       /_population\.yaml:9:19: people\[0\]\.content_hash: ines-alvarez\.yaml changed since the manifest was written/,
     );
@@ -114,12 +104,12 @@ describe("loadPopulation", () => {
       join(dir, "_population.yaml"),
       manifest.replace("file: tomas.yaml", "file: tomas-berg.yaml"),
     );
-    expect(thrown(() => loadPopulation(dir)).message).toMatch(
+    expect(inputError(() => loadPopulation(dir)).message).toMatch(
       /_population\.yaml:\d+:\d+: people\[1\]\.file: no file "tomas-berg\.yaml" in the folder/,
     );
     writeFileSync(join(dir, "_population.yaml"), manifest);
     writeFileSync(join(dir, "rosa.yaml"), "name: Rosa\npersona: An accountant.\n");
-    expect(thrown(() => loadPopulation(dir)).message).toMatch(
+    expect(inputError(() => loadPopulation(dir)).message).toMatch(
       /people: rosa\.yaml is in the folder but not listed/,
     );
   });
@@ -128,14 +118,14 @@ describe("loadPopulation", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "a.yaml"), "name: Rosa Costa\npersona: An accountant.\n");
     writeFileSync(join(dir, "b.yaml"), "# second\nname: Rosa  Costa\npersona: Another accountant.\n");
-    const error = thrown(() => loadPopulation(dir));
+    const error = inputError(() => loadPopulation(dir));
     expect(error.message).toMatch(/b\.yaml:2:7: name: id "rosa-costa" is already the id of a\.yaml/);
   });
 
   it("refuses a folder with no persona files, and a path that is no folder", () => {
     const dir = tempDir();
-    expect(thrown(() => loadPopulation(dir)).message).toMatch(/no persona files/);
-    expect(thrown(() => loadPopulation(join(dir, "missing"))).message).toMatch(/not a population folder/);
+    expect(inputError(() => loadPopulation(dir)).message).toMatch(/no persona files/);
+    expect(inputError(() => loadPopulation(join(dir, "missing"))).message).toMatch(/not a population folder/);
   });
 });
 
@@ -143,7 +133,9 @@ describe("writePopulation", () => {
   it("refuses a folder that is not empty and writes nothing", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "keep.txt"), "mine");
-    expect(thrown(() => writePopulation(dir, manifestOf([ines]), [ines])).message).toMatch(/is not empty/);
+    expect(inputError(() => writePopulation(dir, manifestOf([ines]), [ines])).message).toMatch(
+      /is not empty/,
+    );
     expect(readdirSync(dir)).toEqual(["keep.txt"]);
   });
 
