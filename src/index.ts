@@ -140,7 +140,11 @@ export type {
   ArmSummary,
   CompareArmsOptions,
   ExperimentComparison,
+  ExperimentProgressEvent,
+  ExperimentResultDocument,
   MetricComparison,
+  RunExperimentOptions,
+  Scenario,
 } from "./experiments/index.ts";
 export {
   /**
@@ -148,6 +152,21 @@ export {
    * Cohen's d (@stdlib's Welch test, SciPy's figures); undefined figures are null with a note.
    */
   compareArms,
+  /** Reads a results file (Dramaturg's experiment result or TinyTroupe's) and compares its arms metric by metric. */
+  compareResultSets,
+  /** Generates a population (dimensions, a plan, one persona each), seeded, recordable and replayable. */
+  generatePopulation,
+  /** Reads a population folder (hand-written or generated), with located errors. */
+  loadPopulation,
+  /** A built-in scenario by name (brainstorming-average, …) or a scenario file. */
+  resolveScenario,
+  /**
+   * Runs a scenario: control and treatment worlds in pairs over a population, judged and stored; a rerun
+   * on the same store skips finished environments. Returns the dramaturg.experiment-result/v1 document.
+   */
+  runExperiment,
+  /** Shrinks a scenario's environments and agents proportionally (never below two environments an arm). */
+  scaleScenario,
 } from "./experiments/index.ts";
 export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./harness/index.ts";
 // ── Baselines and the regression check ──────────────────────────────────────────────────────────

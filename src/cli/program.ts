@@ -112,7 +112,8 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
   {
     name: "experiment",
     term: "experiment",
-    description: "treatment vs control experiments: compare two arms' results with Welch's t-test",
+    description:
+      "treatment vs control experiments: run a scenario's arms in pairs, report, compare (Welch's t-test)",
   },
   {
     name: "serve",

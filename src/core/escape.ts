@@ -17,3 +17,13 @@ export function markdownTable(
     ...rows.map(line),
   ];
 }
+
+/** Text for XML (SVG) content and attribute values: markup characters escaped, characters XML 1.0 cannot hold dropped. */
+export function escapeXml(text: string): string {
+  return text
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
+    .replace(
+      /[&<>"']/g,
+      (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!,
+    );
+}

@@ -24,10 +24,12 @@ const fixed = (x: number | null, digits = 2): string => {
   // -0.00 reads as a change where there is none.
   return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
 };
-const signed = (x: number | null, digits = 2): string => {
+/** A difference as the tables print it: `+0.80`, `-1.42`, `0.00`; a dash for null. */
+export function formatSigned(x: number | null, digits = 2): string {
   const text = fixed(x, digits);
   return x !== null && x > 0 && text !== fixed(0, digits) ? `+${text}` : text;
-};
+}
+const signed = formatSigned;
 const arm = (a: ArmSummary): string =>
   a.mean === null ? `${DASH} (${a.n})` : `${fixed(a.mean)}±${fixed(a.sd)} (${a.n})`;
 
@@ -68,17 +70,28 @@ function notes(comparison: ExperimentComparison): string[] {
   return comparison.comparisons.filter((c) => c.note).map((c) => `${c.metric}: ${c.note}`);
 }
 
-/** The comparison as a plain-text table for a terminal. */
-export function renderComparisonTable(comparison: ExperimentComparison, labels: ComparisonLabels): string {
-  const rows = [HEADER, ...comparison.comparisons.map(cells)];
-  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (row: string[]) =>
+/**
+ * A plain-text table's lines: the header, a rule, the rows; the first `left` columns (1 by default)
+ * left-aligned, the others right-aligned.
+ */
+export function alignedTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  { left = 1 }: { left?: number } = {},
+): string[] {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const line = (row: readonly string[]) =>
     row
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .map((cell, i) => (i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
       .join("  ")
       .trimEnd();
-  const out = [caption(labels), "", line(HEADER), widths.map((w) => "─".repeat(w)).join("  ")];
-  for (const row of rows.slice(1)) out.push(line(row));
+  return [line(header), widths.map((w) => "─".repeat(w)).join("  "), ...rows.map(line)];
+}
+
+/** The comparison as a plain-text table for a terminal. */
+export function renderComparisonTable(comparison: ExperimentComparison, labels: ComparisonLabels): string {
+  const out = [caption(labels), "", ...alignedTable(HEADER, comparison.comparisons.map(cells))];
   out.push("", legend(labels));
   const notesShown = notes(comparison);
   if (notesShown.length > 0) out.push("", "Notes:", ...notesShown.map((n) => `  ${n}`));

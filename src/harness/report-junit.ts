@@ -1,17 +1,8 @@
 // JUnit XML of `dramaturg ci --junit`: one test case per agent (or channel) × dimension, so any CI shows
 // regressions as failures and stale baselines as skipped tests.
+import { escapeXml } from "../core/index.ts";
 import type { CiReport, DimensionCheck, SubjectCheck } from "./compare.ts";
 import { formatDelta, formatScore } from "./report-markdown.ts";
-
-/** Escapes text for XML attributes and content, dropping characters XML 1.0 cannot hold. */
-export function escapeXml(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
-    .replace(
-      /[&<>"']/g,
-      (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!,
-    );
-}
 
 function summary(d: DimensionCheck): string {
   const trials = d.trials.length > 1 ? `; trials ${d.trials.map(formatScore).join(", ")}` : "";

@@ -7,7 +7,17 @@ import { COMPLETE, FAIL, INTERRUPT, type LifecycleStatus, START, transition } fr
 import type { CreatedRange, PageAfter } from "./page.ts";
 import { documentColumn, documentOf } from "./stored-document.ts";
 
-export type EvaluationKind = "persona" | "session" | "conversation" | "simulation";
+/**
+ * `experiment` is a treatment-vs-control experiment (its result the experiment's document);
+ * `experiment_environment` one arm's run of one of its environments (its result the environment's record).
+ */
+export type EvaluationKind =
+  | "persona"
+  | "session"
+  | "conversation"
+  | "simulation"
+  | "experiment"
+  | "experiment_environment";
 
 /** Verdict-cache effect on one evaluation or run. */
 export interface CacheStats {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { escapeXml } from "../../src/core/index.ts";
 import {
   checkAgainstBaselines,
   escapeMarkdown,
-  escapeXml,
   PR_COMMENT_MARKER,
   renderCiJunit,
   renderCiMarkdown,

@@ -73,6 +73,10 @@ export function registerPopulationCommand(program: Command): void {
     .command("check")
     .description("read a population folder and its manifest as an experiment would, and list its people")
     .argument("<dir>", "a population folder: one persona file per person, optionally _population.yaml")
+    .addHelpText(
+      "after",
+      examples("dramaturg population check compass/", "dramaturg population check my-hand-written-people/"),
+    )
     .action(async (dir: string) => {
       setExitCode(await populationCheckCommand(dir));
     });

@@ -1,0 +1,417 @@
+// One arm's run of one environment of an experiment: the world (interventions, facilitator prompts, agents
+// acting, the action gate when the arm turns it on), then the rapporteur's write-up, the extractor's count of
+// ideas or opinions, and the judged metrics (persona dimensions on every agent, convergence and task
+// completion on the session). Its record is what the experiment's document is assembled from.
+import type { LanguageModel } from "ai";
+import {
+  type AgentEvaluationConfig,
+  addUsage,
+  agentTrajectory,
+  channelTrajectory,
+  contentHash,
+  type Message,
+  type PersonaDimension,
+  renderTrajectory,
+  type TokenUsage,
+  type Transcript,
+  type Verdict,
+  ZERO_USAGE,
+} from "../core/index.ts";
+import { worldCorrections } from "../corrections/index.ts";
+import type { Store } from "../engine/index.ts";
+import type { Judge, JudgeRequest } from "../judge/index.ts";
+import { type EvalResult, evaluatePersonas, preparePersonaEvaluation } from "../scorers/index.ts";
+import { createWorld, WORLD_FORMAT, type WorldAgent, type WorldFile, WorldFileSchema } from "../sim/index.ts";
+import type { Scenario, ScenarioArm, ScenarioArmName, ScenarioEnvironment } from "./scenario.ts";
+
+/** Who posts the scenario's prompts in a world (never an agent id: a person's id is a slug of a name). */
+export const FACILITATOR = "facilitator";
+
+/** The proposition ids the extraction and task completion are judged (and keyed in fixtures) under. */
+export const EXTRACTION_PROPOSITION = "extraction";
+export const TASK_COMPLETION_PROPOSITION = "task-completion";
+
+const WHOLE = { first_n: Number.POSITIVE_INFINITY, last_n: 0 };
+
+/** What one arm's run of one environment measured and spent. */
+export interface EnvironmentRecord {
+  /** Per-agent metric → agent id → value (null when every verdict of it errored or the agent never spoke). */
+  agents: Record<string, Record<string, number | null>>;
+  /** Per-environment metric → value (null when its verdict errored). */
+  environment: Record<string, number | null>;
+  /** What the extractor listed from the rapporteur's trajectory. */
+  extracted: string[];
+  /** Agents' messages committed, and drafts dropped (by the gate, or to a channel the agent is not in). */
+  messages: number;
+  dropped: number;
+  /** Interventions that fired, as `step:name:agent`. */
+  interventions: string[];
+  /** Messages the action gate judged, and what became of them. */
+  gate: { checks: number; corrected: number; rejected: number };
+  /**
+   * Model calls and tokens, as the work costs them: `agent`, the agents' model (every draft and redraft);
+   * `judge`, the judge's (interventions, the gate, extraction, task completion and the persona dimensions;
+   * verdicts the cache served counted as if judged, so that a rerun reports the same).
+   */
+  calls: { agent: number; judge: number };
+  tokens: { agent: TokenUsage; judge: TokenUsage };
+  /** Verdicts that errored (excluded from the metrics). */
+  errored: number;
+}
+
+export interface EnvironmentRunOptions {
+  scenario: Scenario;
+  arm: ScenarioArmName;
+  environment: ScenarioEnvironment;
+  /** The environment's world agents (its members, in group order). */
+  members: readonly WorldAgent[];
+  /** The world's seed: the same in both arms of a pair. */
+  seed: number;
+  model: (agent: WorldAgent) => LanguageModel;
+  judge: Judge;
+  store: Store;
+  /** The environment's stored row: the gate's logs and the persona evaluation are filed under it. */
+  runId: string;
+  /** Judge calls in flight of the persona evaluation. */
+  concurrency: number;
+  gateTimeoutMs?: number;
+  temperature?: number;
+  signal?: AbortSignal;
+  onPhase?: (phase: "simulated" | "judged") => void;
+}
+
+/** The world file of an environment in an arm: the same agents, prompts and seed in both arms, its corrections aside. */
+export function environmentWorld(
+  scenario: Scenario,
+  arm: ScenarioArm,
+  corrections: AgentEvaluationConfig,
+  environment: ScenarioEnvironment,
+  members: readonly WorldAgent[],
+  seed: number,
+): WorldFile {
+  const channel = scenario.channel;
+  return WorldFileSchema.parse({
+    format: WORLD_FORMAT,
+    agents: members.map((m) => {
+      const nudges = arm.nudges ?? m.nudges;
+      return {
+        id: m.id,
+        name: m.name,
+        persona: m.persona,
+        corrections,
+        ...(nudges ? { nudges } : {}),
+      };
+    }),
+    channels: [{ id: channel }],
+    facilitator: [
+      { step: 1, channel, text: environment.prompts.intro, from: FACILITATOR },
+      { step: 2, channel, text: environment.prompts.task, from: FACILITATOR },
+    ],
+    steps: environment.world_steps,
+    order: scenario.order,
+    seed,
+  });
+}
+
+/** Runs one arm of one environment to its record. Throws what the world, the judge or the store throws. */
+export async function runEnvironment(
+  options: EnvironmentRunOptions,
+  corrections: AgentEvaluationConfig,
+): Promise<EnvironmentRecord> {
+  const { scenario, environment, judge, store, signal } = options;
+  const arm = scenario.arms[options.arm];
+  const file = environmentWorld(scenario, arm, corrections, environment, options.members, options.seed);
+  const configs = Object.fromEntries(file.agents.map((a) => [a.id, a.corrections ?? {}]));
+  const gate = worldCorrections({
+    judge,
+    configs,
+    log: store,
+    runId: options.runId,
+    timeoutMs: options.gateTimeoutMs,
+  });
+  const world = createWorld(file, {
+    model: options.model,
+    judge,
+    beforeCommit: gate.beforeCommit,
+    beforeAct: gate.beforeAct,
+    afterStep: () => gate.flush(),
+    temperature: options.temperature,
+  });
+  let spent = { agentCalls: 0, agentUsage: ZERO_USAGE, judgeCalls: 0, judgeUsage: ZERO_USAGE };
+  let stats: Awaited<ReturnType<typeof world.run>>["stats"];
+  let report: Message[];
+  try {
+    ({ stats } = await world.run({ signal }));
+    report = await consolidate(world, scenario, environment, signal, (calls, usage) => {
+      spent.agentCalls += calls;
+      spent.agentUsage = addUsage(spent.agentUsage, usage);
+    });
+  } finally {
+    await gate.flush();
+  }
+  const transcript: Transcript = { ...world.transcript() };
+  transcript.messages = [...transcript.messages, ...report];
+  const gateChecks = gate.checks;
+  const gateUsage = gateChecks.reduce<TokenUsage>(
+    (sum, c) => (c.token_usage ? addUsage(sum, c.token_usage) : sum),
+    ZERO_USAGE,
+  );
+  spent = {
+    agentCalls: spent.agentCalls + stats.agentCalls,
+    agentUsage: addUsage(spent.agentUsage, stats.agentUsage),
+    judgeCalls: stats.judgeCalls + gateChecks.reduce((n, c) => n + (c.judge_calls ?? 0), 0),
+    judgeUsage: addUsage(stats.judgeUsage, gateUsage),
+  };
+  options.onPhase?.("simulated");
+
+  const rapporteur = file.agents[environment.rapporteur - environment.members[0]!]!;
+  const [extraction, completion, personas] = await Promise.all([
+    extract(judge, scenario, environment, transcript, rapporteur, signal),
+    environment.prompts.task_completion === undefined
+      ? undefined
+      : judgeTaskCompletion(judge, scenario, environment.prompts.task_completion, transcript, signal),
+    judgePersonas(options, transcript),
+  ]);
+  options.onPhase?.("judged");
+
+  const memberIds = file.agents.map((a) => a.id).sort();
+  const agents: EnvironmentRecord["agents"] = {};
+  for (const dimension of ["adherence", "consistency", "fluency"] as const) {
+    if (!scenario.metrics.dimensions.includes(dimension)) continue;
+    agents[dimension] = Object.fromEntries(
+      memberIds.map((id) => [
+        id,
+        personas.runs.find((r) => r.agent_id === id)?.dimensions[dimension]?.score ?? null,
+      ]),
+    );
+  }
+  const environmentMetrics: EnvironmentRecord["environment"] = {};
+  if (scenario.metrics.dimensions.includes("convergence"))
+    environmentMetrics.convergence =
+      personas.environments.find((e) => e.channel === scenario.channel)?.dimensions.convergence?.score ??
+      null;
+  environmentMetrics[`${scenario.extraction.kind}_quantity`] = extraction.verdict.ok
+    ? (extraction.verdict.count ?? null)
+    : null;
+  if (completion)
+    environmentMetrics.task_completion = completion.verdict.ok ? (completion.verdict.score ?? null) : null;
+
+  const judged = [extraction, ...(completion ? [completion] : [])];
+  const engine = personas.totals;
+  return {
+    agents,
+    environment: environmentMetrics,
+    extracted: extraction.verdict.ok ? [...(extraction.verdict.ideas ?? [])] : [],
+    // The report's first message is the facilitator's prompt, not an agent's.
+    messages: stats.messages + report.length - 1,
+    dropped: stats.dropped,
+    interventions: stats.fired.flatMap((f) => f.agent_ids.map((a) => `${f.step}:${f.name}:${a}`)),
+    gate: {
+      checks: gateChecks.length,
+      corrected: gateChecks.filter((c) => c.outcome === "corrected" || c.outcome === "passed_after_retry")
+        .length,
+      rejected: gate.summary().rejected,
+    },
+    calls: {
+      agent: spent.agentCalls,
+      judge:
+        spent.judgeCalls +
+        judged.reduce((n, j) => n + j.calls, 0) +
+        engine.calls +
+        (engine.cache?.saved_calls ?? 0),
+    },
+    tokens: {
+      agent: spent.agentUsage,
+      judge: [
+        ...judged.map((j) => j.usage),
+        engine.token_usage,
+        engine.cache?.saved_tokens ?? ZERO_USAGE,
+      ].reduce(addUsage, spent.judgeUsage),
+    },
+    errored: personas.totals.errored + judged.filter((j) => !j.verdict.ok).length,
+  };
+}
+
+/**
+ * The rapporteur's write-up: the agent perceives what it has not yet (the last step's messages) and the
+ * rapporteur prompt, and acts once, through the gate like any act of its arm. Times follow the last message.
+ */
+async function consolidate(
+  world: ReturnType<typeof createWorld>,
+  scenario: Scenario,
+  environment: ScenarioEnvironment,
+  signal: AbortSignal | undefined,
+  spend: (calls: number, usage: TokenUsage) => void,
+): Promise<Message[]> {
+  signal?.throwIfAborted();
+  const index = environment.rapporteur - environment.members[0]!;
+  const rapporteur = world.agents[index]!;
+  const seen = new Set(rapporteur.memory.map((e) => e.message.id));
+  const unseen = world.messages.filter(
+    (m) => m.sender !== rapporteur.agent.id && rapporteur.channels.includes(m.channel) && !seen.has(m.id),
+  );
+  const step = environment.world_steps + 1;
+  const last = world.messages.at(-1);
+  const base = (last ? Date.parse(last.at) : Date.parse(world.file.start)) + 1000;
+  const prompt: Message = {
+    id: `s${step}-${FACILITATOR}-1`,
+    sender: FACILITATOR,
+    channel: scenario.channel,
+    text: environment.prompts.rapporteur,
+    at: new Date(base).toISOString(),
+  };
+  const result = await rapporteur.act({
+    step,
+    stimuli: [...unseen, prompt],
+    stamp: (draft, i) => ({
+      id: `s${step}-${rapporteur.agent.id}-${i + 1}`,
+      sender: rapporteur.agent.id,
+      channel: draft.channel,
+      text: draft.text,
+      at: new Date(base + 1000 + i).toISOString(),
+    }),
+    signal,
+  });
+  spend(result.calls, result.usage);
+  return [prompt, ...result.sent];
+}
+
+interface SingleJudgement {
+  verdict: Verdict;
+  calls: number;
+  usage: TokenUsage;
+}
+
+async function judgeOne(judge: Judge, request: JudgeRequest, signal?: AbortSignal): Promise<SingleJudgement> {
+  const response = await judge.judge(request, { signal });
+  return { verdict: response.verdicts[0]!, calls: response.calls, usage: response.usage };
+}
+
+/** The extractor: the distinct ideas (or opinions) in the rapporteur's whole trajectory, listed and counted. */
+function extract(
+  judge: Judge,
+  scenario: Scenario,
+  environment: ScenarioEnvironment,
+  transcript: Transcript,
+  rapporteur: WorldAgent,
+  signal?: AbortSignal,
+): Promise<SingleJudgement> {
+  const events = agentTrajectory(transcript, rapporteur.id);
+  const fields = scenario.extraction.fields.join(", ");
+  return judgeOne(
+    judge,
+    {
+      items: [
+        {
+          key: {
+            dimension: `${scenario.extraction.kind}_quantity`,
+            proposition_id: EXTRACTION_PROPOSITION,
+            channel: scenario.channel,
+            trial: 1,
+          },
+          kind: "count",
+          claim: `${environment.prompts.extraction_objective} Count each distinct ${singular(scenario.extraction.kind)} once; for each, note its ${fields}.`,
+        },
+      ],
+      context: {
+        trajectory: {
+          title: `${rapporteur.name}'s trajectory, ending with the write-up of the session`,
+          text: renderTrajectory(events, WHOLE, { name: rapporteur.name }),
+        },
+        additional: `The situation: ${environment.prompts.extraction_situation}`,
+      },
+      doubleCheck: false,
+    },
+    signal,
+  );
+}
+
+function singular(kind: Scenario["extraction"]["kind"]): string {
+  return kind === "ideas" ? "idea" : "opinion";
+}
+
+/** Task completion: did the session do what it was for? One 0–9 score on the channel's whole conversation. */
+function judgeTaskCompletion(
+  judge: Judge,
+  scenario: Scenario,
+  task: string,
+  transcript: Transcript,
+  signal?: AbortSignal,
+): Promise<SingleJudgement> {
+  const channel = scenario.channel;
+  return judgeOne(
+    judge,
+    {
+      items: [
+        {
+          key: {
+            dimension: "task_completion",
+            proposition_id: TASK_COMPLETION_PROPOSITION,
+            channel,
+            trial: 1,
+          },
+          kind: "score",
+          claim: `The participants did, completely and well, what the session was for. What it was for: ${task}`,
+        },
+      ],
+      context: {
+        trajectory: {
+          title: `the whole conversation in #${channel}`,
+          text: renderTrajectory(channelTrajectory(transcript, channel), WHOLE, { channel }),
+        },
+      },
+      doubleCheck: scenario.judge.double_check,
+    },
+    signal,
+  );
+}
+
+/**
+ * The persona dimensions on every member, through the persona kind on the engine (stored under the
+ * environment, cached, resumable), with the scenario's judge settings laid over the built-in propositions:
+ * double_check on every set, hard adherence as the scenario says.
+ */
+async function judgePersonas(options: EnvironmentRunOptions, transcript: Transcript): Promise<EvalResult> {
+  const { scenario } = options;
+  const dimensions: PersonaDimension[] = [...scenario.metrics.dimensions];
+  const agents = options.members.map((m) => m.id);
+  const source = `experiment-environment:${options.runId}`;
+  const prepared = await preparePersonaEvaluation({ transcript, dimensions, agents, source });
+  const propositions = prepared.propositions;
+  const adjust = <S extends { dimension: string; hash: string; hard: boolean; double_check: boolean }>(
+    set: S,
+  ): S => {
+    const hard = set.dimension === "adherence" ? scenario.metrics.hard_adherence : set.hard;
+    const double_check = scenario.judge.double_check;
+    if (hard === set.hard && double_check === set.double_check) return set;
+    return { ...set, hard, double_check, hash: contentHash({ base: set.hash, hard, double_check }) };
+  };
+  const agentSets = new Map(
+    [...propositions.sets.agent].map(([id, sets]) => [
+      id,
+      new Map([...sets].map(([d, s]) => [d, adjust(s)])),
+    ]),
+  );
+  const environmentSets = new Map([...propositions.sets.environment].map(([d, s]) => [d, adjust(s)]));
+  const hashes = (sets: ReadonlyMap<string, { hash: string }>) =>
+    Object.fromEntries([...sets].map(([d, s]) => [d, s.hash]));
+  return evaluatePersonas({
+    transcript,
+    dimensions,
+    agents,
+    source,
+    mode: scenario.judge.mode,
+    propositions: {
+      sets: { agent: agentSets, environment: environmentSets },
+      warnings: propositions.warnings,
+      hash: contentHash({
+        agent: Object.fromEntries([...agentSets].map(([id, sets]) => [id, hashes(sets)])),
+        environment: hashes(environmentSets),
+      }),
+    },
+    judge: options.judge,
+    store: options.store,
+    concurrency: options.concurrency,
+    signal: options.signal,
+  });
+}

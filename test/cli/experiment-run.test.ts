@@ -1,0 +1,116 @@
+// `dramaturg experiment run` as a user runs it: persona agents and the judge behind two fake OpenAI-compatible
+// servers (scripted send_message calls; the default responder answers the judge's schemas), no network.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeOpenAIServer, killAfterCalls, startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { useTempDir } from "../temp-dir.ts";
+import { BIN, cli, ROOT } from "./run-cli.ts";
+
+const dir = useTempDir("dramaturg-experiment-run-");
+const SCENARIO = `${ROOT}test/fixtures/experiments/scenarios/two-tasters.yaml`;
+let agents: FakeOpenAIServer;
+let judge: FakeOpenAIServer;
+
+beforeAll(async () => {
+  agents = await startFakeOpenAIServer({
+    // Slow enough that a kill lands part way through an environment run.
+    latencyMs: 15,
+    respond: () => ({
+      tool_calls: [
+        {
+          name: "send_message",
+          arguments: { channel: "tasting", text: "Smoked pear and black tea, for the night shift." },
+        },
+      ],
+    }),
+  });
+  judge = await startFakeOpenAIServer({});
+});
+afterAll(async () => {
+  await Promise.all([agents.close(), judge.close()]);
+});
+
+const runArgs = (db: string, ...more: string[]) => [
+  "experiment",
+  "run",
+  SCENARIO,
+  "--model",
+  "openai-compatible:agents",
+  "--base-url",
+  agents.url,
+  "--judge",
+  "openai-compatible:judge",
+  "--judge-base-url",
+  judge.url,
+  "--db",
+  db,
+  ...more,
+];
+
+describe("dramaturg experiment run", () => {
+  it("runs both arms of every environment, writes the result document and prints the Table 1 layout", async () => {
+    const out = join(dir(), "result.json");
+    const svg = join(dir(), "result.svg");
+    const { code, stdout, stderr } = await cli(runArgs("memory://", "--out", out, "--svg", svg));
+    expect(stderr).toMatch(/4 environment runs/);
+    expect(code).toBe(0);
+    const document = JSON.parse(readFileSync(out, "utf8"));
+    expect(document.format).toBe("dramaturg.experiment-result/v1");
+    // Two people in each of two environments: one adherence value per agent and environment, per arm.
+    expect(document.arms.control.metrics.adherence).toHaveLength(4);
+    expect(document.arms.treatment.metrics.adherence).toHaveLength(4);
+    expect(document.arms.control.metrics.ideas_quantity).toHaveLength(2);
+    expect(stdout).toMatch(/adherence/);
+    expect(stdout).toMatch(/ideas_quantity/);
+    expect(readFileSync(svg, "utf8")).toMatch(/^<svg /);
+    expect(agents.stats.calls).toBeGreaterThan(0);
+  });
+
+  it("a rerun on the same store reuses every finished environment: no agent is called again", async () => {
+    const db = join(dir(), "store");
+    const first = await cli(runArgs(db, "--format", "json"));
+    expect(first.code).toBe(0);
+    const calls = agents.stats.calls;
+    const again = await cli(runArgs(db, "--format", "json"));
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/4 environment runs, 4 finished already/);
+    expect(agents.stats.calls).toBe(calls);
+    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
+  });
+
+  it("killed (SIGKILL) part way and run again, it runs only what had not finished and prints what an uninterrupted run prints", async () => {
+    // One environment run at a time (concurrency 2 over groups of 2), so that some finish before the kill.
+    const args = (db: string, out: string) =>
+      runArgs(db, "--concurrency", "2", "--out", out, "--format", "json");
+    const before = agents.stats.calls;
+    const whole = await cli(args("memory://", join(dir(), "whole.json")));
+    expect(whole.code).toBe(0);
+    const total = agents.stats.calls - before;
+    const db = join(dir(), "killed-store");
+    const killed = await killAfterCalls([process.execPath, BIN, ...args(db, join(dir(), "never.json"))], {
+      server: agents,
+      calls: Math.ceil(total * 0.6),
+      cwd: ROOT,
+    });
+    expect(killed.killed).toBe(true);
+    const atRerun = agents.stats.calls;
+    const resumed = await cli(args(db, join(dir(), "resumed.json")));
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(/4 environment runs, [1-3] finished already/);
+    // Finished environment runs are not played again: fewer agent calls than a whole run.
+    expect(agents.stats.calls - atRerun).toBeLessThan(total);
+    expect(readFileSync(join(dir(), "resumed.json"), "utf8")).toBe(
+      readFileSync(join(dir(), "whole.json"), "utf8"),
+    );
+    expect(resumed.stdout).toBe(whole.stdout);
+  });
+
+  it("refuses a bad scale before any model is called", async () => {
+    const calls = agents.stats.calls;
+    const { code, stderr } = await cli(runArgs("memory://", "--scale", "2"));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--scale: expected a number above 0 and at most 1, got "2"/);
+    expect(agents.stats.calls).toBe(calls);
+  });
+});
