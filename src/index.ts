@@ -156,8 +156,12 @@ export {
   compareResultSets,
   /** Generates a population (dimensions, a plan, one persona each), seeded, recordable and replayable. */
   generatePopulation,
+  /** A stored experiment's result document, by id or its first 8+ characters, as `run --out` wrote it. */
+  loadExperimentResult,
   /** Reads a population folder (hand-written or generated), with located errors. */
   loadPopulation,
+  /** Calls, tokens and cost of an experiment per arm, before it runs: no model is called, nothing written. */
+  priceExperiment,
   /** A built-in scenario by name (brainstorming-average, …) or a scenario file. */
   resolveScenario,
   /**
@@ -165,6 +169,8 @@ export {
    * on the same store skips finished environments. Returns the dramaturg.experiment-result/v1 document.
    */
   runExperiment,
+  /** Runs the four Table 1 scenarios on one store (resumable) and holds them against the published table. */
+  runTable1,
   /** Shrinks a scenario's environments and agents proportionally (never below two environments an arm). */
   scaleScenario,
 } from "./experiments/index.ts";

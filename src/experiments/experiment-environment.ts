@@ -166,10 +166,14 @@ export async function runEnvironment(
 
   const rapporteur = file.agents[environment.rapporteur - environment.members[0]!]!;
   const [extraction, completion, personas] = await Promise.all([
-    extract(judge, scenario, environment, transcript, rapporteur, signal),
+    judgeOne(judge, extractionRequest(scenario, environment, transcript, rapporteur), signal),
     environment.prompts.task_completion === undefined
       ? undefined
-      : judgeTaskCompletion(judge, scenario, environment.prompts.task_completion, transcript, signal),
+      : judgeOne(
+          judge,
+          taskCompletionRequest(scenario, environment.prompts.task_completion, transcript),
+          signal,
+        ),
     judgePersonas(options, transcript),
   ]);
   options.onPhase?.("judged");
@@ -287,83 +291,61 @@ async function judgeOne(judge: Judge, request: JudgeRequest, signal?: AbortSigna
   return { verdict: response.verdicts[0]!, calls: response.calls, usage: response.usage };
 }
 
-/** The extractor: the distinct ideas (or opinions) in the rapporteur's whole trajectory, listed and counted. */
-function extract(
-  judge: Judge,
+/** The extractor's request: the distinct ideas (or opinions) in the rapporteur's whole trajectory, listed and counted. */
+export function extractionRequest(
   scenario: Scenario,
   environment: ScenarioEnvironment,
   transcript: Transcript,
-  rapporteur: WorldAgent,
-  signal?: AbortSignal,
-): Promise<SingleJudgement> {
-  const events = agentTrajectory(transcript, rapporteur.id);
-  const fields = scenario.extraction.fields.join(", ");
-  return judgeOne(
-    judge,
-    {
-      items: [
-        {
-          key: {
-            dimension: `${scenario.extraction.kind}_quantity`,
-            proposition_id: EXTRACTION_PROPOSITION,
-            channel: scenario.channel,
-            trial: 1,
-          },
-          kind: "count",
-          claim: `${environment.prompts.extraction_objective} Count each distinct ${singular(scenario.extraction.kind)} once; for each, note its ${fields}.`,
+  rapporteur: Pick<WorldAgent, "id" | "name">,
+): JudgeRequest {
+  const kind = scenario.extraction.kind;
+  return {
+    items: [
+      {
+        key: {
+          dimension: `${kind}_quantity`,
+          proposition_id: EXTRACTION_PROPOSITION,
+          channel: scenario.channel,
+          trial: 1,
         },
-      ],
-      context: {
-        trajectory: {
-          title: `${rapporteur.name}'s trajectory, ending with the write-up of the session`,
-          text: renderTrajectory(events, WHOLE, { name: rapporteur.name }),
-        },
-        additional: `The situation: ${environment.prompts.extraction_situation}`,
+        kind: "count",
+        claim: `${environment.prompts.extraction_objective} Count each distinct ${kind === "ideas" ? "idea" : "opinion"} once; for each, note its ${scenario.extraction.fields.join(", ")}.`,
       },
-      doubleCheck: false,
+    ],
+    context: {
+      trajectory: {
+        title: `${rapporteur.name}'s trajectory, ending with the write-up of the session`,
+        text: renderTrajectory(agentTrajectory(transcript, rapporteur.id), WHOLE, { name: rapporteur.name }),
+      },
+      additional: `The situation: ${environment.prompts.extraction_situation}`,
     },
-    signal,
-  );
+    doubleCheck: false,
+  };
 }
 
-function singular(kind: Scenario["extraction"]["kind"]): string {
-  return kind === "ideas" ? "idea" : "opinion";
-}
-
-/** Task completion: did the session do what it was for? One 0–9 score on the channel's whole conversation. */
-function judgeTaskCompletion(
-  judge: Judge,
+/** Task completion's request: did the session do what it was for? One 0–9 score on the channel's whole conversation. */
+export function taskCompletionRequest(
   scenario: Scenario,
   task: string,
   transcript: Transcript,
-  signal?: AbortSignal,
-): Promise<SingleJudgement> {
+): JudgeRequest {
   const channel = scenario.channel;
-  return judgeOne(
-    judge,
-    {
-      items: [
-        {
-          key: {
-            dimension: "task_completion",
-            proposition_id: TASK_COMPLETION_PROPOSITION,
-            channel,
-            trial: 1,
-          },
-          kind: "score",
-          claim: `The participants did, completely and well, what the session was for. What it was for: ${task}`,
-        },
-      ],
-      context: {
-        trajectory: {
-          title: `the whole conversation in #${channel}`,
-          text: renderTrajectory(channelTrajectory(transcript, channel), WHOLE, { channel }),
-        },
+  return {
+    items: [
+      {
+        key: { dimension: "task_completion", proposition_id: TASK_COMPLETION_PROPOSITION, channel, trial: 1 },
+        kind: "score",
+        claim: `The participants did, completely and well, what the session was for. What it was for: ${task}`,
       },
-      doubleCheck: scenario.judge.double_check,
+    ],
+    context: {
+      trajectory: {
+        title: `the whole conversation in #${channel}`,
+        text: renderTrajectory(channelTrajectory(transcript, channel), WHOLE, { channel }),
+      },
     },
-    signal,
-  );
+    doubleCheck: scenario.judge.double_check,
+  };
 }
 
 /**

@@ -3,8 +3,10 @@
 // the published Table 1; bad input exits 2 naming the file, and writes nothing.
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { tempDir } from "../temp-dir.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadExperimentResult } from "../../src/experiments/index.ts";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { tempDir, useTempDir } from "../temp-dir.ts";
 import { cli, ROOT } from "./run-cli.ts";
 
 const JUNE = `${ROOT}test/fixtures/experiments/tinytroupe-june-2025`;
@@ -169,5 +171,126 @@ describe("dramaturg experiment table1", () => {
     const missing = await cli(["experiment", "table1"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--results/);
+  });
+});
+
+describe("dramaturg experiment report ID", () => {
+  // A stored experiment to read back: the two tasters against fake agent and judge servers, kept in a folder store.
+  const dir = useTempDir("dramaturg-experiment-report-");
+  let agents: FakeOpenAIServer;
+  let judge: FakeOpenAIServer;
+  let db: string;
+  let out: string;
+  let id: string;
+  beforeAll(async () => {
+    agents = await startFakeOpenAIServer({
+      respond: () => ({
+        tool_calls: [
+          { name: "send_message", arguments: { channel: "tasting", text: "Smoked pear, for night owls." } },
+        ],
+      }),
+    });
+    judge = await startFakeOpenAIServer({});
+    db = join(dir(), "store");
+    out = join(dir(), "result.json");
+    const run = await cli([
+      "experiment",
+      "run",
+      `${ROOT}test/fixtures/experiments/scenarios/two-tasters.yaml`,
+      "--model",
+      "openai-compatible:agents",
+      "--base-url",
+      agents.url,
+      "--judge",
+      "openai-compatible:judge",
+      "--judge-base-url",
+      judge.url,
+      "--db",
+      db,
+      "--out",
+      out,
+    ]);
+    expect(run.code).toBe(0);
+    id = /^experiment ([0-9a-f]{8}): /m.exec(run.stderr)![1]!;
+  });
+  afterAll(async () => {
+    await Promise.all([agents.close(), judge.close()]);
+  });
+
+  it("reads the stored document back byte for byte as run --out wrote it, by the id's first 8 characters", async () => {
+    const stored = await loadExperimentResult({ store: db, id });
+    expect(stored.evaluation_id.startsWith(id)).toBe(true);
+    expect(`${JSON.stringify(stored.document, null, 2)}\n`).toBe(readFileSync(out, "utf8"));
+    const whole = await loadExperimentResult({ store: db, id: stored.evaluation_id });
+    expect(whole.document).toEqual(stored.document);
+  });
+
+  it("prints the same report for the id as for the file run --out wrote", async () => {
+    const svg = join(tempDir(), "chart.svg");
+    const byId = await cli(["experiment", "report", id, "--db", db, "--format", "json", "--svg", svg]);
+    expect(byId.stderr).toBe("");
+    expect(byId.code).toBe(0);
+    const byFile = await cli(["experiment", "report", out, "--format", "json"]);
+    expect(byFile.code).toBe(0);
+    const fromId = JSON.parse(byId.stdout);
+    const fromFile = JSON.parse(byFile.stdout);
+    // Only where the document came from differs.
+    expect(fromId.experiment.source).toBeNull();
+    expect(fromFile.experiment.source).toBe(out);
+    expect({ ...fromId, experiment: { ...fromId.experiment, source: out } }).toEqual(fromFile);
+    expect(fromId.experiment.scenario).toBe("two-tasters");
+    expect(readFileSync(svg, "utf8")).toMatch(/^<svg /);
+    const table = await cli(["experiment", "report", id, "--db", db]);
+    expect(table.stdout).toMatch(/^experiment two-tasters: Two tasters name a blend · scale 1 · seed 0$/m);
+  });
+
+  it("exits 2 for an id the store does not have, and for a store that is not there", async () => {
+    const unknown = await cli(["experiment", "report", "deadbeef", "--db", db]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no evaluation or run with id deadbeef/);
+    const nowhere = join(tempDir(), "no-store");
+    const missing = await cli(["experiment", "report", id, "--db", nowhere]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no store here to read experiment/);
+    expect(existsSync(nowhere)).toBe(false);
+  });
+});
+
+describe("dramaturg experiment table1 without --results", () => {
+  it("--dry-run prices the four built-in experiments at the scale, with a total, and writes nothing", async () => {
+    const db = join(tempDir(), "store");
+    const { code, stdout, stderr } = await cli([
+      "experiment",
+      "table1",
+      "--scale",
+      "0.1",
+      "--model",
+      "openai:gpt-4o-mini",
+      "--judge",
+      "openai:gpt-4o-mini",
+      "--db",
+      db,
+      "--dry-run",
+    ]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    for (const id of [
+      "brainstorming-average",
+      "brainstorming-difficult-full",
+      "brainstorming-difficult-variety",
+      "debate-controversial",
+    ])
+      expect(stdout).toMatch(new RegExp(`^Dry run · experiment ${id} at scale 0\\.1 · `, "m"));
+    expect(stdout).toMatch(/^all 4 experiments\n {2}agents\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+\$\d+\.\d{4}$/m);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it("exits 2 when given both --results and models, or neither", async () => {
+    const both = await cli(["experiment", "table1", "--results", JUNE, "--model", "openai:gpt-4o-mini"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--results compares result files, --model and --judge run the experiments/);
+    const judgeOnly = await cli(["experiment", "table1", "--judge", "openai:gpt-4o-mini"]);
+    expect(judgeOnly.code).toBe(2);
+    expect(judgeOnly.stderr).toMatch(/^dramaturg: --model: experiment table1 needs --model and --judge/);
   });
 });

@@ -1,6 +1,6 @@
 // `dramaturg experiment run` as a user runs it: persona agents and the judge behind two fake OpenAI-compatible
 // servers (scripted send_message calls; the default responder answers the judge's schemas), no network.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, killAfterCalls, startFakeOpenAIServer } from "../../src/testing/index.ts";
@@ -112,5 +112,78 @@ describe("dramaturg experiment run", () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/--scale: expected a number above 0 and at most 1, got "2"/);
     expect(agents.stats.calls).toBe(calls);
+  });
+
+  it("--dry-run calls no server and writes nothing; its counts bound a real run's calls, and equal them without a gate", async () => {
+    const db = join(dir(), "dry-store");
+    const out = join(dir(), "dry.json");
+    const before = { agents: agents.stats.calls, judge: judge.stats.calls };
+    const dry = await cli(runArgs(db, "--dry-run", "--format", "json", "--out", out));
+    expect(dry.code).toBe(0);
+    expect(agents.stats.calls).toBe(before.agents);
+    expect(judge.stats.calls).toBe(before.judge);
+    expect(existsSync(db)).toBe(false);
+    expect(existsSync(out)).toBe(false);
+    const price = JSON.parse(dry.stdout).dry_run;
+    expect(price.scenario).toMatchObject({ id: "two-tasters", environments: 2, agents: 2 });
+
+    const real = await cli(runArgs("memory://", "--out", out, "--format", "json"));
+    expect(real.code).toBe(0);
+    const document = JSON.parse(readFileSync(out, "utf8"));
+    for (const arm of ["control", "treatment"] as const) {
+      // Neither arm has a gate (the treatment suppresses repetition, which calls no model): counts are exact.
+      expect(price.arms[arm].upper_bound).toBe(false);
+      expect(price.arms[arm].agent.calls).toBe(document.arms[arm].calls.agent);
+      expect(price.arms[arm].judge.calls).toBe(document.arms[arm].calls.judge);
+    }
+    // ... and they are the calls the servers received.
+    expect(agents.stats.calls - before.agents).toBe(price.total.agent.calls);
+    expect(judge.stats.calls - before.judge).toBe(price.total.judge.calls);
+  });
+
+  it("--dry-run prints the prices per arm as a table, with no cost for a model it has no price for", async () => {
+    const { code, stdout } = await cli(runArgs(join(dir(), "never"), "--dry-run"));
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Dry run · experiment two-tasters at scale 1 · nothing was called or written$/m);
+    expect(stdout).toMatch(/^control \(Control\)$/m);
+    expect(stdout).toMatch(/^ {2}agents\s+10\s/m);
+    expect(stdout).toMatch(/^ {4}persona dimensions\s/m);
+    expect(stdout).toMatch(/^estimated cost: unknown$/m);
+    expect(stdout).toMatch(/no price for openai-compatible:agents: add one under prices: in dramaturg\.yaml/);
+  });
+
+  it("with the action gate on, the dry run counts no fewer calls than a run makes, and exactly the control arm's", async () => {
+    const scenario = join(dir(), "gated.yaml");
+    writeFileSync(
+      scenario,
+      readFileSync(SCENARIO, "utf8")
+        .replace(
+          "folder: ../populations/hand-written",
+          `folder: ${ROOT}test/fixtures/experiments/populations/hand-written`,
+        )
+        .replace(
+          "repetition_suppression_enabled: true",
+          "{ gate_adherence_enabled: true, gate_adherence_threshold: 5, max_correction_attempts: 2 }",
+        ),
+    );
+    const args = (...more: string[]) => {
+      const list = runArgs("memory://", ...more);
+      list[2] = scenario;
+      return list;
+    };
+    const dry = await cli(args("--dry-run", "--format", "json"));
+    expect(dry.code).toBe(0);
+    const price = JSON.parse(dry.stdout).dry_run;
+    expect(price.arms.treatment.upper_bound).toBe(true);
+    const out = join(dir(), "gated.json");
+    const real = await cli(args("--out", out, "--format", "json"));
+    expect(real.code).toBe(0);
+    const document = JSON.parse(readFileSync(out, "utf8"));
+    expect(document.environments[0].arms.treatment.gate.checks).toBeGreaterThan(0);
+    expect(price.arms.control.agent.calls).toBe(document.arms.control.calls.agent);
+    expect(price.arms.control.judge.calls).toBe(document.arms.control.calls.judge);
+    expect(price.arms.treatment.agent.calls).toBeGreaterThanOrEqual(document.arms.treatment.calls.agent);
+    expect(price.arms.treatment.judge.calls).toBeGreaterThanOrEqual(document.arms.treatment.calls.judge);
+    expect(price.arms.treatment.judge.parts.gate.calls).toBeGreaterThan(0);
   });
 });

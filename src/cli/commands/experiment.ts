@@ -1,9 +1,10 @@
 // `dramaturg experiment …`: treatment versus control. `experiment compare FILE` reads a Dramaturg experiment
 // result or a TinyTroupe experiment results file and prints each metric's Welch test in the Table 1 layout;
-// `experiment report FILE` does the same for an experiment's result, naming the experiment, with an SVG chart;
-// `experiment table1 --results …` holds four experiments' results against TinyTroupe's published Table 1;
-// `experiment run SCENARIO` runs a scenario's control and treatment worlds in pairs and reports them.
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+// `experiment report FILE|ID` does the same for an experiment's result (a file, or a stored experiment),
+// naming the experiment, with an SVG chart; `experiment table1 --results …` holds four experiments' results
+// against TinyTroupe's published Table 1, and without `--results` runs the four first; `experiment run
+// SCENARIO` runs a scenario's control and treatment worlds in pairs and reports them (`--dry-run`: prices it).
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, Option } from "commander";
 import { InputError } from "../../core/index.ts";
@@ -16,9 +17,12 @@ interface ReportFlags {
   format: "table" | "json" | "markdown";
   alpha: string;
   svg?: string;
+  db?: string;
+  config?: string;
 }
 
-interface RunFlags extends ReportFlags {
+/** What `experiment run` and `experiment table1` share: the models, the scale, the store. */
+interface ExperimentModelFlags {
   scale: string;
   model?: string;
   baseUrl?: string;
@@ -26,17 +30,22 @@ interface RunFlags extends ReportFlags {
   judge?: string;
   judgeBaseUrl?: string;
   judgeApiKeyEnv?: string;
-  population?: string;
   seed?: string;
   concurrency: string;
-  out?: string;
   db?: string;
   config?: string;
+  dryRun?: boolean;
 }
 
-interface Table1Flags {
-  results: string[];
+interface RunFlags extends ReportFlags, ExperimentModelFlags {
+  population?: string;
+  out?: string;
+}
+
+interface Table1Flags extends Partial<ExperimentModelFlags> {
+  results?: string[];
   format: "table" | "json" | "markdown";
+  out?: string;
 }
 
 interface CompareFlags {
@@ -86,8 +95,8 @@ export function registerExperimentCommand(program: Command): void {
     .command("report")
     .description("an experiment's result in the Table 1 layout (table, Markdown or JSON), and an SVG chart")
     .argument(
-      "<file>",
-      "the experiment's result (dramaturg.experiment-result/v1), or TinyTroupe's results file",
+      "<file-or-id>",
+      "the experiment's result (dramaturg.experiment-result/v1) or TinyTroupe's results file, or a stored experiment's id (its first 8+ characters do)",
     )
     .option("--control <name>", 'the control arm (default: the arm named "control", any case)')
     .option(
@@ -101,38 +110,27 @@ export function registerExperimentCommand(program: Command): void {
     )
     .option("--alpha <a>", "significance level: a difference is significant when p < alpha", "0.05")
     .option("--svg <file>", "also write a chart: per metric, both arms' values, means and 95% CIs")
+    .option("--db <location>", "store to read a stored experiment from (default .dramaturg)")
+    .option("--config <file>", "project file to use")
     .addHelpText(
       "after",
       examples(
         "dramaturg experiment report result.json",
         "dramaturg experiment report result.json --format markdown --svg result.svg",
+        "dramaturg experiment report 3f2a9c1e --db .dramaturg",
       ),
     )
     .action(async (file: string, flags: ReportFlags) => {
       setExitCode(await experimentReportCommand(file, flags));
     });
-  experiment
+  const run = experiment
     .command("run")
     .description(
       "run a scenario: control and treatment worlds in pairs, judged, stored, reported in the Table 1 layout",
     )
-    .argument("<scenario>", "a built-in scenario (brainstorming-average, …) or a scenario file (YAML)")
-    .option("--scale <s>", "shrink the environments and agents proportionally (0 < s ≤ 1)", "1")
-    .requiredOption(
-      "--model <spec>",
-      "the agents' model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL)",
-    )
-    .option("--base-url <url>", "base URL of an OpenAI-compatible server for the agents' model")
-    .option("--api-key-env <var>", "environment variable holding the agents' API key")
-    .requiredOption(
-      "--judge <spec>",
-      "judges the dimensions, the extraction, the gate (a model spec or fixtures:FILE)",
-    )
-    .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server for the judge")
-    .option("--judge-api-key-env <var>", "environment variable holding the judge's API key")
+    .argument("<scenario>", "a built-in scenario (brainstorming-average, …) or a scenario file (YAML)");
+  modelOptions(run, true)
     .option("--population <dir>", "the people (a population folder) instead of the scenario's")
-    .option("--seed <n>", "seed of every environment's world (default: the scenario's)")
-    .option("--concurrency <n>", "judge calls in flight at once", "16")
     .option("--out <file>", "also write the result document (dramaturg.experiment-result/v1, JSON) here")
     .addOption(
       new Option("--format <format>", "output format of the report")
@@ -141,11 +139,10 @@ export function registerExperimentCommand(program: Command): void {
     )
     .option("--alpha <a>", "significance level: a difference is significant when p < alpha", "0.05")
     .option("--svg <file>", "also write a chart: per metric, both arms' values, means and 95% CIs")
-    .option("--db <location>", "store location (default .dramaturg; a rerun on it resumes)")
-    .option("--config <file>", "project file to use")
     .addHelpText(
       "after",
       examples(
+        "dramaturg experiment run brainstorming-average --scale 0.1 --model openai:gpt-4o-mini --judge openai:gpt-4o-mini --dry-run",
         "OPENAI_API_KEY=… dramaturg experiment run brainstorming-average --scale 0.1 --model openai:gpt-4o-mini --judge openai:gpt-4o-mini --out avg.json",
         "dramaturg experiment run my-scenario.yaml --population people/ --model openai-compatible:llama3.1 --base-url http://127.0.0.1:11434/v1 --judge openai-compatible:llama3.1 --judge-base-url http://127.0.0.1:11434/v1",
       ),
@@ -153,15 +150,17 @@ export function registerExperimentCommand(program: Command): void {
     .action(async (scenario: string, flags: RunFlags) => {
       setExitCode(await experimentRunCommand(scenario, flags));
     });
-  experiment
+  const table1 = experiment
     .command("table1")
     .description(
-      "hold four experiments' results against TinyTroupe's published Table 1: direction and significance per cell",
+      "run the four Table 1 experiments (or read their results) and hold them against TinyTroupe's published Table 1: direction and significance per cell",
     )
-    .requiredOption(
+    .option(
       "--results <paths...>",
-      "result files, folders of them, or EXPERIMENT=FILE (Dramaturg's results or TinyTroupe's)",
-    )
+      "compare these instead of running: result files, folders of them, or EXPERIMENT=FILE (Dramaturg's results or TinyTroupe's)",
+    );
+  modelOptions(table1, false)
+    .option("--out <dir>", "also write each experiment's result document here, as <scenario>.json")
     .addOption(
       new Option("--format <format>", "output format")
         .choices(["table", "json", "markdown"])
@@ -172,11 +171,35 @@ export function registerExperimentCommand(program: Command): void {
       examples(
         "dramaturg experiment table1 --results test/fixtures/experiments/tinytroupe-june-2025",
         "dramaturg experiment table1 --results brainstorming-average=avg.json debate-controversial=debate.json",
+        "dramaturg experiment table1 --scale 0.1 --model openai:gpt-4o-mini --judge openai:gpt-4o-mini --dry-run",
+        "OPENAI_API_KEY=… dramaturg experiment table1 --scale 0.1 --model openai:gpt-4o-mini --judge openai:gpt-4o-mini --out table1/",
       ),
     )
     .action(async (flags: Table1Flags) => {
       setExitCode(await experimentTable1Command(flags));
     });
+}
+
+/** The flags that say how experiments run: the models, the scale, the store; required for `run`, not for `table1 --results`. */
+function modelOptions(command: Command, required: boolean): Command {
+  const model = "the agents' model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL)";
+  const judge = "judges the dimensions, the extraction, the gate (a model spec or fixtures:FILE)";
+  if (required) command.requiredOption("--model <spec>", model).requiredOption("--judge <spec>", judge);
+  else command.option("--model <spec>", model).option("--judge <spec>", judge);
+  return command
+    .option("--scale <s>", "shrink the environments and agents proportionally (0 < s ≤ 1)", "1")
+    .option("--base-url <url>", "base URL of an OpenAI-compatible server for the agents' model")
+    .option("--api-key-env <var>", "environment variable holding the agents' API key")
+    .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server for the judge")
+    .option("--judge-api-key-env <var>", "environment variable holding the judge's API key")
+    .option("--seed <n>", "seed of every environment's world (default: the scenario's)")
+    .option("--concurrency <n>", "judge calls in flight at once", "16")
+    .option("--db <location>", "store location (default .dramaturg; a rerun on it resumes)")
+    .option("--config <file>", "project file to use")
+    .option(
+      "--dry-run",
+      "print the calls, tokens and cost per arm (agents and judge) this needs; call nothing, write nothing",
+    );
 }
 
 function alphaOf(text: string): number {
@@ -186,14 +209,19 @@ function alphaOf(text: string): number {
   return alpha;
 }
 
-export async function experimentReportCommand(file: string, flags: ReportFlags): Promise<number> {
+export async function experimentReportCommand(fileOrId: string, flags: ReportFlags): Promise<number> {
   const alpha = alphaOf(flags.alpha);
   const experiments = await import("../../experiments/index.ts");
-  emitReport(
-    experiments,
-    experiments.readExperimentReport(file, { control: flags.control, treatment: flags.treatment, alpha }),
-    flags,
-  );
+  const choice = { control: flags.control, treatment: flags.treatment, alpha };
+  // A file that is there is read; anything else that reads as an id is a stored experiment.
+  if (!existsSync(fileOrId) && experiments.looksLikeExperimentId(fileOrId)) {
+    const { resolveSettings } = await import("../settings.ts");
+    const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+    const stored = await experiments.loadExperimentResult({ store: settings.db, id: fileOrId });
+    emitReport(experiments, experiments.experimentReport(stored.document, choice), flags);
+    return 0;
+  }
+  emitReport(experiments, experiments.readExperimentReport(fileOrId, choice), flags);
   return 0;
 }
 
@@ -245,8 +273,47 @@ function resultArguments(paths: readonly string[]): string[] {
 
 export async function experimentTable1Command(flags: Table1Flags): Promise<number> {
   const experiments = await import("../../experiments/index.ts");
-  const results = resultArguments(flags.results).map((argument) => experiments.readTable1Result(argument));
-  const comparison = experiments.compareWithTable1(results);
+  let comparison: import("../../experiments/index.ts").Table1Comparison;
+  if (flags.results !== undefined) {
+    if (flags.model !== undefined || flags.judge !== undefined || flags.dryRun)
+      throw new InputError(
+        "--results compares result files, --model and --judge run the experiments; expected one or the other",
+        { place: "--results" },
+      );
+    const results = resultArguments(flags.results).map((argument) => experiments.readTable1Result(argument));
+    comparison = experiments.compareWithTable1(results);
+  } else {
+    const setup = await runSetup(flags as ExperimentModelFlags, "table1");
+    const scenarios = experiments.listBuiltinScenarios();
+    if (flags.dryRun) {
+      const prices: import("../../experiments/index.ts").ExperimentPrice[] = [];
+      for (const scenario of scenarios)
+        prices.push(await experiments.priceExperiment(scenario, setup.priceOptions));
+      printPrices(experiments, prices, flags.format);
+      return 0;
+    }
+    const { withInterrupts } = await import("../interrupts.ts");
+    const out = flags.out;
+    const table1 = await withInterrupts(
+      (signal) =>
+        experiments.runTable1({
+          ...setup.runOptions,
+          scenarios,
+          signal,
+          onProgress: (id, event) => printProgress(event, `${id}: `),
+          onExperiment: (run) => {
+            if (out === undefined) return;
+            mkdirSync(out, { recursive: true });
+            writeFileSync(
+              join(out, `${run.document.scenario.id}.json`),
+              `${JSON.stringify(run.document, null, 2)}\n`,
+            );
+          },
+        }),
+      { resumeWith: "dramaturg experiment table1 (the same flags and --db)" },
+    );
+    comparison = table1.comparison;
+  }
   const text =
     flags.format === "json"
       ? `${JSON.stringify(comparison, null, 2)}\n`
@@ -285,14 +352,15 @@ function wholeFlag(value: string | undefined, flag: string, min: number): number
   return n;
 }
 
-export async function experimentRunCommand(name: string, flags: RunFlags): Promise<number> {
-  const [experiments, { resolveSettings }, { withInterrupts }] = await Promise.all([
-    import("../../experiments/index.ts"),
+/**
+ * The flags of `run` and `table1`, checked, as the library's options: everything is read before a store is
+ * opened or a model is called. Prices for a dry run come from the project's `prices` and the built-in table.
+ */
+async function runSetup(flags: ExperimentModelFlags, command: "run" | "table1") {
+  const [{ resolveSettings }, { priceFor }] = await Promise.all([
     import("../settings.ts"),
-    import("../interrupts.ts"),
+    import("../prices.ts"),
   ]);
-  // Everything is read and checked before a store is opened or a model is called.
-  const alpha = alphaOf(flags.alpha);
   const scale = Number(flags.scale);
   if (!(scale > 0 && scale <= 1))
     throw new InputError(`expected a number above 0 and at most 1, got "${flags.scale}"`, {
@@ -300,32 +368,88 @@ export async function experimentRunCommand(name: string, flags: RunFlags): Promi
     });
   const seed = wholeFlag(flags.seed, "--seed", 0);
   const concurrency = wholeFlag(flags.concurrency, "--concurrency", 1)!;
+  for (const [flag, value] of [
+    ["--model", flags.model],
+    ["--judge", flags.judge],
+  ] as const)
+    if (value === undefined)
+      throw new InputError(
+        `experiment ${command} needs --model and --judge${command === "table1" ? " (or --results to compare files)" : ""}`,
+        { place: flag },
+      );
+  const model = flags.model!;
+  const judge = flags.judge!;
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  const runOptions = {
+    model,
+    modelSettings: { baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv },
+    judge,
+    judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
+    store: settings.db,
+    scale,
+    ...(seed === undefined ? {} : { seed }),
+    concurrency,
+  };
+  const agents = priceFor(model, settings.prices);
+  const judged = priceFor(judge, settings.prices);
+  const priceOptions = {
+    model,
+    judge,
+    scale,
+    prices: { ...(agents ? { agents } : {}), ...(judged ? { judge: judged } : {}) },
+  };
+  return { runOptions, priceOptions };
+}
+
+/** One line per experiment started and per environment run finished, on stderr. */
+function printProgress(
+  event: import("../../experiments/index.ts").ExperimentProgressEvent,
+  prefix = "",
+): void {
+  if (event.type === "started")
+    process.stderr.write(
+      `${prefix}experiment ${event.experiment_id.slice(0, 8)}: ${event.total} environment runs${event.reused ? `, ${event.reused} finished already` : ""}\n`,
+    );
+  else if (event.type === "environment" && (event.phase === "completed" || event.phase === "failed"))
+    process.stderr.write(`  ${prefix}${event.arm} environment ${event.index + 1}: ${event.phase}\n`);
+}
+
+/** A dry run's prices: JSON (`{ "dry_run": … }`, one price or a list), or the table. */
+function printPrices(
+  experiments: typeof import("../../experiments/index.ts"),
+  prices: import("../../experiments/index.ts").ExperimentPrice[],
+  format: string,
+): void {
+  if (format === "json") {
+    const dryRun = prices.length === 1 ? prices[0] : prices;
+    process.stdout.write(`${JSON.stringify({ dry_run: dryRun }, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(experiments.renderExperimentPrices(prices));
+}
+
+export async function experimentRunCommand(name: string, flags: RunFlags): Promise<number> {
+  const experiments = await import("../../experiments/index.ts");
+  const alpha = alphaOf(flags.alpha);
+  const setup = await runSetup(flags, "run");
   const scenario = experiments.resolveScenario(name);
   const population =
     flags.population === undefined ? undefined : experiments.loadPopulation(flags.population);
-  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-  const progress = (event: import("../../experiments/index.ts").ExperimentProgressEvent) => {
-    if (event.type === "started")
-      process.stderr.write(
-        `experiment ${event.experiment_id.slice(0, 8)}: ${event.total} environment runs${event.reused ? `, ${event.reused} finished already` : ""}\n`,
-      );
-    else if (event.type === "environment" && (event.phase === "completed" || event.phase === "failed"))
-      process.stderr.write(`  ${event.arm} environment ${event.index + 1}: ${event.phase}\n`);
-  };
+  const people = population === undefined ? {} : { population: { people: population.people } };
+  if (flags.dryRun) {
+    // No store is opened and no model is made: the prices come from the prompts a run would send.
+    const price = await experiments.priceExperiment(scenario, { ...setup.priceOptions, ...people });
+    printPrices(experiments, [price], flags.format);
+    return 0;
+  }
+  const { withInterrupts } = await import("../interrupts.ts");
   const run = await withInterrupts(
     (signal) =>
       experiments.runExperiment(scenario, {
-        model: flags.model!,
-        modelSettings: { baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv },
-        judge: flags.judge!,
-        judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
-        store: settings.db,
-        scale,
-        ...(seed === undefined ? {} : { seed }),
-        ...(population === undefined ? {} : { population: { people: population.people } }),
-        concurrency,
+        ...setup.runOptions,
+        ...people,
         signal,
-        onProgress: progress,
+        onProgress: (event) => printProgress(event),
       }),
     { resumeWith: `dramaturg experiment run ${name} (the same flags and --db)` },
   );
