@@ -213,6 +213,9 @@ export {
   loadPropositions,
   withPrecondition,
 } from "./propositions/index.ts";
+// ── Queue (pg-boss on a PostgreSQL store) ─────────────────────────────────────────────────────────
+export type { RunningWorker, WorkerEvent, WorkerOptions } from "./queue/index.ts";
+export { startWorker } from "./queue/index.ts";
 export type {
   AgentResult,
   DimensionResult,

@@ -86,6 +86,7 @@ const MAIN = [
   "serializeBaseline",
   "simulate",
   "simulateWithCorrections",
+  "startWorker",
   "storeExists",
   "varietyIntervention",
   "verdictsToFixtures",

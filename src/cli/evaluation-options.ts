@@ -23,6 +23,10 @@ export interface EvalFlags extends FlagSettings {
   modelBaseUrl?: string;
   modelApiKeyEnv?: string;
   steps?: string;
+  /** Queue the judge calls for `dramaturg worker`s (a PostgreSQL store) instead of judging here. */
+  queue?: boolean;
+  /** With `queue`: print the evaluation's id and return without waiting for it. */
+  detach?: boolean;
 }
 
 /** Options shared by eval, baseline, ci, record and config print. */

@@ -95,19 +95,12 @@ export function judgeSettingsOf(settings: Settings) {
   };
 }
 
-/**
- * The evaluation behind eval, baseline, ci and record. Every input of a file source (transcript,
- * propositions, the plan) is read and validated before the store is opened, so bad input writes
- * nothing; then the library judges, stores and returns the result, returned here with the stored runs.
- */
-export async function evaluate(
-  setup: EvaluationSetup,
-  options: EvaluateOptions = {},
-): Promise<EvaluationOutcome | undefined> {
+/** The library's input of a persona evaluation from the CLI's settings and sources. */
+function personaInput(setup: EvaluationSetup, transcript: Transcript | undefined) {
   const { settings, fromStore, files, windowStart, windowEnd } = setup;
   const judgeSpec = requireJudgeSpec(settings);
   const input: PersonaInputOptions & { judgeSpec: string; judgeBaseUrl?: string } = {
-    transcript: options.transcript ?? (fromStore ? { store: true } : files),
+    transcript: transcript ?? (fromStore ? { store: true } : files),
     propositions: settings.propositions,
     dimensions: settings.dimensions,
     agents: settings.agents,
@@ -118,6 +111,59 @@ export async function evaluate(
     judgeSpec,
     judgeBaseUrl: settings.judge.base_url,
   };
+  return { input, judgeSpec };
+}
+
+/**
+ * `eval --queue`: the evaluation prepared and stored as in-process (bad input writes nothing), its judge
+ * calls queued for `dramaturg worker`s; then followed until it completes (its result), or with `detach`
+ * left to them (no result). Only a PostgreSQL store can be shared with workers.
+ */
+export async function evaluateQueued(
+  setup: EvaluationSetup,
+  { detach = false }: { detach?: boolean } = {},
+): Promise<{ evaluationId: string; result?: EvalResult }> {
+  const { settings } = setup;
+  if (!/^postgres(ql)?:\/\//.test(settings.db))
+    throw new InputError(
+      "--queue needs a PostgreSQL store that workers can reach: pass --db postgres://… (this store is local to this process)",
+      { place: "--queue" },
+    );
+  const { input, judgeSpec } = personaInput(setup, undefined);
+  const [{ enqueuePersonaEvaluation, followEvaluation }, opened] = await Promise.all([
+    import("../queue/index.ts"),
+    openPersonaEvaluation(input, {
+      judge: judgeSpec,
+      judgeSettings: judgeSettingsOf(settings),
+      store: settings.db,
+    }),
+  ]);
+  try {
+    const store = await opened.store;
+    const { evaluationId, jobs } = await enqueuePersonaEvaluation(opened.prepared, {
+      store,
+      connectionString: settings.db,
+      judge: opened.judge.judge.descriptor,
+    });
+    if (detach) return { evaluationId };
+    process.stderr.write(`queued evaluation ${evaluationId} as ${jobs} jobs; waiting for workers\n`);
+    return { evaluationId, result: await followEvaluation(store, evaluationId) };
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * The evaluation behind eval, baseline, ci and record. Every input of a file source (transcript,
+ * propositions, the plan) is read and validated before the store is opened, so bad input writes
+ * nothing; then the library judges, stores and returns the result, returned here with the stored runs.
+ */
+export async function evaluate(
+  setup: EvaluationSetup,
+  options: EvaluateOptions = {},
+): Promise<EvaluationOutcome | undefined> {
+  const { settings, fromStore } = setup;
+  const { input, judgeSpec } = personaInput(setup, options.transcript);
   // The caller may narrow the agents once it has seen the transcript (ci: the agents with baselines).
   const adjust = (prepared: PreparedPersonaEvaluation): PreparedPersonaEvaluation => {
     const agents = options.selectAgents?.(prepared.transcript);

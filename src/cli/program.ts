@@ -15,6 +15,11 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     description: "evaluate personas in transcripts (or stored messages) and print the scores",
   },
   {
+    name: "worker",
+    term: "worker [options]",
+    description: "judge queued evaluations (eval --queue) from a PostgreSQL store",
+  },
+  {
     name: "import",
     term: "import [options] <transcripts...>",
     description: "store a transcript's agents and messages for later evaluations (--from-store)",
@@ -238,6 +243,7 @@ export async function buildProgram(): Promise<Command> {
   ]);
   const program = baseProgram();
   registerEvalCommand(program);
+  (await import("./commands/worker.ts")).registerWorkerCommand(program);
 
   program
     .command("import")

@@ -11,6 +11,7 @@ import {
   transcriptHash,
 } from "../core/index.ts";
 import {
+  type EvaluationRow,
   findEvaluation,
   type JudgeOption,
   type JudgeSettings,
@@ -382,56 +383,70 @@ export async function resumePersonaEvaluation(options: ResumePersonasOptions): P
           place: "--resume",
         },
       );
-    const parsed = PersonaRunConfigSchema.safeParse(evaluation.config);
-    if (!parsed.success)
-      throw new InputError(
-        `evaluation ${evaluation.id} has no resumable configuration (stored by another version?)`,
-      );
-    const config = parsed.data;
-    const kept = parseStoredPersonaInput(await store.evaluations.input(evaluation.id));
-    const transcript =
-      kept?.transcript ??
-      (config.source === "store"
-        ? await transcriptFromStore(store, { from: config.window_start, to: config.window_end })
-        : loadTranscripts(config.source.split(",")).transcript);
-    if (transcriptHash(transcript) !== config.transcript_hash)
-      throw new InputError(
-        "the transcript changed since this evaluation started; its stored verdicts no longer apply — run a new evaluation",
-        { file: config.source },
-      );
-    const propositions =
-      options.propositions ??
-      kept?.propositions ??
-      (await loadPropositions({
-        dir: config.propositions,
-        dimensions: config.dimensions,
-        agentIds: transcript.agents.map((a) => a.id),
-      }));
-    if (evaluation.propositions_hash && propositions.hash !== evaluation.propositions_hash)
-      throw new InputError("the propositions changed since this evaluation started — run a new evaluation", {
-        file: config.propositions ?? "built-in propositions",
-      });
+    const { prepared, config } = await storedPersonaEvaluation(store, evaluation, options.propositions);
     const judge = options.judge ?? config.judge;
     if (judge === "library")
       throw new InputError("this evaluation was started with a judge object; pass the judge to resume it", {
         place: "judge",
       });
-    return await runPreparedPersonaEvaluation(
-      { transcript, propositions, config, plan: planFor({ transcript, config, propositions }) },
-      {
-        ...options,
-        judge,
-        judgeSettings: {
-          ...options.judgeSettings,
-          baseUrl: options.judgeSettings?.baseUrl ?? config.judge_base_url,
-        },
-        store,
-        resume: evaluation.id,
+    return await runPreparedPersonaEvaluation(prepared, {
+      ...options,
+      judge,
+      judgeSettings: {
+        ...options.judgeSettings,
+        baseUrl: options.judgeSettings?.baseUrl ?? config.judge_base_url,
       },
-    );
+      store,
+      resume: evaluation.id,
+    });
   } finally {
     await release();
   }
+}
+
+/**
+ * A stored persona evaluation made ready to judge again: its configuration, the transcript and propositions
+ * kept with it (older evaluations: their files), checked against its hashes, and its plan. What a resume and
+ * a queue worker rebuild the evaluation from.
+ */
+export async function storedPersonaEvaluation(
+  store: Store,
+  evaluation: EvaluationRow,
+  override?: LoadedPropositions,
+): Promise<{ prepared: PreparedPersonaEvaluation; config: PersonaRunConfig }> {
+  const parsed = PersonaRunConfigSchema.safeParse(evaluation.config);
+  if (!parsed.success)
+    throw new InputError(
+      `evaluation ${evaluation.id} has no resumable configuration (stored by another version?)`,
+    );
+  const config = parsed.data;
+  const kept = parseStoredPersonaInput(await store.evaluations.input(evaluation.id));
+  const transcript =
+    kept?.transcript ??
+    (config.source === "store"
+      ? await transcriptFromStore(store, { from: config.window_start, to: config.window_end })
+      : loadTranscripts(config.source.split(",")).transcript);
+  if (transcriptHash(transcript) !== config.transcript_hash)
+    throw new InputError(
+      "the transcript changed since this evaluation started; its stored verdicts no longer apply — run a new evaluation",
+      { file: config.source },
+    );
+  const propositions =
+    override ??
+    kept?.propositions ??
+    (await loadPropositions({
+      dir: config.propositions,
+      dimensions: config.dimensions,
+      agentIds: transcript.agents.map((a) => a.id),
+    }));
+  if (evaluation.propositions_hash && propositions.hash !== evaluation.propositions_hash)
+    throw new InputError("the propositions changed since this evaluation started — run a new evaluation", {
+      file: config.propositions ?? "built-in propositions",
+    });
+  return {
+    prepared: { transcript, propositions, config, plan: planFor({ transcript, config, propositions }) },
+    config,
+  };
 }
 
 /**

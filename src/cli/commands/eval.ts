@@ -10,7 +10,7 @@ import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
 import { withInterrupts } from "../interrupts.ts";
 import { requireJudgeSpec } from "../judge-setup.ts";
-import { evaluate, judgeSettingsOf, setupEvaluation } from "../persona-evaluation.ts";
+import { evaluate, evaluateQueued, judgeSettingsOf, setupEvaluation } from "../persona-evaluation.ts";
 import { progressBar } from "../progress.ts";
 import { resolveSettings, type Settings } from "../settings.ts";
 
@@ -50,6 +50,11 @@ export function registerEvalCommand(program: Command): void {
     )
     .option("--model-api-key-env <var>", "with --synthetic: environment variable holding the agents' API key")
     .option("--steps <n>", "with --synthetic: steps to run (default: the world's)")
+    .option(
+      "--queue",
+      "store the evaluation and queue its judge calls for `dramaturg worker`s (--db postgres://…)",
+    )
+    .option("--detach", "with --queue: print the evaluation's id and exit without waiting for it")
     .addHelpText(
       "after",
       examples(
@@ -113,6 +118,20 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
     return exitCodeFor(outcome.result, outcome.settings);
   }
   const setup = setupEvaluation(sources, flags);
+  if (flags.queue) {
+    if (flags.resume !== undefined || flags.dryRun || flags.synthetic !== undefined || flags.record)
+      throw new InputError("--queue takes neither --resume, --dry-run, --synthetic nor --record", {
+        place: "--queue",
+      });
+    const queued = await evaluateQueued(setup, { detach: flags.detach });
+    if (!queued.result) {
+      process.stdout.write(`${queued.evaluationId}\n`);
+      return 0;
+    }
+    emitEvalResult(queued.result, format, { out: flags.out, settings: setup.settings });
+    return exitCodeFor(queued.result, setup.settings);
+  }
+  if (flags.detach) throw new InputError("--detach goes with --queue", { place: "--detach" });
   const outcome = await evaluate(setup, {
     record: flags.record,
     dryRun: flags.dryRun ? { format } : undefined,

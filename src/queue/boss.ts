@@ -1,0 +1,70 @@
+// pg-boss on the store's PostgreSQL server: the queue's tables live beside the store's (schema pgboss).
+import type { PgBoss } from "pg-boss";
+import { InputError } from "../core/index.ts";
+import type { Store } from "../engine/index.ts";
+import { PERSONA_CHUNKS } from "./jobs.ts";
+
+/**
+ * How long a job may stay active before it counts as lost (its worker killed) and is given to another
+ * worker. DRAMATURG_QUEUE_EXPIRE_SECONDS overrides it (tests make it short). Default 15 minutes.
+ */
+/**
+ * Attempts after a chunk's first that threw (a store or a bug, not a judge: a judge's failures are errored
+ * verdicts, written like the others). The last one fails the evaluation, so that nothing waits for ever.
+ */
+export const CHUNK_RETRY_LIMIT = 3;
+
+export function jobExpirySeconds(): number {
+  const given = Number(process.env.DRAMATURG_QUEUE_EXPIRE_SECONDS);
+  return Number.isInteger(given) && given >= 1 ? given : 900;
+}
+
+/** Refuses a store the queue cannot use: only PostgreSQL servers are shared between machines. */
+export function requireQueueStore(store: Store): NonNullable<Store["db"]> {
+  if (store.dialect !== "postgres" || !store.db)
+    throw new InputError(
+      `the queue needs a PostgreSQL store (--db postgres://…); ${store.location} is ${store.dialect === "memory" ? "in this process's memory" : "an embedded PGlite store"}, which other processes cannot reach`,
+      { place: "--queue" },
+    );
+  return store.db;
+}
+
+/**
+ * Starts pg-boss on the store's PostgreSQL server (`connectionString`, the store's location; its tables in
+ * their own schema, `pgboss`), creating its schema and the queue on first use.
+ */
+export async function openQueue(
+  store: Store,
+  connectionString: string,
+  { supervise = false }: { supervise?: boolean } = {},
+) {
+  requireQueueStore(store);
+  const expire = jobExpirySeconds();
+  // Loaded here: importing dramaturg does not load pg-boss.
+  const { PgBoss: Boss } = await import("pg-boss");
+  const boss: PgBoss = new Boss({
+    connectionString,
+    application_name: "dramaturg-queue",
+    max: 4,
+    supervise,
+    // Lost jobs (expired) are found by the supervisor: as often as they can expire, at most once a minute.
+    superviseIntervalSeconds: Math.min(60, expire),
+    schedule: false,
+  });
+  boss.on("error", (error: Error) => process.stderr.write(`dramaturg worker: queue: ${error.message}\n`));
+  await boss.start();
+  if (!(await boss.getQueue(PERSONA_CHUNKS)))
+    await boss
+      .createQueue(PERSONA_CHUNKS, {
+        expireInSeconds: expire,
+        retryLimit: CHUNK_RETRY_LIMIT,
+        retryDelay: 1,
+        retryBackoff: true,
+        notify: true,
+      })
+      // Two processes may create it at once: the other's is as good.
+      .catch(async (error: unknown) => {
+        if (!(await boss.getQueue(PERSONA_CHUNKS))) throw error;
+      });
+  return boss;
+}

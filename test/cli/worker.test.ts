@@ -1,0 +1,295 @@
+// Queued evaluations (`eval --queue`) judged by `dramaturg worker` processes on PostgreSQL: the same result
+// and scores as an in-process run, whatever the workers do — several at once, one killed with -9 and
+// started again, one waiting before any job exists, two evaluations at once. A store that is not
+// PostgreSQL is refused. Each test has a database of its own, dropped at the end.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type FakeOpenAIServer,
+  killAfterCalls,
+  startFakeOpenAIServer,
+  syntheticTranscript,
+} from "../../src/testing/index.ts";
+import { postgresSuite, postgresUrl as url } from "../postgres.ts";
+import { useTempDir } from "../temp-dir.ts";
+import { BIN, cli, ROOT, spawnCli } from "./run-cli.ts";
+
+const folder = useTempDir("dramaturg-worker-");
+let transcript: string;
+let fast: FakeOpenAIServer;
+let slow: FakeOpenAIServer;
+const databases: string[] = [];
+// Jobs of a killed worker are given to another after 2 s (the default is 15 minutes).
+const EXPIRY = { DRAMATURG_QUEUE_EXPIRE_SECONDS: "2" };
+const previousExpiry = process.env.DRAMATURG_QUEUE_EXPIRE_SECONDS;
+
+async function admin(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database of this file's, and its URL. */
+async function freshDb(): Promise<string> {
+  const name = `dramaturg_queue_${randomBytes(6).toString("hex")}`;
+  await admin(`CREATE DATABASE ${name}`);
+  databases.push(name);
+  const u = new URL(url!);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function one<T>(db: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: db });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const evalArgs = (server: FakeOpenAIServer, db: string) => [
+  "eval",
+  transcript,
+  "--judge",
+  "openai-compatible:fake-model",
+  "--judge-base-url",
+  server.url,
+  "--db",
+  db,
+  "--dimensions",
+  "adherence,fluency",
+  "--no-progress",
+  "--format",
+  "json",
+];
+
+const workerArgs = (db: string, concurrency = 4, extra: string[] = []) => [
+  "worker",
+  "--db",
+  db,
+  "--concurrency",
+  String(concurrency),
+  ...extra,
+];
+
+/** A worker process; `stop()` sends SIGTERM and resolves with its exit code and stderr. */
+function startWorkerProcess(db: string, concurrency = 4, extra: string[] = []) {
+  const child: ChildProcess = spawn(process.execPath, [BIN, ...workerArgs(db, concurrency, extra)], {
+    cwd: ROOT,
+    env: { ...process.env, ...EXPIRY },
+  });
+  let stderr = "";
+  child.stderr!.on("data", (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return {
+    async stop() {
+      child.kill("SIGTERM");
+      return { code: await exited, stderr };
+    },
+  };
+}
+
+/**
+ * The result document without its ids and what the invocation spent or was spared (requests, calls,
+ * tokens, cache, a resume's reused verdicts): as test/engine/reproducible.test.ts compares results.
+ */
+function resultBytes(json: string): string {
+  const {
+    evaluation_id: _,
+    runs,
+    totals: { requests: __, calls: ___, token_usage: ____, cache: _____, resumed: ______, ...verdicts },
+    ...rest
+  } = JSON.parse(json);
+  return JSON.stringify(
+    {
+      ...rest,
+      runs: runs.map(({ run_id: _r, token_usage: _t, ...run }: Record<string, unknown>) => run),
+      totals: verdicts,
+    },
+    null,
+    2,
+  );
+}
+
+/** Every stored verdict of the store's one evaluation, in key order, without ids and times. */
+async function scores(db: string): Promise<string> {
+  const rows = await one(
+    db,
+    `SELECT s.verdict_key, s.status, s.raw_score, s.score, s.reasoning, s.weight, s.hard, s.inverted, r.agent_id
+       FROM evaluation_scores s LEFT JOIN evaluation_runs r ON r.id = s.evaluation_run_id ORDER BY s.verdict_key`,
+  );
+  return JSON.stringify(rows);
+}
+
+async function waitCompleted(db: string, id: string, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await one<{ status: string }>(db, "SELECT status FROM evaluations WHERE id = $1", [id]);
+    if (row?.status === "completed") return;
+    if (Date.now() > until) throw new Error(`evaluation ${id} is ${row?.status} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+let reference: { stdout: string; scores: string; requests: number };
+
+describe("eval --queue with a store that is not PostgreSQL", () => {
+  it("exits 2 saying why; so does a worker", async () => {
+    const dir = folder();
+    const file = join(dir, "t.json");
+    writeFileSync(file, JSON.stringify(syntheticTranscript({ messages: 4, agents: 1, channels: 1 })));
+    const r = await cli(["eval", file, "--judge", "openai:gpt-4o-mini", "--db", "memory://", "--queue"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--queue needs a PostgreSQL store/);
+    const w = await cli(["worker", "--db", "memory://"]);
+    expect(w.code).toBe(2);
+    expect(w.stderr).toMatch(/PostgreSQL store: pass --db postgres/);
+  });
+});
+
+describe.skipIf(!url)(postgresSuite("queued evaluations and dramaturg worker"), () => {
+  beforeAll(async () => {
+    process.env.DRAMATURG_QUEUE_EXPIRE_SECONDS = EXPIRY.DRAMATURG_QUEUE_EXPIRE_SECONDS;
+    fast = await startFakeOpenAIServer({ latencyMs: 5 });
+    slow = await startFakeOpenAIServer({ latencyMs: 60 });
+    transcript = join(folder(), "transcript.json");
+    writeFileSync(transcript, JSON.stringify(syntheticTranscript({ messages: 48, agents: 3, channels: 1 })));
+    // The in-process run every queued one must equal.
+    const db = await freshDb();
+    const r = await spawnCli(evalArgs(fast, db));
+    expect(r.code, r.stderr).toBe(0);
+    reference = {
+      stdout: r.stdout,
+      scores: await scores(db),
+      requests: JSON.parse(r.stdout).totals.requests,
+    };
+    // Several jobs (50 planned calls each).
+    expect(reference.requests).toBeGreaterThan(150);
+  }, 30_000);
+
+  afterAll(async () => {
+    if (previousExpiry === undefined) delete process.env.DRAMATURG_QUEUE_EXPIRE_SECONDS;
+    else process.env.DRAMATURG_QUEUE_EXPIRE_SECONDS = previousExpiry;
+    await fast?.close();
+    await slow?.close();
+    for (const name of databases) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+
+  it("three workers judge a queued evaluation to the in-process result and scores; SIGTERM drains them", async () => {
+    const db = await freshDb();
+    const workers = [startWorkerProcess(db), startWorkerProcess(db), startWorkerProcess(db)];
+    const callsBefore = fast.stats.calls;
+    const queued = await spawnCli([...evalArgs(fast, db), "--queue"], { env: EXPIRY });
+    const stopped = await Promise.all(workers.map((w) => w.stop()));
+    expect(queued.code, queued.stderr).toBe(0);
+    expect(queued.stderr).toMatch(/queued evaluation [0-9a-f-]{36} as \d+ jobs/);
+    for (const s of stopped) expect(s.code, s.stderr).toBe(0);
+    expect(resultBytes(queued.stdout)).toBe(resultBytes(reference.stdout));
+    expect(await scores(db)).toBe(reference.scores);
+    // Each planned call judged once, by one worker or another.
+    expect(fast.stats.calls - callsBefore).toBe(reference.requests);
+    const [evaluation] = await one<{ status: string }>(db, "SELECT status FROM evaluations");
+    expect(evaluation?.status).toBe("completed");
+  }, 30_000);
+
+  it("a worker killed with -9 loses nothing: another takes its jobs; no call beyond the plan and those in flight", async () => {
+    const db = await freshDb();
+    const detached = await spawnCli([...evalArgs(slow, db), "--queue", "--detach"], { env: EXPIRY });
+    expect(detached.code, detached.stderr).toBe(0);
+    const id = detached.stdout.trim();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const callsBefore = slow.stats.calls;
+    const concurrency = 4;
+    // Without the verdict cache, which would otherwise serve the verdicts judged before the kill again:
+    // here the worker that takes the expired jobs must skip the verdicts already stored.
+    const noCache = ["--no-cache"];
+    const killed = await killAfterCalls([process.execPath, BIN, ...workerArgs(db, concurrency, noCache)], {
+      server: slow,
+      calls: 60,
+      cwd: ROOT,
+    });
+    expect(killed.killed, killed.stderr).toBe(true);
+    // Every call made by the killed worker is a stored verdict, or was in flight (or being stored) at the kill.
+    const callsAtKill = slow.stats.calls - callsBefore;
+    const [partial] = await one<{ n: number }>(
+      db,
+      "SELECT count(*)::int AS n FROM evaluation_scores WHERE evaluation_id = $1 AND status <> 'trivial'",
+      [id],
+    );
+    expect(partial!.n).toBeGreaterThan(0);
+    expect(partial!.n).toBeLessThan(reference.requests);
+    const inFlight = callsAtKill - partial!.n;
+    // The engine keeps at most twice the judge's limit under way (see workersFor).
+    expect(inFlight).toBeLessThanOrEqual(2 * concurrency);
+    const again = startWorkerProcess(db, concurrency, noCache);
+    await waitCompleted(db, id);
+    const stopped = await again.stop();
+    expect(stopped.code, stopped.stderr).toBe(0);
+    // The rest is judged once: the judge received the plan and the calls in flight at the kill, no more.
+    expect(slow.stats.calls - callsBefore).toBe(reference.requests + inFlight);
+    const shown = await spawnCli(["show", id, "--db", db, "--format", "json"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(resultBytes(shown.stdout)).toBe(resultBytes(reference.stdout));
+    expect(await scores(db)).toBe(reference.scores);
+  }, 30_000);
+
+  it("a chunk that keeps failing ends its evaluation failed with the reason, not running for ever", async () => {
+    const db = await freshDb();
+    const dir = folder();
+    const small = join(dir, "small.json");
+    writeFileSync(small, JSON.stringify(syntheticTranscript({ messages: 4, agents: 1, channels: 1 })));
+    const fixtures = join(dir, "verdicts.json");
+    writeFileSync(fixtures, JSON.stringify({ format: "dramaturg.judge-fixtures/v1", verdicts: [] }));
+    const args = ["eval", small, "--judge", `fixtures:${fixtures}`, "--db", db, "--dimensions", "adherence"];
+    const detached = await spawnCli([...args, "--queue", "--detach"], { env: EXPIRY });
+    expect(detached.code, detached.stderr).toBe(0);
+    const id = detached.stdout.trim();
+    // The judge a worker builds from the stored evaluation cannot be made now: every attempt throws.
+    rmSync(fixtures);
+    const worker = startWorkerProcess(db);
+    const until = Date.now() + 25_000;
+    let row: { status: string; error: string | null } | undefined;
+    for (;;) {
+      [row] = await one<{ status: string; error: string | null }>(
+        db,
+        "SELECT status, error FROM evaluations WHERE id = $1",
+        [id],
+      );
+      if (row?.status === "failed" || Date.now() > until) break;
+      await sleep(200);
+    }
+    await worker.stop();
+    expect(row?.status).toBe("failed");
+    expect(row?.error).toMatch(/a queued chunk failed 4 times: .*verdicts\.json/);
+    const shown = await spawnCli(["show", id, "--db", db]);
+    expect(shown.code).not.toBe(0);
+  }, 40_000);
+
+  it("a worker started before any job waits, then judges two evaluations queued at once", async () => {
+    const db = await freshDb();
+    const worker = startWorkerProcess(db, 8);
+    await sleep(1_500);
+    const [a, b] = await Promise.all([
+      spawnCli([...evalArgs(fast, db), "--queue"], { env: EXPIRY }),
+      spawnCli([...evalArgs(fast, db), "--queue"], { env: EXPIRY }),
+    ]);
+    const stopped = await worker.stop();
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(JSON.parse(a.stdout).evaluation_id).not.toBe(JSON.parse(b.stdout).evaluation_id);
+    expect(resultBytes(a.stdout)).toBe(resultBytes(reference.stdout));
+    expect(resultBytes(b.stdout)).toBe(resultBytes(reference.stdout));
+  }, 30_000);
+});
