@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, peak-rss, cli-run). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, peak-rss, cli-run, experiment-run). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { benchWarmCache } from "./cache.bench.ts";
 import { CLI_BIN, type CliRunOptions, cliNodeOptions, cliRun, writeCliWorkload } from "./cli-run.bench.ts";
 import { benchCorrections } from "./corrections.bench.ts";
+import { benchExperimentRun } from "./experiment-run.bench.ts";
 import { benchExperimentStatistics } from "./experiments.bench.ts";
 import { startFakeServerInWorker, type WorkerServer } from "./fake-server-worker.ts";
 import { median, medianWallMs } from "./median.ts";
@@ -905,6 +906,14 @@ const benchmarks: Benchmark[] = [
         await Promise.all([...servers.values()].map((server) => server.close()));
         rmSync(dir, { recursive: true, force: true });
       }
+    },
+  },
+  {
+    name: "experiment-run",
+    about: `the four built-in scenarios at --scale 0.1 (compiled library, new store folder), agents and judge on fake servers at ${LATENCY_MS} ms, concurrency ${CONCURRENCY}`,
+    async run() {
+      execFileSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
+      return benchExperimentRun({ latencyMs: LATENCY_MS, concurrency: CONCURRENCY });
     },
   },
 ];
