@@ -16,3 +16,12 @@ export function limitFlag(limit: string | undefined, fallback: number): number {
     throw new InputError(`--limit must be a whole number of at least 1, got ${JSON.stringify(limit)}`);
   return value;
 }
+
+/** A whole number flag of at least `min` (undefined when absent), or an InputError naming the flag. */
+export function wholeFlag(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isInteger(n) || n < min)
+    throw new InputError(`expected a whole number of ${min} or more, got "${value}"`, { place: flag });
+  return n;
+}

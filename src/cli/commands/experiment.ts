@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { type Command, Option } from "commander";
 import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
+import { wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 
 interface ReportFlags {
@@ -61,7 +62,7 @@ export function registerExperimentCommand(program: Command): void {
     .description(
       "treatment vs control experiments: run a scenario's arms in pairs, report, compare (Welch's t-test)",
     );
-  experiment
+  const compare = experiment
     .command("compare")
     .description(
       "compare two arms of a results file (dramaturg.experiment-result/v1 or TinyTroupe's) metric by metric",
@@ -69,18 +70,8 @@ export function registerExperimentCommand(program: Command): void {
     .argument(
       "<file>",
       "results file (JSON): Dramaturg's experiment result or TinyTroupe's experiments.<arm>.results",
-    )
-    .option("--control <name>", 'the control arm (default: the arm named "control", any case)')
-    .option(
-      "--treatment <name>",
-      'the treatment arm (default: the arm named "treatment", or the only other arm)',
-    )
-    .addOption(
-      new Option("--format <format>", "output format")
-        .choices(["table", "json", "markdown"])
-        .default("table"),
-    )
-    .option("--alpha <a>", "significance level: a difference is significant when p < alpha", "0.05")
+    );
+  comparisonOptions(compare, { arms: true, svg: false })
     .addHelpText(
       "after",
       examples(
@@ -91,25 +82,14 @@ export function registerExperimentCommand(program: Command): void {
     .action(async (file: string, flags: CompareFlags) => {
       setExitCode(await experimentCompareCommand(file, flags));
     });
-  experiment
+  const report = experiment
     .command("report")
     .description("an experiment's result in the Table 1 layout (table, Markdown or JSON), and an SVG chart")
     .argument(
       "<file-or-id>",
       "the experiment's result (dramaturg.experiment-result/v1) or TinyTroupe's results file, or a stored experiment's id (its first 8+ characters do)",
-    )
-    .option("--control <name>", 'the control arm (default: the arm named "control", any case)')
-    .option(
-      "--treatment <name>",
-      'the treatment arm (default: the arm named "treatment", or the only other arm)',
-    )
-    .addOption(
-      new Option("--format <format>", "output format")
-        .choices(["table", "json", "markdown"])
-        .default("table"),
-    )
-    .option("--alpha <a>", "significance level: a difference is significant when p < alpha", "0.05")
-    .option("--svg <file>", "also write a chart: per metric, both arms' values, means and 95% CIs")
+    );
+  comparisonOptions(report, { arms: true, svg: true })
     .option("--db <location>", "store to read a stored experiment from (default .dramaturg)")
     .option("--config <file>", "project file to use")
     .addHelpText(
@@ -131,14 +111,8 @@ export function registerExperimentCommand(program: Command): void {
     .argument("<scenario>", "a built-in scenario (brainstorming-average, …) or a scenario file (YAML)");
   modelOptions(run, true)
     .option("--population <dir>", "the people (a population folder) instead of the scenario's")
-    .option("--out <file>", "also write the result document (dramaturg.experiment-result/v1, JSON) here")
-    .addOption(
-      new Option("--format <format>", "output format of the report")
-        .choices(["table", "json", "markdown"])
-        .default("table"),
-    )
-    .option("--alpha <a>", "significance level: a difference is significant when p < alpha", "0.05")
-    .option("--svg <file>", "also write a chart: per metric, both arms' values, means and 95% CIs")
+    .option("--out <file>", "also write the result document (dramaturg.experiment-result/v1, JSON) here");
+  comparisonOptions(run, { arms: false, svg: true })
     .addHelpText(
       "after",
       examples(
@@ -181,6 +155,30 @@ export function registerExperimentCommand(program: Command): void {
 }
 
 /** The flags that say how experiments run: the models, the scale, the store; required for `run`, not for `table1 --results`. */
+/**
+ * The options of a comparison's output, shared by compare, report and run: the arms (where a file may hold
+ * others), the format, alpha, and the chart.
+ */
+function comparisonOptions(command: Command, { arms, svg }: { arms: boolean; svg: boolean }): Command {
+  if (arms)
+    command
+      .option("--control <name>", 'the control arm (default: the arm named "control", any case)')
+      .option(
+        "--treatment <name>",
+        'the treatment arm (default: the arm named "treatment", or the only other arm)',
+      );
+  command
+    .addOption(
+      new Option("--format <format>", "output format")
+        .choices(["table", "json", "markdown"])
+        .default("table"),
+    )
+    .option("--alpha <a>", "significance level: a difference is significant when p < alpha", "0.05");
+  if (svg)
+    command.option("--svg <file>", "also write a chart: per metric, both arms' values, means and 95% CIs");
+  return command;
+}
+
 function modelOptions(command: Command, required: boolean): Command {
   const model = "the agents' model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL)";
   const judge = "judges the dimensions, the extraction, the gate (a model spec or fixtures:FILE)";
@@ -341,15 +339,6 @@ export async function experimentCompareCommand(file: string, flags: CompareFlags
     flags.format === "markdown" ? experiments.renderComparisonMarkdown : experiments.renderComparisonTable;
   process.stdout.write(render(comparison, labels));
   return 0;
-}
-
-/** A whole number flag of at least `min`, or an InputError naming the flag. */
-function wholeFlag(value: string | undefined, flag: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new InputError(`expected a whole number of ${min} or more, got "${value}"`, { place: flag });
-  return n;
 }
 
 /**

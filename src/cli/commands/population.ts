@@ -4,6 +4,7 @@
 import type { Command } from "commander";
 import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
+import { wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 
 interface GenerateFlags {
@@ -80,15 +81,6 @@ export function registerPopulationCommand(program: Command): void {
     .action(async (dir: string) => {
       setExitCode(await populationCheckCommand(dir));
     });
-}
-
-/** A whole number flag of at least `min`, or an InputError naming the flag. */
-function wholeFlag(value: string | undefined, flag: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isInteger(n) || n < min)
-    throw new InputError(`expected a whole number of ${min} or more, got "${value}"`, { place: flag });
-  return n;
 }
 
 export async function populationGenerateCommand(profileArg: string, flags: GenerateFlags): Promise<number> {

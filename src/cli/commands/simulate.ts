@@ -2,9 +2,9 @@
 // a `simulation` evaluation (its messages, gate checks and result), which `simulations` lists and `show` reprints.
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { InputError } from "../../core/index.ts";
 import { renderSimulation } from "../corrections-report.ts";
 import { setExitCode } from "../exit-code.ts";
+import { wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { registerStoredList } from "../stored-list.ts";
 
@@ -65,15 +65,6 @@ export function registerSimulateCommand(program: Command): void {
     .action(async (world: string, flags: SimulateFlags) => {
       setExitCode(await simulateCommand(world, flags));
     });
-}
-
-/** A whole number flag of at least `min`, or an InputError naming the flag. */
-function wholeFlag(value: string | undefined, flag: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new InputError(`expected a whole number of ${min} or more, got "${value}"`, { place: flag });
-  return n;
 }
 
 export async function simulateCommand(worldPath: string, flags: SimulateFlags): Promise<number> {
