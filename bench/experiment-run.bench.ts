@@ -37,8 +37,8 @@ import type { LanguageModel } from "ai";
 import type { FakeChatRequest, FakeReply, FakeServerStats } from "../src/testing/index.ts";
 import { cliNodeOptions } from "./cli-run.bench.ts";
 
-type Library = typeof import("../src/index.ts");
-type ResultDocument = import("../src/index.ts").ExperimentResultDocument;
+type Library = typeof import("../src/index.ts") & typeof import("../src/entries/experiments.ts");
+type ResultDocument = import("../src/entries/experiments.ts").ExperimentResultDocument;
 type Judge = import("../src/index.ts").Judge;
 type JudgeRequest = import("../src/index.ts").JudgeRequest;
 
@@ -284,7 +284,10 @@ function judgeKind(request: JudgeRequest): string {
 async function experimentChild(argsFile: string): Promise<void> {
   const began = performance.now();
   const args = JSON.parse(readFileSync(argsFile, "utf8")) as ChildArgs;
-  const lib = (await import(pathToFileURL(join(ROOT, "dist/index.js")).href)) as Library;
+  const lib = {
+    ...(await import(pathToFileURL(join(ROOT, "dist/index.js")).href)),
+    ...(await import(pathToFileURL(join(ROOT, "dist/entries/experiments.js")).href)),
+  } as Library;
   const [{ createOpenAICompatible }, { wrapLanguageModel }] = await Promise.all([
     import("@ai-sdk/openai-compatible"),
     import("ai"),
@@ -555,7 +558,7 @@ const tokensOf = (u: { input_tokens: number; output_tokens: number }) => u.input
 
 /** The scenario at the bench's scale, its environment runs, and the runner's default runs at once. */
 async function scaledPlan(name: string, concurrency: number) {
-  const lib = (await import("../src/index.ts")) as Library;
+  const lib = await import("../src/entries/experiments.ts");
   const scaled = lib.scaleScenario(lib.resolveScenario(name), SCALE);
   const runs = 2 * scaled.environments;
   return { scaled, runs, parallel: Math.min(runs, Math.max(1, Math.floor(concurrency / scaled.group_size))) };

@@ -2,7 +2,8 @@
 // persona evaluations; the formats and their schemas; judges; propositions; the store; baselines and
 // the regression check; the error classes. Test helpers are in `dramaturg/testing`, Vitest matchers in
 // `dramaturg/vitest`, the HTTP API (`createServerApp`, `startServer`) in `dramaturg/server`, so that
-// importing the library never loads a web framework; everything else (prompts, migrations, planners) is
+// importing the library never loads a web framework, experiments in `dramaturg/experiments` and queue
+// workers in `dramaturg/queue`, whose schemas a plain import does not pay for; everything else (prompts, migrations, planners) is
 // internal and may change.
 // test/public-api.test.ts pins this list: a change to it is a change to the package's contract.
 
@@ -134,46 +135,6 @@ export type {
   ProgressEvent,
   ProgressListener,
 } from "./engine/index.ts";
-// ── Experiments ─────────────────────────────────────────────────────────────────────────────────
-export type {
-  ArmComparison,
-  ArmSummary,
-  CompareArmsOptions,
-  ExperimentComparison,
-  ExperimentProgressEvent,
-  ExperimentResultDocument,
-  MetricComparison,
-  RunExperimentOptions,
-  Scenario,
-} from "./experiments/index.ts";
-export {
-  /**
-   * Treatment vs control on one metric: n, mean, sd, Δ, percent change, Welch's t, df, p, 95 % CI of Δ and
-   * Cohen's d (@stdlib's Welch test, SciPy's figures); undefined figures are null with a note.
-   */
-  compareArms,
-  /** Reads a results file (Dramaturg's experiment result or TinyTroupe's) and compares its arms metric by metric. */
-  compareResultSets,
-  /** Generates a population (dimensions, a plan, one persona each), seeded, recordable and replayable. */
-  generatePopulation,
-  /** A stored experiment's result document, by id or its first 8+ characters, as `run --out` wrote it. */
-  loadExperimentResult,
-  /** Reads a population folder (hand-written or generated), with located errors. */
-  loadPopulation,
-  /** Calls, tokens and cost of an experiment per arm, before it runs: no model is called, nothing written. */
-  priceExperiment,
-  /** A built-in scenario by name (brainstorming-average, …) or a scenario file. */
-  resolveScenario,
-  /**
-   * Runs a scenario: control and treatment worlds in pairs over a population, judged and stored; a rerun
-   * on the same store skips finished environments. Returns the dramaturg.experiment-result/v1 document.
-   */
-  runExperiment,
-  /** Runs the four Table 1 scenarios on one store (resumable) and holds them against the published table. */
-  runTable1,
-  /** Shrinks a scenario's environments and agents proportionally (never below two environments an arm). */
-  scaleScenario,
-} from "./experiments/index.ts";
 export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./harness/index.ts";
 // ── Baselines and the regression check ──────────────────────────────────────────────────────────
 export {
@@ -213,9 +174,6 @@ export {
   loadPropositions,
   withPrecondition,
 } from "./propositions/index.ts";
-// ── Queue (pg-boss on a PostgreSQL store) ─────────────────────────────────────────────────────────
-export type { RunningWorker, WorkerEvent, WorkerOptions } from "./queue/index.ts";
-export { startWorker } from "./queue/index.ts";
 export type {
   AgentResult,
   DimensionResult,

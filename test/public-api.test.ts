@@ -41,8 +41,6 @@ const MAIN = [
   "baselineOf",
   "checkAgainstBaselines",
   "ciExitCode",
-  "compareArms",
-  "compareResultSets",
   "correctionStatistics",
   "createActionGate",
   "createJudge",
@@ -50,13 +48,10 @@ const MAIN = [
   "createWorld",
   "evaluatePersonas",
   "gateStatistics",
-  "generatePopulation",
   "isLiveJudge",
   "loadConversationJob",
   "loadEvalResult",
-  "loadExperimentResult",
   "loadFixtures",
-  "loadPopulation",
   "loadPropositions",
   "loadSimulationResult",
   "loadWorldFile",
@@ -68,25 +63,19 @@ const MAIN = [
   "parseStoreLocation",
   "parseTranscript",
   "parseTranscriptValue",
-  "priceExperiment",
   "readBaselineFolder",
   "renderCiJunit",
   "renderCiMarkdown",
   "renderMarkdown",
   "renderTable",
   "repetitionCheck",
-  "resolveScenario",
   "resumePersonaEvaluation",
   "runConversation",
   "runConversationTrials",
-  "runExperiment",
   "runSimulation",
-  "runTable1",
-  "scaleScenario",
   "serializeBaseline",
   "simulate",
   "simulateWithCorrections",
-  "startWorker",
   "storeExists",
   "varietyIntervention",
   "verdictsToFixtures",
@@ -107,6 +96,21 @@ const TESTING = [
   "syntheticTranscript",
 ];
 
+const EXPERIMENTS = [
+  "compareArms",
+  "compareResultSets",
+  "generatePopulation",
+  "loadExperimentResult",
+  "loadPopulation",
+  "priceExperiment",
+  "resolveScenario",
+  "runExperiment",
+  "runTable1",
+  "scaleScenario",
+];
+
+const QUEUE = ["startWorker"];
+
 const SERVER = ["ApiError", "TOKEN_ENV", "checkHost", "createServerApp", "isLoopback", "startServer"];
 
 describe("public API", () => {
@@ -116,6 +120,16 @@ describe("public API", () => {
 
   it("dramaturg/testing exports exactly the test helpers", async () => {
     expect(Object.keys(await import("../src/testing/index.ts")).sort()).toEqual(TESTING);
+  });
+
+  it("dramaturg/experiments exports the experiment runner and its statistics, which the main entry leaves out", async () => {
+    expect(Object.keys(await import("../src/entries/experiments.ts")).sort()).toEqual(EXPERIMENTS);
+    expect(await import("../src/index.ts")).not.toHaveProperty("runExperiment");
+  });
+
+  it("dramaturg/queue exports the worker, which the main entry leaves out", async () => {
+    expect(Object.keys(await import("../src/entries/queue.ts")).sort()).toEqual(QUEUE);
+    expect(await import("../src/index.ts")).not.toHaveProperty("startWorker");
   });
 
   it("dramaturg/server exports the HTTP app and its start (kept off the main entry: Hono loads only for it)", async () => {

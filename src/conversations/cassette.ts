@@ -2,10 +2,17 @@
 // user's answers and the scorer's, so a recorded job replays offline against a deterministic agent with
 // no model at all — the conversation counterpart of the fixture judge.
 import { basename, join } from "node:path";
-import { type LanguageModel, wrapLanguageModel } from "ai";
+import type { LanguageModel, LanguageModelMiddleware } from "ai";
 import { InputError, parseJudgeSpec } from "../core/index.ts";
 import type { JudgeOption, JudgeSettings } from "../engine/index.ts";
-import { Cassette, createJudgeModel, type Judge, judgeOnModel, unreachableModel } from "../judge/index.ts";
+import {
+  Cassette,
+  createJudgeModel,
+  deferredLanguageModel,
+  type Judge,
+  judgeOnModel,
+  unreachableModel,
+} from "../judge/index.ts";
 
 /** The cassette file of a job in a folder: the job's file name without its extension. */
 export function conversationCassetteFile(dir: string, job: string): string {
@@ -77,4 +84,20 @@ export function judgeOnCassette(
 
 function isJudge(value: Exclude<JudgeOption, string>): value is Judge {
   return typeof (value as Judge).judge === "function";
+}
+
+/**
+ * The AI SDK's `wrapLanguageModel`, loaded at the model's first call: the conversations load with the main
+ * entry, and the AI SDK costs more to import than the rest of it together.
+ */
+function wrapLanguageModel({
+  model,
+  middleware,
+}: {
+  model: Exclude<LanguageModel, string>;
+  middleware: LanguageModelMiddleware;
+}) {
+  return deferredLanguageModel(model.provider, model.modelId, async () =>
+    (await import("ai")).wrapLanguageModel({ model, middleware }),
+  );
 }

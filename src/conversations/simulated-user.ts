@@ -3,7 +3,7 @@
 // never shown the acceptance criteria, and ends with its signoff. In the pass without facts the facts are
 // not in its prompt at all (the reference leaks them into both passes); in the other they are given only
 // for when the agent asks.
-import { generateText, type LanguageModel } from "ai";
+import type { LanguageModel } from "ai";
 import { escapeDelimiters, seededRandom } from "../core/index.ts";
 import type { ConversationJob } from "./job.ts";
 
@@ -66,6 +66,8 @@ export async function nextUserMessage(
   transcript: readonly TranscriptTurn[],
 ): Promise<{ text: string; done: boolean }> {
   const { system, prompt } = simulatedUserPrompt(job, options, transcript);
+  // Loaded here: the conversations load with the main entry, and the AI SDK is the costliest import there is.
+  const { generateText } = await import("ai");
   const result = await generateText({
     model,
     system,

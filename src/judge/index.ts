@@ -1,6 +1,7 @@
 // Public surface of judge/: the Judge contract, the fixture judge, the LLM judge, its prompts and providers.
 
 export * from "./create-judge.ts";
+export * from "./deferred-model.ts";
 export * from "./fixtures.ts";
 export * from "./llm-judge.ts";
 export * from "./prompt.ts";

@@ -1,10 +1,10 @@
 // Deterministic, free tool validation: each agent's calls against its own tools, the arguments against the
 // tool's JSON Schema (ajv, each distinct schema compiled once per process). A bad call and a failing tool
 // are told apart: `tool_error` is the tool's failure, never the agent's mistake.
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsPlugin from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
+import type { Ajv2019 } from "ajv/dist/2019.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import { InputError, issuePath } from "../core/index.ts";
 import type { Session, SessionTool } from "./session-format.ts";
 
@@ -58,7 +58,9 @@ export interface ToolValidation {
 }
 
 type AjvInstance = Ajv | Ajv2019 | Ajv2020;
-const addFormats = addFormatsPlugin as unknown as (ajv: AjvInstance) => void;
+// ajv is required at the first validation, not imported with the sessions: they load with the main entry,
+// and ajv with its formats is a sixth of its import time (design notes, start-up).
+const require = createRequire(import.meta.url);
 
 const OPTIONS: Options = { allErrors: true, strict: false, validateFormats: true };
 const instances = new Map<string, AjvInstance>();
@@ -69,13 +71,14 @@ function ajvFor(schema: Record<string, unknown>): AjvInstance {
   const dialect = declared.includes("2020-12") ? "2020" : declared.includes("2019-09") ? "2019" : "07";
   let ajv = instances.get(dialect);
   if (!ajv) {
-    ajv =
+    const Validator: new (options: Options) => AjvInstance =
       dialect === "2020"
-        ? new Ajv2020(OPTIONS)
+        ? (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020
         : dialect === "2019"
-          ? new Ajv2019(OPTIONS)
-          : new Ajv(OPTIONS);
-    addFormats(ajv);
+          ? (require("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js")).Ajv2019
+          : (require("ajv") as typeof import("ajv")).Ajv;
+    ajv = new Validator(OPTIONS);
+    (require("ajv-formats") as { default: (ajv: AjvInstance) => void }).default(ajv);
     instances.set(dialect, ajv);
   }
   return ajv;
