@@ -359,4 +359,68 @@ CREATE SEQUENCE verdict_cache_generation;
 ALTER TABLE evaluations ADD COLUMN rerun_cache jsonb;
 `,
   },
+  {
+    version: 10,
+    name: "queue_rate_limits_job_totals_and_online_rules",
+    sql: /* sql */ `
+-- The queue's tables (issue 37); only PostgreSQL servers queue work, but every store has the same schema.
+--
+-- A judge's rate limit shared by every worker that uses its key: one row per limit key (provider, model and a
+-- digest of the API key, never the key itself), the theoretical arrival times of the next request and of the
+-- next token budget (GCRA), and a pause that every worker honours after a provider answered 429 Retry-After.
+CREATE TABLE judge_rate_limits (
+  key           text PRIMARY KEY,
+  requests_tat  timestamptz NOT NULL DEFAULT now(),
+  tokens_tat    timestamptz NOT NULL DEFAULT now(),
+  paused_until  timestamptz NOT NULL DEFAULT '-infinity',
+  updated_at    timestamptz NOT NULL DEFAULT now()
+);
+
+-- What each queued job of an evaluation cost (requests, calls, tokens, cache figures), so that the worker
+-- that completes it reports the sum of its jobs rather than its own resume. A job run again replaces its row.
+CREATE TABLE queued_job_totals (
+  evaluation_id uuid NOT NULL REFERENCES evaluations(id) ON DELETE CASCADE,
+  job           text NOT NULL,
+  totals        jsonb NOT NULL,
+  finished_at   timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (evaluation_id, job)
+);
+
+-- Continuous evaluation: each run of an online rule (the window of imported messages it looked at, how many it
+-- sampled, the evaluation it queued and how that compared with the agents' baselines) ...
+CREATE TABLE online_runs (
+  id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  rule          text NOT NULL,
+  window_start  timestamptz NOT NULL,
+  window_end    timestamptz NOT NULL,
+  messages      integer NOT NULL,
+  sampled       integer NOT NULL,
+  evaluation_id uuid REFERENCES evaluations(id) ON DELETE SET NULL,
+  status        text NOT NULL CHECK (status IN ('queued', 'completed', 'failed', 'empty')),
+  outcome       jsonb,
+  error         text,
+  created_at    timestamptz NOT NULL DEFAULT now(),
+  finished_at   timestamptz,
+  UNIQUE (rule, window_end)
+);
+CREATE INDEX online_runs_rule_created ON online_runs (rule, created_at DESC);
+
+-- ... and the alerts it raised: one per regression of an agent's dimension below its baseline, open until a
+-- later run of the rule finds it back (at most one open alert per rule, agent and dimension).
+CREATE TABLE online_alerts (
+  id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  rule          text NOT NULL,
+  agent_id      text NOT NULL,
+  dimension     text NOT NULL,
+  online_run_id uuid NOT NULL REFERENCES online_runs(id) ON DELETE CASCADE,
+  baseline      double precision NOT NULL,
+  score         double precision NOT NULL,
+  opened_at     timestamptz NOT NULL DEFAULT now(),
+  resolved_at   timestamptz,
+  delivery      jsonb
+);
+CREATE UNIQUE INDEX online_alerts_open ON online_alerts (rule, agent_id, dimension) WHERE resolved_at IS NULL;
+CREATE INDEX online_alerts_agent ON online_alerts (agent_id, opened_at DESC);
+`,
+  },
 ];
