@@ -2,18 +2,12 @@
 import type { PgBoss } from "pg-boss";
 import { InputError } from "../core/index.ts";
 import type { Store } from "../engine/index.ts";
-import { PERSONA_CHUNKS } from "./jobs.ts";
+import { JOB_KINDS } from "./job-kinds.ts";
 
 /**
  * How long a job may stay active before it counts as lost (its worker killed) and is given to another
  * worker. DRAMATURG_QUEUE_EXPIRE_SECONDS overrides it (tests make it short). Default 15 minutes.
  */
-/**
- * Attempts after a chunk's first that threw (a store or a bug, not a judge: a judge's failures are errored
- * verdicts, written like the others). The last one fails the evaluation, so that nothing waits for ever.
- */
-export const CHUNK_RETRY_LIMIT = 3;
-
 export function jobExpirySeconds(): number {
   const given = Number(process.env.DRAMATURG_QUEUE_EXPIRE_SECONDS);
   return Number.isInteger(given) && given >= 1 ? given : 900;
@@ -31,7 +25,7 @@ export function requireQueueStore(store: Store): NonNullable<Store["db"]> {
 
 /**
  * Starts pg-boss on the store's PostgreSQL server (`connectionString`, the store's location; its tables in
- * their own schema, `pgboss`), creating its schema and the queue on first use.
+ * their own schema, `pgboss`), creating its schema and every kind's queue (job-kinds.ts) on first use.
  */
 export async function openQueue(
   store: Store,
@@ -53,18 +47,19 @@ export async function openQueue(
   });
   boss.on("error", (error: Error) => process.stderr.write(`dramaturg worker: queue: ${error.message}\n`));
   await boss.start();
-  if (!(await boss.getQueue(PERSONA_CHUNKS)))
-    await boss
-      .createQueue(PERSONA_CHUNKS, {
-        expireInSeconds: expire,
-        retryLimit: CHUNK_RETRY_LIMIT,
-        retryDelay: 1,
-        retryBackoff: true,
-        notify: true,
-      })
-      // Two processes may create it at once: the other's is as good.
-      .catch(async (error: unknown) => {
-        if (!(await boss.getQueue(PERSONA_CHUNKS))) throw error;
-      });
+  for (const kind of JOB_KINDS)
+    if (!(await boss.getQueue(kind.queue)))
+      await boss
+        .createQueue(kind.queue, {
+          expireInSeconds: expire,
+          retryLimit: kind.retryLimit,
+          retryDelay: 1,
+          retryBackoff: true,
+          notify: true,
+        })
+        // Two processes may create it at once: the other's is as good.
+        .catch(async (error: unknown) => {
+          if (!(await boss.getQueue(kind.queue))) throw error;
+        });
   return boss;
 }

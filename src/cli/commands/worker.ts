@@ -11,6 +11,7 @@ import { resolveSettings } from "../settings.ts";
 export interface WorkerFlags {
   db?: string;
   concurrency?: string;
+  kinds?: string;
   config?: string;
   judgeApiKeyEnv?: string;
   timeout?: string;
@@ -25,6 +26,7 @@ export function registerWorkerCommand(program: Command): void {
     .description("judge queued evaluations (eval --queue) from a PostgreSQL store")
     .option("--db <location>", "the PostgreSQL store the evaluations are queued in (postgres://…)")
     .option("--concurrency <n>", "judge calls in flight at once in this worker (default: the project's)")
+    .option("--kinds <list>", "the kinds of job to take, comma-separated (default: all): persona")
     .option("--judge-api-key-env <var>", "environment variable holding the judges' API key")
     .option("--timeout <ms>", "per-call timeout in milliseconds")
     .option("--retries <n>", "retries per judge call")
@@ -66,6 +68,10 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
       store,
       connectionString: settings.db,
       concurrency: settings.judge.concurrency,
+      kinds: flags.kinds
+        ?.split(",")
+        .map((kind) => kind.trim())
+        .filter(Boolean),
       judgeSettings,
       cache: settings.cache,
     });

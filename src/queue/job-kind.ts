@@ -1,0 +1,38 @@
+// What a worker knows of a kind of queued job: its pg-boss queue, the schema of its data, and how to run one.
+// Each kind lives in a file of its own (persona-chunks.ts, …) and is listed once in job-kinds.ts; the worker
+// and openQueue know the list, not the kinds.
+import type { z } from "zod";
+import type { JudgeSettings, Store } from "../engine/index.ts";
+
+/** What a job is run with: the worker's store and judge settings. */
+export interface WorkerContext {
+  store: Store;
+  /** The store's PostgreSQL connection string, where the queue is. */
+  connectionString: string;
+  /** Judge calls in flight at once in this worker. */
+  concurrency: number;
+  /** Settings of the judges the worker builds (API key variable, timeout, retries); the base URL defaults to the evaluation's. */
+  judgeSettings?: JudgeSettings;
+  /** Read and write the store's verdict cache. */
+  cache?: boolean;
+  onEvent?: (event: WorkerEvent) => void;
+}
+
+export type WorkerEvent =
+  | { type: "chunk"; evaluation_id: string; first: number; count: number }
+  | { type: "completed"; evaluation_id: string };
+
+export interface QueuedJobKind<D> {
+  /** The name `dramaturg worker --kinds` takes. */
+  readonly name: string;
+  /** The pg-boss queue its jobs go to. */
+  readonly queue: string;
+  /** A job's data, validated when a worker takes it. */
+  readonly data: z.ZodType<D>;
+  /** Runs one job; a job that throws is retried by the queue (see `retryLimit`). */
+  run(data: D, context: WorkerContext): Promise<void>;
+  /** After the job's last attempt threw: ends what it belongs to (an evaluation `failed`), so nothing waits for ever. */
+  failed?(data: D, error: unknown, context: WorkerContext): Promise<void>;
+  /** Attempts after a job's first that threw. */
+  readonly retryLimit: number;
+}
