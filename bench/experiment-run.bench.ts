@@ -36,6 +36,7 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import type { LanguageModel } from "ai";
 import type { FakeChatRequest, FakeReply, FakeServerStats } from "../src/testing/index.ts";
 import { cliNodeOptions } from "./cli-run.bench.ts";
+import { type Check, fmt, log } from "./report.ts";
 
 type Library = typeof import("../src/index.ts") & typeof import("../src/entries/experiments.ts");
 type ResultDocument = import("../src/entries/experiments.ts").ExperimentResultDocument;
@@ -544,16 +545,6 @@ export interface ExperimentRunFigures {
   cpu_s: number;
 }
 
-interface Check {
-  metric: string;
-  value: string;
-  target?: string;
-  pass?: boolean;
-}
-
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const log = (text: string) => process.stderr.write(`${text}\n`);
 const tokensOf = (u: { input_tokens: number; output_tokens: number }) => u.input_tokens + u.output_tokens;
 
 /** The scenario at the bench's scale, its environment runs, and the runner's default runs at once. */

@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, peak-rss, cli-run, experiment-run). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, peak-rss, cli-run, experiment-run, queue-rate-limit, online). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -17,26 +17,17 @@ import { startFakeServerInWorker, type WorkerServer } from "./fake-server-worker
 import { median, medianWallMs } from "./median.ts";
 import { benchPeakRss } from "./memory.bench.ts";
 import { benchMemoryRows } from "./memory-rows.bench.ts";
+import { benchOnline } from "./online.bench.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
+import { benchQueue } from "./queue.bench.ts";
+import { benchQueueRateLimit } from "./queue-rate-limit.bench.ts";
+import { type Check, fmt, log, type Outcome } from "./report.ts";
 import { benchResume, type ResumeFigures } from "./resume.bench.ts";
 import { benchServer } from "./server.bench.ts";
 import { benchStartup } from "./startup.bench.ts";
 import { benchStoreWrites } from "./store.bench.ts";
 import { benchStoreOpen, type StoreKind } from "./store-open.bench.ts";
 import { benchText } from "./text.bench.ts";
-
-/** One reported figure; a figure with a target passes or fails, one without is for information. */
-interface Check {
-  metric: string;
-  value: string;
-  target?: string;
-  pass?: boolean;
-}
-
-interface Outcome {
-  checks: Check[];
-  details: Record<string, unknown>;
-}
 
 interface Benchmark {
   name: string;
@@ -82,10 +73,7 @@ const STORE_OPEN_TARGETS: Record<StoreKind, { ms: number; mb: number }> = {
   "existing-folder": { ms: 500, mb: 400 },
 };
 
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const seconds = (ms: number) => `${fmt(ms / 1000, 2)} s`;
-const log = (text: string) => process.stderr.write(`${text}\n`);
 
 /** Every verdict judged, none errored, all stored: otherwise the timings mean nothing. */
 function completeness(
@@ -915,6 +903,23 @@ const benchmarks: Benchmark[] = [
       execFileSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
       return benchExperimentRun({ latencyMs: LATENCY_MS, concurrency: CONCURRENCY });
     },
+  },
+  {
+    name: "queue",
+    about: `issue 37: a persona evaluation of 5,000 judge calls queued (eval --queue) for 3 dramaturg workers × 8 on PostgreSQL (DRAMATURG_TEST_POSTGRES_URL; skipped without it): fake judge at ${LATENCY_MS} ms, wall and scores vs one process at 24; an instant judge, CPU per verdict vs one process`,
+    run: () => benchQueue(),
+  },
+  {
+    name: "queue-rate-limit",
+    about:
+      "3 dramaturg workers at judge.rate_limit.requests_per_minute 3000 on one queued evaluation of 2,080 calls, fake judge at 20 ms (PostgreSQL)",
+    run: benchQueueRateLimit,
+  },
+  {
+    name: "online",
+    about:
+      "issue 37: 100 messages a second imported for 60 s under an online rule sampling 5 %, scheduled every minute, 2 dramaturg workers × 8, fake judge at 200 ms (PostgreSQL)",
+    run: benchOnline,
   },
 ];
 

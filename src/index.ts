@@ -154,6 +154,7 @@ export type {
   JudgeItem,
   JudgeRequest,
   JudgeResponse,
+  RateLimit,
 } from "./judge/index.ts";
 // ── Judges ──────────────────────────────────────────────────────────────────────────────────────
 export {

@@ -109,7 +109,7 @@ const EXPERIMENTS = [
   "scaleScenario",
 ];
 
-const QUEUE = ["startWorker"];
+const QUEUE = ["onlineStatus", "runOnlineRuleNow", "scheduleOnlineRules", "startWorker"];
 
 const SERVER = ["ApiError", "TOKEN_ENV", "checkHost", "createServerApp", "isLoopback", "startServer"];
 
@@ -127,7 +127,7 @@ describe("public API", () => {
     expect(await import("../src/index.ts")).not.toHaveProperty("runExperiment");
   });
 
-  it("dramaturg/queue exports the worker, which the main entry leaves out", async () => {
+  it("dramaturg/queue exports the worker and the online rules, which the main entry leaves out", async () => {
     expect(Object.keys(await import("../src/entries/queue.ts")).sort()).toEqual(QUEUE);
     expect(await import("../src/index.ts")).not.toHaveProperty("startWorker");
   });

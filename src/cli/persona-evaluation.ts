@@ -17,6 +17,7 @@ import { openStore, type RunRow, storeExists } from "../store/index.ts";
 import { printDryRun } from "./dry-run.ts";
 import type { EvalFlags } from "./evaluation-options.ts";
 import { withInterrupts } from "./interrupts.ts";
+import { rateLimitSettingsOf } from "./judge-rate-limit.ts";
 import { describeLiveJudge, requireJudgeSpec } from "./judge-setup.ts";
 import { progressBar } from "./progress.ts";
 import { resolveSettings, type Settings } from "./settings.ts";
@@ -92,6 +93,7 @@ export function judgeSettingsOf(settings: Settings) {
     concurrency: settings.judge.concurrency,
     retries: settings.judge.retries,
     timeoutMs: settings.judge.timeout_ms,
+    ...rateLimitSettingsOf(settings),
   };
 }
 

@@ -20,6 +20,12 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     description: "judge queued evaluations (eval --queue) from a PostgreSQL store",
   },
   {
+    name: "online",
+    term: "online",
+    description:
+      "continuous evaluation: schedule the online rules of dramaturg.yaml, run one, see their status",
+  },
+  {
     name: "import",
     term: "import [options] <transcripts...>",
     description: "store a transcript's agents and messages for later evaluations (--from-store)",
@@ -244,6 +250,7 @@ export async function buildProgram(): Promise<Command> {
   const program = baseProgram();
   registerEvalCommand(program);
   (await import("./commands/worker.ts")).registerWorkerCommand(program);
+  (await import("./commands/online.ts")).registerOnlineCommand(program);
 
   program
     .command("import")

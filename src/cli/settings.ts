@@ -19,6 +19,8 @@ import {
   parseStoreLocation,
   readInputFile,
 } from "../core/index.ts";
+// The rules' schema alone (zod): the queue itself loads only for the commands that use it.
+import { type OnlineRule, OnlineRulesSchema } from "../queue/online-rule.ts";
 
 export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
 
@@ -69,6 +71,27 @@ export const ProjectFileSchema = z
         timeout_ms: z.number().int().min(100).optional().describe("Per-call timeout in milliseconds"),
         temperature: z.number().min(0).max(2).optional(),
         retries: z.number().int().min(0).max(20).optional(),
+        rate_limit: z
+          .object({
+            requests_per_minute: z.number().int().min(1).optional().describe("Most judge calls a minute"),
+            tokens_per_minute: z
+              .number()
+              .int()
+              .min(1)
+              .optional()
+              .describe("Most tokens a minute, input and output together"),
+          })
+          .strict()
+          .refine(
+            (limit) => limit.requests_per_minute !== undefined || limit.tokens_per_minute !== undefined,
+            {
+              message: "expected requests_per_minute, tokens_per_minute or both",
+            },
+          )
+          .optional()
+          .describe(
+            "The provider's limit on the judge's key, held across every process sharing it (workers through PostgreSQL)",
+          ),
       })
       .strict()
       .optional(),
@@ -110,6 +133,7 @@ export const ProjectFileSchema = z
       .describe(
         "Runtime corrections (action gate, interventions, repetition suppression) per agent id, _default for every agent; a setting stored with `dramaturg config agent set` wins",
       ),
+    online: OnlineRulesSchema.optional(),
   })
   .strict()
   .describe("Dramaturg project file (dramaturg.yaml): settings every command reads; flags override them");
@@ -135,6 +159,7 @@ export interface Settings {
     timeout_ms: number;
     temperature: number;
     retries: number;
+    rate_limit?: { requests_per_minute?: number; tokens_per_minute?: number };
   };
   dimensions: PersonaDimension[];
   agents?: string[];
@@ -147,6 +172,8 @@ export interface Settings {
   prices: Record<string, { input_per_million: number; output_per_million: number }>;
   /** Partial correction settings per agent id (`_default`: every agent), under any stored ones. */
   corrections: Record<string, AgentEvaluationConfigPatch>;
+  /** Continuous evaluation rules (`dramaturg online`). */
+  online: OnlineRule[];
 }
 
 export interface ResolvedSettings {
@@ -177,6 +204,7 @@ export const DEFAULT_SETTINGS: Settings = {
   cache: true,
   prices: {},
   corrections: {},
+  online: [],
 };
 
 /** Walks up from `cwd` to the nearest project file. */
@@ -375,6 +403,7 @@ export function resolveSettings({
     "cache",
     "prices",
     "corrections",
+    "online",
   ])
     origins[path] = "default";
 
@@ -399,6 +428,7 @@ export function resolveSettings({
     set("judge.timeout_ms", "file", p.judge?.timeout_ms);
     set("judge.temperature", "file", p.judge?.temperature);
     set("judge.retries", "file", p.judge?.retries);
+    set("judge.rate_limit", "file", p.judge?.rate_limit);
     set("dimensions", "file", p.dimensions);
     set("agents", "file", p.agents);
     set("trials", "file", p.trials);
@@ -410,6 +440,23 @@ export function resolveSettings({
     set("cache", "file", p.cache);
     set("prices", "file", p.prices);
     set("corrections", "file", p.corrections);
+    set(
+      "online",
+      "file",
+      // A rule's judge like judge.model: a fixtures file is relative to the project file.
+      p.online?.map((rule, i) =>
+        rule.judge === undefined
+          ? rule
+          : {
+              ...rule,
+              judge: judgeSpecText(rule.judge, root, {
+                file,
+                place: placeOf(["online", i, "judge"]),
+                label: `online[${i}].judge`,
+              }),
+            },
+      ),
+    );
   }
   // Defaults that are folders live beside the project file (or in the working directory without one).
   if (origins.db === "default") settings.db = resolveLocal(root, DEFAULT_SETTINGS.db);

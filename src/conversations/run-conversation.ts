@@ -87,6 +87,12 @@ export interface RunConversationOptions {
   replay?: string;
   /** The trial number in every verdict's key, so repeated runs are separate judgements. Default 1. */
   trial?: number;
+  /**
+   * Complete this stored conversation evaluation (created beforehand with {@link conversationEvaluationRow},
+   * as a queue does when it enqueues the job) instead of creating one: the store keeps one result per
+   * conversation however often the job is run.
+   */
+  evaluationId?: string;
 }
 
 type Meta = { pass: number; item: "tone" | number };
@@ -170,13 +176,10 @@ function conversationKind(
       ),
       trivial: () => [],
     },
-    // The agent a conversation evaluates is its target, named by the job's `target.chatbot`.
-    describe: () => ({
-      source: name,
-      config: { judge: judgeSpec },
-      agents: [job.target.chatbot],
-      input: { job, passes },
-    }),
+    describe: () => {
+      const { kind: _, ...row } = conversationEvaluationRow(job, name, judgeSpec);
+      return { ...row, input: { job, passes } };
+    },
     async begin() {},
     async reopen() {},
     scoreRow: (v, evaluationId) => scoreFromVerdict(v.verdict, { evaluation_id: evaluationId }),
@@ -236,6 +239,20 @@ function conversationKind(
     },
     async fail() {},
     async interrupt() {},
+  };
+}
+
+/**
+ * The stored evaluation of one run of a job, without its input: what a run creates, and what a queue creates
+ * before a worker runs it (see {@link RunConversationOptions.evaluationId}). The agent a conversation evaluates
+ * is its target, named by the job's `target.chatbot`.
+ */
+export function conversationEvaluationRow(job: ConversationJob, name: string, judgeSpec: string) {
+  return {
+    kind: "conversation" as const,
+    source: name,
+    config: { judge: judgeSpec },
+    agents: [job.target.chatbot],
   };
 }
 
@@ -369,6 +386,7 @@ async function runOnce(
         cache: ready.cache,
         onProgress: options.onProgress,
         signal: options.signal,
+        resume: options.evaluationId,
       });
       // A scorer's replay miss is only an errored verdict to the judge; a replayed run must fail instead.
       const miss = cassette?.firstMiss;
@@ -438,6 +456,18 @@ export async function runConversationTrials(
     );
   }
   cassette?.save();
+  return conversationTrialsOf(name, results, minScore);
+}
+
+/**
+ * A job's trials (their results, trial 1 first) with their scores and, with `minScore`, pass^k: what
+ * {@link runConversationTrials} returns, also for trials run elsewhere (queued, one job each).
+ */
+export function conversationTrialsOf(
+  name: string,
+  results: ConversationResult[],
+  minScore?: number,
+): ConversationTrials {
   const scores = results.map(conversationScore);
   if (minScore === undefined)
     return { format: CONVERSATION_TRIALS_FORMAT, job: name, trials: results, scores };

@@ -19,7 +19,7 @@ import type {
   ScoreRow,
   Store,
 } from "../store/index.ts";
-import { DEFAULT_CONCURRENCY, executePlan } from "./execute-plan.ts";
+import { DEFAULT_CONCURRENCY, type ExecuteResult, executePlan } from "./execute-plan.ts";
 import { type JudgePlan, metaByKey, type PlannedVerdict, planSize } from "./plan.ts";
 import type { ProgressListener } from "./progress.ts";
 
@@ -164,6 +164,28 @@ export interface EvaluationRunResult<R> {
 
 /** At the latest, how long into a run its `started` event goes out (see `sizesOf` in runEvaluation). */
 const STARTED_LATEST_MS = 100;
+
+/** What a plan's execution spent, with the cache's figures when a cache was in front of the judge. */
+export function executedTotals(
+  executed: Pick<ExecuteResult<unknown>, "requests" | "calls" | "usage">,
+  counters?: VerdictCacheCounters,
+): EngineTotals {
+  return {
+    requests: executed.requests,
+    calls: executed.calls,
+    token_usage: executed.usage,
+    ...(counters
+      ? {
+          cache: {
+            hits: counters.hits,
+            misses: counters.misses,
+            saved_calls: counters.saved_calls,
+            saved_tokens: counters.saved_tokens,
+          },
+        }
+      : {}),
+  };
+}
 
 /** Runs (or resumes) one evaluation to completion; on failure the evaluation and its rows are marked failed. */
 export async function runEvaluation<M, R>({
@@ -378,21 +400,8 @@ export async function runEvaluation<M, R>({
     throw failure;
   }
 
-  const counters = cache?.counters;
   const totals: EngineTotals = {
-    requests: executed.requests,
-    calls: executed.calls,
-    token_usage: executed.usage,
-    ...(counters
-      ? {
-          cache: {
-            hits: counters.hits,
-            misses: counters.misses,
-            saved_calls: counters.saved_calls,
-            saved_tokens: counters.saved_tokens,
-          },
-        }
-      : {}),
+    ...executedTotals(executed, cache?.counters),
     ...(resume ? { resumed: { reused_verdicts: reused } } : {}),
   };
   let finished: { result: R; errored: number };

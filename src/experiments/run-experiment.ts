@@ -23,7 +23,7 @@ import {
   prepareJudge,
   type Store,
 } from "../engine/index.ts";
-import type { Cassette, JudgeDescriptor, JudgeModelOptions } from "../judge/index.ts";
+import type { Cassette, Judge, JudgeDescriptor, JudgeModelOptions } from "../judge/index.ts";
 import { type WorldAgent, type WorldFile, worldAgentModel } from "../sim/index.ts";
 import { EXPERIMENT_RESULT_FORMAT } from "./compare.ts";
 import { type EnvironmentRecord, FACILITATOR, runEnvironment } from "./experiment-environment.ts";
@@ -35,6 +35,7 @@ import {
   planEnvironments,
   type Scenario,
   type ScenarioArmName,
+  type ScenarioEnvironment,
   type ScenarioMetric,
   scaleScenario,
   scenarioMetrics,
@@ -190,6 +191,46 @@ export class ExperimentInterruptedError extends InterruptedError {
   }
 }
 
+/** One arm of one environment of an experiment: a run of its own, stored as its own row. */
+export interface ExperimentTask {
+  arm: ScenarioArmName;
+  environment: ScenarioEnvironment;
+  /** The world's seed, the same in both arms. */
+  worldSeed: number;
+  /** What finds its finished run again (see finishedEnvironments). */
+  environmentKey: string;
+}
+
+/**
+ * An experiment as stored: everything that runs its environments and assembles its document, in this process
+ * or in the queue's workers (which read it back with {@link storedExperimentPlan}).
+ */
+export interface StoredExperimentPlan {
+  /** The experiment's stored evaluation. */
+  experimentId: string;
+  /** What identifies the experiment (scenario, seed, population, models): its environment runs carry it. */
+  key: string;
+  /** The scenario as run (scaled). */
+  scenario: Scenario;
+  scale: number;
+  seed: number;
+  populationHash: string;
+  /** How the document names where the people came from (`folder:…`, `given`, `profile:…`). */
+  populationSource: string;
+  modelName: string;
+  judge: JudgeDescriptor;
+  agents: WorldAgent[];
+  /** Every environment run, in plan order: environment by environment, control then treatment. */
+  tasks: ExperimentTask[];
+}
+
+/** What `storeExperiment` needs beyond the scenario: the run's options, with its store open and its judge known. */
+export type StoreExperimentOptions = Omit<RunExperimentOptions, "store" | "judge"> & {
+  store: Store;
+  /** The judge the environments are judged by (the document names it; the experiment's key includes it). */
+  judge: JudgeDescriptor;
+};
+
 /**
  * Runs a scenario's experiment (or resumes it: see the file header) and returns its result document.
  * Bad input (the scenario scale, the population, the model spec) throws an InputError before anything is
@@ -199,22 +240,15 @@ export async function runExperiment(
   scenarioIn: Scenario,
   options: RunExperimentOptions,
 ): Promise<ExperimentRun> {
-  const scale = options.scale ?? 1;
-  const scenario = scale === 1 ? scenarioIn : scaleScenario(scenarioIn, scale);
-  const seed = options.seed ?? scenario.seed;
-  if (!Number.isInteger(seed)) throw new InputError(`expected a whole number as the seed, got ${seed}`);
+  const checked = checkExperiment(scenarioIn, options);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const parallel =
-    options.environmentConcurrency ?? Math.max(1, Math.floor(concurrency / scenario.group_size));
+    options.environmentConcurrency ?? Math.max(1, Math.floor(concurrency / checked.scenario.group_size));
   if (!Number.isInteger(parallel) || parallel < 1)
     throw new InputError(
       `expected environmentConcurrency to be a whole number of 1 or more, got ${parallel}`,
     );
-  const plan = planEnvironments(scenario);
-  const given = givenPopulation(options.population, scenario);
-  const single = typeof options.model === "function" ? undefined : resolveModel(options.model, options);
-  const modelOf = typeof options.model === "function" ? options.model : () => single!;
-  const modelName = agentModelName(options);
+  const modelOf = typeof options.model === "function" ? options.model : () => checked.single!;
 
   const ready = prepareJudge(options.judge, options.judgeSettings, { concurrency });
   let opened: Store | undefined;
@@ -226,72 +260,12 @@ export async function runExperiment(
   }
   const store = typeof options.store === "object" ? options.store : opened!;
   try {
-    const judgeDescriptor = ready.judge.descriptor;
-    const scenarioHash = contentHash(scenario);
-    const populationSource = given
-      ? { hash: given.hash }
-      : {
-          profile: scenario.population.profile,
-          size: scenario.population.size,
-          seed: scenario.population.seed,
-        };
-    const key = contentHash({
-      scenario: scenarioHash,
-      seed,
-      population: populationSource,
-      agents: modelName,
-      judge: judgeDescriptor,
+    const { plan, finished, resumed } = await storeChecked(checked, {
+      ...options,
+      store,
+      judge: ready.judge.descriptor,
     });
-    const earlier = await experimentRows(store, key);
-    const unfinished = earlier.find((row) => row.status !== "completed");
-    const people =
-      given?.people ??
-      (await storedPeople(store, earlier)) ??
-      (await generated(scenario, options, options.populationModel ?? single));
-    const populationHash = given?.hash ?? peopleHash(people);
-    const agents = people.map(
-      (p): WorldAgent => ({
-        id: p.id,
-        name: p.name,
-        persona: p.persona,
-        ...(p.nudges ? { nudges: p.nudges } : {}),
-      }),
-    );
-
-    const row = unfinished
-      ? await store.evaluations.start(unfinished.id)
-      : await store.evaluations
-          .create({
-            kind: "experiment",
-            source: scenario.id,
-            config: {
-              experiment_key: key,
-              scenario: { id: scenario.id, hash: scenarioHash },
-              scale,
-              seed,
-              population_hash: populationHash,
-              models: { agents: modelName },
-              judge: judgeDescriptor,
-            },
-            agents: agents.map((a) => a.id),
-            input: { scenario, people },
-          })
-          .then((created) => store.evaluations.start(created.id));
-    const experimentId = row.id;
-
-    const finished = await finishedEnvironments(store, key);
-    const tasks = plan.flatMap((environment) =>
-      EXPERIMENT_ARMS.map((arm) => {
-        const worldSeed = seed + environment.index;
-        const environmentKey = contentHash({
-          experiment: key,
-          arm,
-          index: environment.index,
-          seed: worldSeed,
-        });
-        return { arm, environment, worldSeed, environmentKey };
-      }),
-    );
+    const { experimentId, tasks } = plan;
     const records = new Map<string, EnvironmentRecord>();
     for (const task of tasks) {
       const record = finished.get(task.environmentKey);
@@ -303,7 +277,7 @@ export async function runExperiment(
       experiment_id: experimentId,
       total: tasks.length,
       reused,
-      resumed: unfinished !== undefined || reused > 0,
+      resumed: resumed || reused > 0,
     });
     for (const task of tasks)
       if (records.has(task.environmentKey))
@@ -321,68 +295,27 @@ export async function runExperiment(
     if (options.signal?.aborted) onAbort();
     let failure: unknown;
     const pending = tasks.filter((t) => !records.has(t.environmentKey));
-    const runTask = async (task: (typeof tasks)[number]) => {
+    const runTask = async (task: ExperimentTask) => {
       const { arm, environment } = task;
-      const progress = (phase: EnvironmentPhase) =>
-        options.onProgress?.({ type: "environment", arm, index: environment.index, phase });
-      const config: EnvironmentRowConfig = {
-        experiment_key: key,
-        environment_key: task.environmentKey,
-        arm,
-        index: environment.index,
-        seed: task.worldSeed,
-      };
-      const members = environment.members.map((i) => agents[i]!);
-      let rowId: string | undefined;
       try {
-        const created = await store.evaluations.create({
-          kind: "experiment_environment",
-          source: `experiment:${experimentId}`,
-          config: { ...config },
-          agents: members.map((m) => m.id),
-        });
-        rowId = created.id;
-        await store.evaluations.start(created.id);
-        progress("started");
-        const record = await runEnvironment(
-          {
-            scenario,
-            arm,
-            environment,
-            members,
-            seed: task.worldSeed,
-            model: (agent) => modelOf({ arm, environment: environment.index, agent }),
-            judge: ready.judge,
-            store,
-            runId: created.id,
-            concurrency,
-            gateTimeoutMs: options.gateTimeoutMs,
-            temperature: options.temperature,
-            signal: stop.signal,
-            onPhase: progress,
-          },
-          armCorrections(scenario.arms[arm]),
-        );
-        await store.evaluations.complete(created.id, {
-          result: record,
-          errored: record.errored,
-          token_usage: addUsage(record.tokens.agent, record.tokens.judge),
+        const record = await runExperimentEnvironment(plan, task, {
+          store,
+          model: (agent) => modelOf({ arm, environment: environment.index, agent }),
+          judge: ready.judge,
+          concurrency,
+          gateTimeoutMs: options.gateTimeoutMs,
+          temperature: options.temperature,
+          signal: stop.signal,
+          onPhase: (phase) =>
+            options.onProgress?.({ type: "environment", arm, index: environment.index, phase }),
         });
         records.set(task.environmentKey, record);
-        progress("completed");
       } catch (error) {
-        // Stopped (by the caller, or by another environment's failure): interrupted, for a resume to redo.
-        const stopped = stop.signal.aborted;
-        if (!stopped) {
+        // The first failure stops the others (interrupted, for a resume to redo).
+        if (!stop.signal.aborted) {
           failure = error;
           stop.abort(error);
         }
-        if (rowId !== undefined)
-          await (stopped
-            ? store.evaluations.interrupt(rowId)
-            : store.evaluations.fail(rowId, error instanceof Error ? error.message : String(error))
-          ).catch(() => {});
-        progress(stopped ? "interrupted" : "failed");
       }
     };
     try {
@@ -413,32 +346,301 @@ export async function runExperiment(
       throw failure;
     }
 
-    const document = assemble({
-      scenario,
-      scale,
-      seed,
-      populationHash,
-      populationSource: populationLabel(options.population, scenario),
-      modelName,
-      judge: { ...judgeDescriptor, mode: scenario.judge.mode, double_check: scenario.judge.double_check },
-      tasks: tasks.map((t) => ({ ...t, record: records.get(t.environmentKey)! })),
-      agents,
-    });
-    const total = EXPERIMENT_ARMS.reduce(
-      (sum, arm) => addUsage(sum, addUsage(document.arms[arm].tokens.agent, document.arms[arm].tokens.judge)),
-      ZERO_USAGE,
-    );
-    await store.evaluations.complete(experimentId, {
-      result: document,
-      token_usage: total,
-      errored: EXPERIMENT_ARMS.reduce((n, arm) => n + document.arms[arm].errored, 0),
-    });
+    const document = await completeExperiment(store, plan, records);
     options.onProgress?.({ type: "finished", experiment_id: experimentId, status: "completed" });
     return { evaluation_id: experimentId, document, reused };
   } finally {
     await ready.close();
     await opened?.close();
   }
+}
+
+/** What is checked before anything is opened: the scenario as run, the seed, the people given, the agents' model. */
+function checkExperiment(scenarioIn: Scenario, options: Omit<RunExperimentOptions, "judge">) {
+  const scale = options.scale ?? 1;
+  const scenario = scale === 1 ? scenarioIn : scaleScenario(scenarioIn, scale);
+  const seed = options.seed ?? scenario.seed;
+  if (!Number.isInteger(seed)) throw new InputError(`expected a whole number as the seed, got ${seed}`);
+  planEnvironments(scenario);
+  const given = givenPopulation(options.population, scenario);
+  const single =
+    typeof options.model === "function" ? undefined : experimentModel(options.model, options.modelSettings);
+  return { scale, scenario, seed, given, single, modelName: agentModelName(options) };
+}
+
+/**
+ * Stores the experiment as runExperiment does — or, when the same experiment (scenario, seed, population,
+ * models) is stored unfinished, starts that one again — and returns its plan, the records of its environment
+ * runs finished already (by environment key), and whether it was stored before. Bad input throws an InputError
+ * before anything is written.
+ */
+export async function storeExperiment(
+  scenario: Scenario,
+  options: StoreExperimentOptions,
+): Promise<{ plan: StoredExperimentPlan; finished: Map<string, EnvironmentRecord>; resumed: boolean }> {
+  return storeChecked(checkExperiment(scenario, options), options);
+}
+
+async function storeChecked(
+  { scale, scenario, seed, given, single, modelName }: ReturnType<typeof checkExperiment>,
+  options: StoreExperimentOptions,
+): Promise<{ plan: StoredExperimentPlan; finished: Map<string, EnvironmentRecord>; resumed: boolean }> {
+  const { store, judge } = options;
+  const scenarioHash = contentHash(scenario);
+  const populationSource = given
+    ? { hash: given.hash }
+    : {
+        profile: scenario.population.profile,
+        size: scenario.population.size,
+        seed: scenario.population.seed,
+      };
+  const key = contentHash({
+    scenario: scenarioHash,
+    seed,
+    population: populationSource,
+    agents: modelName,
+    judge,
+  });
+  const earlier = await experimentRows(store, key);
+  const unfinished = earlier.find((row) => row.status !== "completed");
+  const people =
+    given?.people ??
+    (await storedPeople(store, earlier)) ??
+    (await generated(scenario, options, options.populationModel ?? single));
+  const populationHash = given?.hash ?? peopleHash(people);
+  const agents = worldAgents(people);
+  const row = unfinished
+    ? await store.evaluations.start(unfinished.id)
+    : await store.evaluations
+        .create({
+          kind: "experiment",
+          source: scenario.id,
+          config: {
+            experiment_key: key,
+            scenario: { id: scenario.id, hash: scenarioHash },
+            scale,
+            seed,
+            population_hash: populationHash,
+            models: { agents: modelName },
+            judge,
+          },
+          agents: agents.map((a) => a.id),
+          // The judge again, in the input's JSON text: its key order kept, as the document prints it.
+          input: { scenario, people, judge },
+        })
+        .then((created) => store.evaluations.start(created.id));
+  return {
+    plan: {
+      experimentId: row.id,
+      key,
+      scenario,
+      scale,
+      seed,
+      populationHash,
+      populationSource: populationLabel(options.population, scenario),
+      modelName,
+      judge,
+      agents,
+      tasks: experimentTasks(scenario, seed, key),
+    },
+    finished: await finishedEnvironments(store, key),
+    resumed: unfinished !== undefined,
+  };
+}
+
+function worldAgents(people: readonly ExperimentPerson[]): WorldAgent[] {
+  return people.map(
+    (p): WorldAgent => ({
+      id: p.id,
+      name: p.name,
+      persona: p.persona,
+      ...(p.nudges ? { nudges: p.nudges } : {}),
+    }),
+  );
+}
+
+/** Every environment run of an experiment, in plan order. */
+function experimentTasks(scenario: Scenario, seed: number, key: string): ExperimentTask[] {
+  return planEnvironments(scenario).flatMap((environment) =>
+    EXPERIMENT_ARMS.map((arm) => {
+      const worldSeed = seed + environment.index;
+      const environmentKey = contentHash({
+        experiment: key,
+        arm,
+        index: environment.index,
+        seed: worldSeed,
+      });
+      return { arm, environment, worldSeed, environmentKey };
+    }),
+  );
+}
+
+/**
+ * A stored experiment's plan read back from its row (its scenario, people, seed and models), as a queue's
+ * worker needs it; `populationSource` is what the document names the people's source (see StoredExperimentPlan).
+ */
+export async function storedExperimentPlan(
+  store: Store,
+  experimentId: string,
+  populationSource: string,
+): Promise<StoredExperimentPlan> {
+  const row = await store.evaluations.get(experimentId);
+  if (row?.kind !== "experiment")
+    throw new InputError(`experiment ${experimentId} does not exist`, { place: "experiment_id" });
+  const input = (await store.evaluations.input(row.id)) as
+    | { scenario?: Scenario; people?: ExperimentPerson[]; judge?: JudgeDescriptor }
+    | undefined;
+  const config = row.config as {
+    experiment_key: string;
+    scale: number;
+    seed: number;
+    population_hash: string;
+    models: { agents: string };
+    judge: JudgeDescriptor;
+  };
+  if (!input?.scenario || !input.people || typeof config.experiment_key !== "string")
+    throw new InputError(`experiment ${experimentId} was stored without its scenario and people`);
+  const { scenario, people } = input;
+  return {
+    experimentId: row.id,
+    key: config.experiment_key,
+    scenario,
+    scale: config.scale,
+    seed: config.seed,
+    populationHash: config.population_hash,
+    populationSource,
+    modelName: config.models.agents,
+    // The configuration's copy is JSON (jsonb) whose keys PostgreSQL reorders; one stored before the input
+    // kept it is the best there is.
+    judge: input.judge ?? config.judge,
+    agents: worldAgents(people),
+    tasks: experimentTasks(scenario, config.seed, config.experiment_key),
+  };
+}
+
+export interface ExperimentEnvironmentRunOptions {
+  store: Store;
+  /** Each member's model. */
+  model: (agent: WorldAgent) => LanguageModel;
+  judge: Judge;
+  /** Judge calls in flight of the environment's persona evaluation. */
+  concurrency: number;
+  gateTimeoutMs?: number;
+  temperature?: number;
+  /** Stops the run: its row is then interrupted (a rerun runs it again), not failed. */
+  signal?: AbortSignal;
+  onPhase?: (phase: EnvironmentPhase) => void;
+}
+
+/**
+ * Runs one environment run of a stored experiment as its own stored row (kind `experiment_environment`, under
+ * the experiment): completed with its record, or failed (interrupted, when `signal` stopped it) and thrown.
+ */
+export async function runExperimentEnvironment(
+  plan: StoredExperimentPlan,
+  task: ExperimentTask,
+  options: ExperimentEnvironmentRunOptions,
+): Promise<EnvironmentRecord> {
+  const { store, signal, onPhase } = options;
+  const { arm, environment } = task;
+  const config: EnvironmentRowConfig = {
+    experiment_key: plan.key,
+    environment_key: task.environmentKey,
+    arm,
+    index: environment.index,
+    seed: task.worldSeed,
+  };
+  const members = environment.members.map((i) => plan.agents[i]!);
+  let rowId: string | undefined;
+  try {
+    const created = await store.evaluations.create({
+      kind: "experiment_environment",
+      source: `experiment:${plan.experimentId}`,
+      config: { ...config },
+      agents: members.map((m) => m.id),
+    });
+    rowId = created.id;
+    await store.evaluations.start(created.id);
+    onPhase?.("started");
+    const record = await runEnvironment(
+      {
+        scenario: plan.scenario,
+        arm,
+        environment,
+        members,
+        seed: task.worldSeed,
+        model: options.model,
+        judge: options.judge,
+        store,
+        runId: created.id,
+        concurrency: options.concurrency,
+        gateTimeoutMs: options.gateTimeoutMs,
+        temperature: options.temperature,
+        signal,
+        onPhase,
+      },
+      armCorrections(plan.scenario.arms[arm]),
+    );
+    await store.evaluations.complete(created.id, {
+      result: record,
+      errored: record.errored,
+      token_usage: addUsage(record.tokens.agent, record.tokens.judge),
+    });
+    onPhase?.("completed");
+    return record;
+  } catch (error) {
+    const stopped = signal?.aborted === true;
+    if (rowId !== undefined)
+      await (stopped
+        ? store.evaluations.interrupt(rowId)
+        : store.evaluations.fail(rowId, error instanceof Error ? error.message : String(error))
+      ).catch(() => {});
+    onPhase?.(stopped ? "interrupted" : "failed");
+    throw error;
+  }
+}
+
+/**
+ * Assembles the document from every environment run's record (by environment key; all of them), in plan
+ * order, and completes the experiment with it: the same bytes whoever ran which environment, and when.
+ */
+export async function completeExperiment(
+  store: Store,
+  plan: StoredExperimentPlan,
+  records: ReadonlyMap<string, EnvironmentRecord>,
+): Promise<ExperimentResultDocument> {
+  const document = assemble({
+    scenario: plan.scenario,
+    scale: plan.scale,
+    seed: plan.seed,
+    populationHash: plan.populationHash,
+    populationSource: plan.populationSource,
+    modelName: plan.modelName,
+    judge: {
+      ...plan.judge,
+      mode: plan.scenario.judge.mode,
+      double_check: plan.scenario.judge.double_check,
+    },
+    tasks: plan.tasks.map((t) => {
+      const record = records.get(t.environmentKey);
+      if (!record)
+        throw new InputError(
+          `experiment ${plan.experimentId}: the ${t.arm} run of environment ${t.environment.index + 1} has not finished`,
+        );
+      return { ...t, record };
+    }),
+    agents: plan.agents,
+  });
+  const total = EXPERIMENT_ARMS.reduce(
+    (sum, arm) => addUsage(sum, addUsage(document.arms[arm].tokens.agent, document.arms[arm].tokens.judge)),
+    ZERO_USAGE,
+  );
+  await store.evaluations.complete(plan.experimentId, {
+    result: document,
+    token_usage: total,
+    errored: EXPERIMENT_ARMS.reduce((n, arm) => n + document.arms[arm].errored, 0),
+  });
+  return document;
 }
 
 /** Runs `work` on each item, at most `limit` at once, in order; none starts once `signal` has aborted. */
@@ -530,16 +732,30 @@ async function allRows(
   }
 }
 
-/** The records of the experiment's finished environment runs, by environment key. */
-async function finishedEnvironments(store: Store, key: string): Promise<Map<string, EnvironmentRecord>> {
+/** The records of the experiment's (its key's) finished environment runs, by environment key. */
+export async function finishedEnvironments(
+  store: Store,
+  key: string,
+): Promise<Map<string, EnvironmentRecord>> {
   const found = new Map<string, EnvironmentRecord>();
+  for (const [environmentKey, id] of await finishedEnvironmentRows(store, key)) {
+    const record = (await store.evaluations.result(id)) as EnvironmentRecord | undefined;
+    if (record) found.set(environmentKey, record);
+  }
+  return found;
+}
+
+/**
+ * The experiment's (its key's) finished environment runs: the newest row of each environment key. Reads no
+ * record: what tells how many are done.
+ */
+export async function finishedEnvironmentRows(store: Store, key: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
   for (const row of await allRows(store, "experiment_environment")) {
     const config = row.config as Partial<EnvironmentRowConfig>;
     if (row.status !== "completed" || config.experiment_key !== key || config.environment_key === undefined)
       continue;
-    if (found.has(config.environment_key)) continue;
-    const record = (await store.evaluations.result(row.id)) as EnvironmentRecord | undefined;
-    if (record) found.set(config.environment_key, record);
+    if (!found.has(config.environment_key)) found.set(config.environment_key, row.id);
   }
   return found;
 }
@@ -559,7 +775,7 @@ async function storedPeople(
 /** The scenario's built-in profile, generated by the population factory. */
 async function generated(
   scenario: Scenario,
-  options: RunExperimentOptions,
+  options: Pick<RunExperimentOptions, "populationCassette" | "concurrency" | "signal">,
   model: LanguageModel | undefined,
 ): Promise<ExperimentPerson[]> {
   if (model === undefined && options.populationCassette === undefined)
@@ -578,13 +794,16 @@ async function generated(
   return population.people.map((p) => ({ id: p.id, name: p.name, persona: p.persona as Persona }));
 }
 
-/** The one model of every agent: a spec is resolved now, so that a bad one fails before anything runs. */
-function resolveModel(model: LanguageModel | string, options: RunExperimentOptions): LanguageModel {
+/**
+ * The one model of every agent, from a spec (with a base URL or key variable) or a model: a spec is resolved
+ * now, so that a bad one fails before anything runs.
+ */
+export function experimentModel(model: LanguageModel | string, settings?: JudgeModelOptions): LanguageModel {
   // worldAgentModel reads the file's own `model:` only when none is given; an experiment's worlds have none.
-  return worldAgentModel({} as WorldFile, model, options.modelSettings);
+  return worldAgentModel({} as WorldFile, model, settings);
 }
 
-function agentModelName({ model, modelName }: RunExperimentOptions): string {
+function agentModelName({ model, modelName }: Pick<RunExperimentOptions, "model" | "modelName">): string {
   if (typeof model === "string") return model;
   if (typeof model === "function") return modelName ?? "custom";
   return modelName ?? `${model.provider}:${model.modelId}`;

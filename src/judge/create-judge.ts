@@ -5,6 +5,7 @@ import { type JudgeSpec, parseJudgeSpec } from "../core/index.ts";
 import { FixtureJudge, loadFixtures } from "./fixtures.ts";
 import { LlmJudge, type LlmJudgeOptions } from "./llm-judge.ts";
 import { createJudgeModel, type JudgeModelOptions } from "./provider.ts";
+import { processRateLimits, type RateLimit, type RateLimitBackend, rateLimitKey } from "./rate-limit.ts";
 import type { Judge } from "./types.ts";
 
 export interface CreateJudgeOptions extends JudgeModelOptions {
@@ -20,6 +21,16 @@ export interface CreateJudgeOptions extends JudgeModelOptions {
   retries?: number;
   /** Time limit of one model call in ms. Default 60000. */
   timeoutMs?: number;
+  /**
+   * The provider's limit on the judge's key (requests and tokens per minute), held across every judge that
+   * shares the key and `rateLimits`: each call waits for its time. Default: no limit.
+   */
+  rateLimit?: RateLimit;
+  /**
+   * Where the limit is kept. Default this process's memory; `dramaturg worker`s and runs on a PostgreSQL
+   * store keep it in the database, shared by every process (queue/: SharedRateLimits).
+   */
+  rateLimits?: RateLimitBackend;
 }
 
 /**
@@ -29,25 +40,50 @@ export interface CreateJudgeOptions extends JudgeModelOptions {
  */
 export function createJudge(
   spec: string | JudgeSpec,
-  { temperature, concurrency, retries, timeoutMs, ...model }: CreateJudgeOptions = {},
+  { temperature, concurrency, retries, timeoutMs, rateLimit, rateLimits, ...model }: CreateJudgeOptions = {},
 ): Judge {
   const parsed = typeof spec === "string" ? parseJudgeSpec(spec) : spec;
   if (parsed.kind === "fixtures")
     return new FixtureJudge({ fixtures: loadFixtures(parsed.file), file: parsed.file });
   const built = createJudgeModel(parsed, model);
-  return judgeOnModel(built.model, { temperature, concurrency, retries, timeoutMs }, built);
+  return judgeOnModel(
+    built.model,
+    { temperature, concurrency, retries, timeoutMs, rateLimit, rateLimits },
+    built,
+  );
 }
 
 /**
  * The LLM judge on an AI SDK model the caller built, with the call limits of `options`; `known` gives
- * the descriptor and redactor when the model came from a spec (otherwise the model describes itself).
+ * the descriptor, redactor and rate-limit key when the model came from a spec (otherwise the model describes
+ * itself, and its rate limit is kept under its provider and id).
  */
 export function judgeOnModel(
   model: LanguageModel,
-  { temperature, concurrency, retries, timeoutMs }: CreateJudgeOptions = {},
-  known: Pick<LlmJudgeOptions, "descriptor" | "redact"> = {},
+  { temperature, concurrency, retries, timeoutMs, rateLimit, rateLimits }: CreateJudgeOptions = {},
+  {
+    rateLimitKey: key,
+    ...known
+  }: Pick<LlmJudgeOptions, "descriptor" | "redact"> & { rateLimitKey?: string } = {},
 ): LlmJudge {
-  return new LlmJudge({ model, ...known, temperature, concurrency, maxRetries: retries, timeoutMs });
+  const rateLimiter = rateLimit
+    ? (rateLimits ?? processRateLimits).limiter(
+        key ??
+          (typeof model === "string"
+            ? rateLimitKey("gateway", model)
+            : rateLimitKey(model.provider, model.modelId)),
+        rateLimit,
+      )
+    : undefined;
+  return new LlmJudge({
+    model,
+    ...known,
+    temperature,
+    concurrency,
+    maxRetries: retries,
+    timeoutMs,
+    rateLimiter,
+  });
 }
 
 /**

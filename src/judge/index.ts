@@ -6,6 +6,7 @@ export * from "./fixtures.ts";
 export * from "./llm-judge.ts";
 export * from "./prompt.ts";
 export * from "./provider.ts";
+export * from "./rate-limit.ts";
 export * from "./recorded-model.ts";
 export * from "./types.ts";
 export * from "./verdict-cache.ts";

@@ -36,6 +36,7 @@ import {
   planConversations,
   requestedJsonSchema,
 } from "./prompt.ts";
+import { estimateTokens, type JudgeRateLimiter, type RateLimitPermit, sleepAbortably } from "./rate-limit.ts";
 import type {
   Judge,
   JudgeCallOptions,
@@ -108,6 +109,13 @@ export interface LlmJudgeOptions {
   random?: () => number;
   /** Removes secrets from provider error text (`createJudgeModel` supplies one that knows the key). */
   redact?: (text: string) => string;
+  /**
+   * The rate limit of the model's key (rate-limit.ts): every call acquires a request and an estimate of its
+   * tokens before it is sent (once it has its concurrency slot, so its time at the limiter is when it goes)
+   * and settles the estimate with its real usage; a 429 with Retry-After pauses it for everyone sharing it.
+   * A limiter that fails (its database unreachable) fails the judgement instead of erroring its verdicts.
+   */
+  rateLimiter?: JudgeRateLimiter;
 }
 
 /** What `ask()` returns: the validated answer, and what it cost. */
@@ -171,6 +179,13 @@ interface Failure {
 /** Raised inside the retry loop for answers that parse but cannot be used; always retryable. */
 class UnusableAnswer extends Error {}
 
+/** A rate limiter that failed; its cause is thrown from the judgement as it is, never recorded per item. */
+class LimiterFailure extends Error {
+  constructor(readonly failure: unknown) {
+    super("the judge's rate limiter failed");
+  }
+}
+
 export class LlmJudge implements Judge {
   readonly descriptor: JudgeDescriptor;
   private readonly model: LanguageModel;
@@ -196,6 +211,7 @@ export class LlmJudge implements Judge {
   /** See {@link Judge.inFlightLimit}: this judge's `concurrency`. */
   readonly inFlightLimit: number;
   private readonly total: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
+  private readonly rateLimiter?: JudgeRateLimiter;
 
   constructor({
     model,
@@ -205,9 +221,10 @@ export class LlmJudge implements Judge {
     maxRetries = 4,
     timeoutMs = 60_000,
     backoff = {},
-    sleep = abortableSleep,
+    sleep = sleepAbortably,
     random = Math.random,
     redact,
+    rateLimiter,
   }: LlmJudgeOptions) {
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new RangeError("concurrency must be an integer ≥ 1");
@@ -227,6 +244,7 @@ export class LlmJudge implements Judge {
     this.slots = new Semaphore(concurrency);
     this.gatedAtTransport = isGatedAtTransport(model);
     this.inFlightLimit = concurrency;
+    this.rateLimiter = rateLimiter;
     const who = descriptor ?? describeModel(model);
     this.descriptor = {
       provider: who.provider,
@@ -349,7 +367,7 @@ export class LlmJudge implements Judge {
         async () => {
           const answer = this.direct
             ? await this.callDirect(this.direct, system, turn, kind, items.length, signal, tally)
-            : await this.call(system, turn, output, signal, tally);
+            : await this.call(system, turn, output, signal, tally, items.length);
           return { output: answer, verdicts: readAnswer(kind, items, answer) };
         },
         budget,
@@ -372,7 +390,12 @@ export class LlmJudge implements Judge {
         return await attempt();
       } catch (error) {
         signal?.throwIfAborted();
+        if (error instanceof LimiterFailure) throw error.failure;
         const failure = this.classify(error);
+        const { kind, retryAfterMs } = failure.error;
+        // The provider's Retry-After holds for every caller of the key, not only for this conversation.
+        if (this.rateLimiter && kind === "rate-limit" && retryAfterMs !== undefined)
+          await this.rateLimiter.pause(retryAfterMs);
         if (!failure.error.retryable || budget.remaining <= 0) throw failure.error;
         budget.remaining--;
         budget.taken++;
@@ -393,21 +416,41 @@ export class LlmJudge implements Judge {
    * One model call: runs `send` under the per-call timeout with the signal it must pass on, in one of the
    * judge's slots. The slot is taken before `send`, or, when `gated` (a model whose requests go through
    * nodeFetch with that signal), by the transport once `send` has built the request (answered.ts): a call then
-   * waits for its slot with its request ready, and a freed slot sends it at once. Counts the call; `send`
-   * counts its tokens.
+   * waits for its slot with its request ready, and a freed slot sends it at once. With a rate limiter, the
+   * call then waits for its time at the limiter, `promptCharacters` and `claims` estimating its tokens.
+   * Counts the call; `send` charges its tokens.
    */
   private async inSlot<T>(
     signal: AbortSignal | undefined,
     tally: Tally,
-    send: (abortSignal: AbortSignal) => Promise<T>,
-    gated = false,
+    send: (abortSignal: AbortSignal, charge: (usage: TokenUsage) => void) => Promise<T>,
+    {
+      gated = false,
+      promptCharacters,
+      claims,
+    }: { gated?: boolean; promptCharacters: () => number; claims: number },
   ): Promise<T> {
     const call = new AbortController();
     let release: (() => void) | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let timedOut = false;
+    let permit: RateLimitPermit | undefined;
+    let limiterFailed: LimiterFailure | undefined;
+    let usedTokens: number | undefined;
+    const charge = (usage: TokenUsage) => {
+      this.count(tally, 0, usage);
+      usedTokens = (usedTokens ?? 0) + usage.input_tokens + usage.output_tokens;
+    };
     const take = async () => {
       release = await this.slots.acquire(signal);
+      if (this.rateLimiter)
+        try {
+          permit = await this.rateLimiter.acquire(estimateTokens(promptCharacters(), claims), signal);
+        } catch (error) {
+          release();
+          if (!signal?.aborted) limiterFailed = new LimiterFailure(error);
+          throw limiterFailed ?? error;
+        }
       // The timer starts with the call's slot, not while queueing for one.
       timer = setTimeout(() => {
         timedOut = true;
@@ -421,9 +464,11 @@ export class LlmJudge implements Judge {
     const unlink = followAbort(signal, call);
     this.count(tally, 1, ZERO_USAGE);
     try {
-      return await send(call.signal);
+      return await send(call.signal, charge);
     } catch (error) {
       signal?.throwIfAborted();
+      // The transport may have wrapped what the limiter threw while the request waited for it.
+      if (limiterFailed) throw limiterFailed;
       if (timedOut)
         throw new JudgeError(`the judge did not answer within ${this.timeoutMs} ms`, {
           kind: "timeout",
@@ -434,6 +479,8 @@ export class LlmJudge implements Judge {
       clearTimeout(timer);
       unlink();
       release?.();
+      // A call that reported no usage (it failed on the way) keeps its estimate charged.
+      if (usedTokens !== undefined) permit?.settle(usedTokens);
     }
   }
 
@@ -445,27 +492,33 @@ export class LlmJudge implements Judge {
     output: (ai: typeof AiSdk) => AnswerOutput<T>,
     signal: AbortSignal | undefined,
     tally: Tally,
+    /** Claims the answer covers, for the token estimate of a rate limit. */
+    claims = 1,
   ): Promise<T> {
-    return this.inSlot(signal, tally, async (abortSignal) => {
-      const ai = await loadAiSdk();
-      try {
-        const result = await ai.generateText({
-          model: this.model,
-          instructions: systemMessage(system),
-          messages,
-          output: output(ai),
-          temperature: this.temperature,
-          maxRetries: 0,
-          abortSignal,
-        });
-        this.count(tally, 0, toUsage(result.usage));
-        return result.output as T;
-      } catch (error) {
-        if (ai.NoObjectGeneratedError.isInstance(error) && error.usage)
-          this.count(tally, 0, toUsage(error.usage));
-        throw error;
-      }
-    });
+    return this.inSlot(
+      signal,
+      tally,
+      async (abortSignal, charge) => {
+        const ai = await loadAiSdk();
+        try {
+          const result = await ai.generateText({
+            model: this.model,
+            instructions: systemMessage(system),
+            messages,
+            output: output(ai),
+            temperature: this.temperature,
+            maxRetries: 0,
+            abortSignal,
+          });
+          charge(toUsage(result.usage));
+          return result.output as T;
+        } catch (error) {
+          if (ai.NoObjectGeneratedError.isInstance(error) && error.usage) charge(toUsage(error.usage));
+          throw error;
+        }
+      },
+      { promptCharacters: () => promptLength(system, messages), claims },
+    );
   }
 
   /**
@@ -485,7 +538,7 @@ export class LlmJudge implements Judge {
     return this.inSlot(
       signal,
       tally,
-      async (abortSignal) => {
+      async (abortSignal, charge) => {
         await loadProviderSdk();
         const result = await model.doGenerate({
           prompt: providerPrompt(system, messages),
@@ -497,7 +550,7 @@ export class LlmJudge implements Judge {
           ...(this.temperature !== undefined ? { temperature: this.temperature } : {}),
           abortSignal,
         });
-        this.count(tally, 0, usageOf(result.usage));
+        charge(usageOf(result.usage));
         const text = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
         let value: unknown;
         try {
@@ -515,8 +568,12 @@ export class LlmJudge implements Judge {
           );
         return parsed.data;
       },
-      // The provider passes this signal to its fetch, nodeFetch, as it is (generateText, in `call`, may not).
-      this.gatedAtTransport,
+      {
+        // The provider passes this signal to its fetch, nodeFetch, as it is (generateText, in `call`, may not).
+        gated: this.gatedAtTransport,
+        promptCharacters: () => promptLength(system, messages),
+        claims,
+      },
     );
   }
 
@@ -745,6 +802,15 @@ export function retryAfterMs(
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** Characters of a conversation's prompt, for estimating its tokens before the call. */
+function promptLength(system: string, messages: readonly ModelMessage[]): number {
+  let length = system.length;
+  for (const message of messages)
+    if (typeof message.content === "string") length += message.content.length;
+    else for (const part of message.content) if (part.type === "text") length += part.text.length;
+  return length;
+}
+
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
@@ -763,21 +829,6 @@ function followAbort(parent: AbortSignal | undefined, controller: AbortControlle
   const onAbort = () => controller.abort(parent.reason);
   parent.addEventListener("abort", onAbort, { once: true });
   return () => parent.removeEventListener("abort", onAbort);
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** Counting semaphore with a FIFO queue; a waiter whose signal aborts leaves the queue. */

@@ -11,6 +11,7 @@ import {
 } from "../core/index.ts";
 import { gateAtTransport } from "./answered.ts";
 import { deferredLanguageModel } from "./deferred-model.ts";
+import { rateLimitKey } from "./rate-limit.ts";
 
 /** Sent as the key to local servers that want none (Ollama, vLLM, llama.cpp); the clients insist on one. */
 export const PLACEHOLDER_API_KEY = "not-needed";
@@ -40,6 +41,8 @@ export interface JudgeModel {
   descriptor: { provider: JudgeProvider; model: string; base_url?: string };
   /** Removes this model's API key (and anything else that looks like a secret) from text, for error messages. */
   redact: (text: string) => string;
+  /** The key its rate limit is kept under: provider, model and a digest of the API key (rate-limit.ts). */
+  rateLimitKey: string;
 }
 
 /**
@@ -100,6 +103,7 @@ export function createJudgeModel(
     model,
     descriptor: { provider, model: modelId, ...(url ? { base_url: publicUrl(url) } : {}) },
     redact: (text) => redactSecrets(text, { secrets: apiKey === PLACEHOLDER_API_KEY ? [] : [apiKey] }),
+    rateLimitKey: rateLimitKey(provider, modelId, apiKey),
   };
 }
 

@@ -2,7 +2,7 @@
 import type { PgBoss } from "pg-boss";
 import { InputError } from "../core/index.ts";
 import type { Store } from "../engine/index.ts";
-import { JOB_KINDS } from "./job-kinds.ts";
+import { QUEUES } from "./queues.ts";
 
 /**
  * How long a job may stay active before it counts as lost (its worker killed) and is given to another
@@ -25,12 +25,20 @@ export function requireQueueStore(store: Store): NonNullable<Store["db"]> {
 
 /**
  * Starts pg-boss on the store's PostgreSQL server (`connectionString`, the store's location; its tables in
- * their own schema, `pgboss`), creating its schema and every kind's queue (job-kinds.ts) on first use.
+ * their own schema, `pgboss`), creating its schema and every queue (queues.ts) on first use.
  */
 export async function openQueue(
   store: Store,
   connectionString: string,
-  { supervise = false }: { supervise?: boolean } = {},
+  {
+    supervise = false,
+    schedule = false,
+  }: {
+    /** Find expired jobs (a worker's). */
+    supervise?: boolean;
+    /** Send the jobs of cron schedules (online rules) when they come due; any one instance that does is enough. */
+    schedule?: boolean;
+  } = {},
 ) {
   requireQueueStore(store);
   const expire = jobExpirySeconds();
@@ -43,23 +51,23 @@ export async function openQueue(
     supervise,
     // Lost jobs (expired) are found by the supervisor: as often as they can expire, at most once a minute.
     superviseIntervalSeconds: Math.min(60, expire),
-    schedule: false,
+    schedule,
   });
   boss.on("error", (error: Error) => process.stderr.write(`dramaturg worker: queue: ${error.message}\n`));
   await boss.start();
-  for (const kind of JOB_KINDS)
-    if (!(await boss.getQueue(kind.queue)))
+  for (const queue of QUEUES)
+    if (!(await boss.getQueue(queue.name)))
       await boss
-        .createQueue(kind.queue, {
+        .createQueue(queue.name, {
           expireInSeconds: expire,
-          retryLimit: kind.retryLimit,
+          retryLimit: queue.retryLimit,
           retryDelay: 1,
           retryBackoff: true,
           notify: true,
         })
         // Two processes may create it at once: the other's is as good.
         .catch(async (error: unknown) => {
-          if (!(await boss.getQueue(kind.queue))) throw error;
+          if (!(await boss.getQueue(queue.name))) throw error;
         });
   return boss;
 }

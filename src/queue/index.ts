@@ -1,8 +1,66 @@
 // Public surface of queue/: evaluations queued on pg-boss (PostgreSQL), and the workers that run their jobs.
 export { jobExpirySeconds, openQueue, requireQueueStore } from "./boss.ts";
-export { type EnqueueOptions, enqueuePersonaEvaluation, followEvaluation } from "./enqueue.ts";
+export { CONVERSATION_JOBS } from "./conversation-jobs.ts";
+export {
+  type EnqueueOptions,
+  enqueuePersonaEvaluation,
+  enqueueSessionAnalysis,
+  followEvaluation,
+  type QueuedProgress,
+  queuedProgress,
+} from "./enqueue.ts";
+export {
+  type EnqueueConversationsOptions,
+  enqueueConversations,
+  type FollowedConversation,
+  followConversations,
+  type QueuedConversation,
+} from "./enqueue-conversations.ts";
+export {
+  type EnqueueExperimentOptions,
+  enqueueExperiment,
+  followExperiment,
+  type QueuedExperiment,
+} from "./enqueue-experiment.ts";
+export { EXPERIMENT_ENVIRONMENTS } from "./experiment-jobs.ts";
 export type { QueuedJobKind, WorkerContext } from "./job-kind.ts";
 export { JOB_KINDS, jobKindsNamed } from "./job-kinds.ts";
-export { CALLS_PER_JOB, type ChunkJob, ChunkJobSchema, chunksOf, PERSONA_CHUNKS } from "./jobs.ts";
-export { CHUNK_RETRY_LIMIT } from "./persona-chunks.ts";
+export {
+  CALLS_PER_JOB,
+  CHUNK_RETRY_LIMIT,
+  type ChunkJob,
+  ChunkJobSchema,
+  chunksOf,
+  PERSONA_CHUNKS,
+  SESSION_CHUNKS,
+} from "./jobs.ts";
+export {
+  type Delivery,
+  type DimensionCheck,
+  ONLINE_ALERT_FORMAT,
+  type OnlineAlert,
+  webhookBody,
+} from "./online-alerts.ts";
+export {
+  ONLINE_DIMENSIONS,
+  ONLINE_TICKS,
+  type OnlineRule,
+  OnlineRuleSchema,
+  OnlineRulesSchema,
+  type OnlineTick,
+  OnlineTickSchema,
+} from "./online-rule.ts";
+export {
+  ONLINE_STATUS_FORMAT,
+  type OnlineAlertSummary,
+  type OnlineRunSummary,
+  type OnlineStatus,
+  onlineAlerts,
+  onlineRuns,
+  onlineStatus,
+  runOnlineRuleNow,
+  scheduleOnlineRules,
+} from "./online-rules.ts";
+export { sampleMessages } from "./online-sample.ts";
+export { SharedRateLimits, sharedRateLimitsAt, withSharedRateLimit } from "./shared-rate-limit.ts";
 export { type RunningWorker, startWorker, type WorkerEvent, type WorkerOptions } from "./worker.ts";

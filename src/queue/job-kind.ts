@@ -11,7 +11,11 @@ export interface WorkerContext {
   connectionString: string;
   /** Judge calls in flight at once in this worker. */
   concurrency: number;
-  /** Settings of the judges the worker builds (API key variable, timeout, retries); the base URL defaults to the evaluation's. */
+  /**
+   * Settings of the judges the worker builds (API key variable, timeout, retries, the rate limit shared by
+   * every worker through the store: give them to prepareJudge as they are); the base URL defaults to the
+   * evaluation's.
+   */
   judgeSettings?: JudgeSettings;
   /** Read and write the store's verdict cache. */
   cache?: boolean;
@@ -29,8 +33,8 @@ export interface QueuedJobKind<D> {
   readonly queue: string;
   /** A job's data, validated when a worker takes it. */
   readonly data: z.ZodType<D>;
-  /** Runs one job; a job that throws is retried by the queue (see `retryLimit`). */
-  run(data: D, context: WorkerContext): Promise<void>;
+  /** Runs one job (`job.id`: pg-boss's, the same on each attempt); a job that throws is retried (see `retryLimit`). */
+  run(data: D, context: WorkerContext, job: { id: string }): Promise<void>;
   /** After the job's last attempt threw: ends what it belongs to (an evaluation `failed`), so nothing waits for ever. */
   failed?(data: D, error: unknown, context: WorkerContext): Promise<void>;
   /** Attempts after a job's first that threw. */

@@ -5,9 +5,12 @@
 import type { PgBoss } from "pg-boss";
 import { InputError } from "../core/index.ts";
 import { DEFAULT_CONCURRENCY, type JudgeSettings, openStore, type Store } from "../engine/index.ts";
-import { openQueue } from "./boss.ts";
+import type { RateLimit } from "../judge/index.ts";
+import { openQueue, requireQueueStore } from "./boss.ts";
 import type { WorkerContext, WorkerEvent } from "./job-kind.ts";
 import { jobKindsNamed } from "./job-kinds.ts";
+import { ONLINE_TICKS } from "./online-rule.ts";
+import { withSharedRateLimit } from "./shared-rate-limit.ts";
 
 export type { WorkerEvent } from "./job-kind.ts";
 
@@ -24,6 +27,11 @@ export interface WorkerOptions {
   kinds?: readonly string[];
   /** Settings of the judges this worker builds (API key variable, timeout, retries); the base URL defaults to the evaluation's. */
   judgeSettings?: JudgeSettings;
+  /**
+   * The judges' rate limit (else `judgeSettings.rateLimit`), held across every worker of the store together:
+   * kept in its PostgreSQL (`judge_rate_limits`) per provider, model and API key.
+   */
+  rateLimit?: RateLimit;
   /** Read and write the store's verdict cache (live judges). Default true. */
   cache?: boolean;
   /** How often an idle worker looks for jobs, in seconds (≥ 0.5), besides being woken by new jobs. Default 0.5. */
@@ -51,13 +59,20 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     store,
     connectionString,
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-    judgeSettings: options.judgeSettings,
+    judgeSettings:
+      store.dialect === "postgres"
+        ? withSharedRateLimit(options.judgeSettings, options.rateLimit, requireQueueStore(store))
+        : options.judgeSettings,
     cache: options.cache,
     onEvent: options.onEvent,
   };
   let boss: PgBoss;
   try {
-    boss = await openQueue(store, connectionString, { supervise: true });
+    boss = await openQueue(store, connectionString, {
+      supervise: true,
+      // A worker of online rules also sends their runs when their schedules come due.
+      schedule: kinds.some((kind) => kind.queue === ONLINE_TICKS),
+    });
     for (const kind of kinds)
       await boss.work(
         kind.queue,
@@ -72,7 +87,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           for (const job of jobs) {
             const data = kind.data.parse(job.data);
             try {
-              await kind.run(data, context);
+              await kind.run(data, context, { id: job.id });
             } catch (error) {
               if (job.retryCount >= kind.retryLimit) await kind.failed?.(data, error, context);
               throw error;

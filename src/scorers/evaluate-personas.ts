@@ -55,6 +55,11 @@ export interface PersonaInputOptions {
   trials?: number;
   /** Judge at most `size` messages per agent, picked with `seed`. */
   sample?: { size: number; seed?: number };
+  /**
+   * Judge only these messages (ids) of the agents' own; the rest of the transcript is still their context.
+   * Online rules judge the messages they sampled this way.
+   */
+  messages?: readonly string[];
   /** Only messages within this time window (ISO 8601 strings or Dates). */
   window?: { start?: string | Date; end?: string | Date };
   /** How the source is named in the result and the store. Default: the file paths, or `transcript`. */
@@ -159,6 +164,7 @@ export async function preparePersonaEvaluation(
     dimensions,
     ...(options.agents ? { agents: [...options.agents] } : {}),
     ...(options.sample ? { sample: { size: options.sample.size, seed: options.sample.seed ?? 0 } } : {}),
+    ...(options.messages ? { messages: [...options.messages].sort() } : {}),
     ...(window.start ? { window_start: window.start } : {}),
     ...(window.end ? { window_end: window.end } : {}),
     transcript_hash: transcriptHash(transcript),

@@ -51,6 +51,8 @@ export const PersonaRunConfigSchema = z.object({
   dimensions: z.array(z.enum(PERSONA_DIMENSIONS)).min(1),
   agents: z.array(z.string()).optional(),
   sample: z.object({ size: z.number().int(), seed: z.number().int() }).optional(),
+  /** Only these of the agents' messages are judged (ids, sorted); the others are context. */
+  messages: z.array(z.string()).optional(),
   window_start: z.string().optional(),
   window_end: z.string().optional(),
   transcript_hash: z.string(),
@@ -73,6 +75,7 @@ export function planFor(input: {
     windowEnd: config.window_end ? new Date(config.window_end) : undefined,
     sample: config.sample?.size,
     seed: config.sample?.seed,
+    messages: config.messages,
     mode: config.mode,
     trials: config.trials,
   });

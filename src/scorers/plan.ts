@@ -34,6 +34,8 @@ export interface PlanOptions {
   /** Judge at most this many messages per agent, picked with `seed`. */
   sample?: number;
   seed?: number;
+  /** Judge only these of the agents' messages (ids); the rest are context. Applied before `sample`. */
+  messages?: readonly string[];
   /** Individual: one proposition per call. Batch: up to 10 per call. */
   mode: "individual" | "batch";
   /** Repeat every judgement this many times (default 1). */
@@ -74,10 +76,12 @@ export function planPersonaEvaluation(options: PlanOptions): EvaluationPlan {
   const selected = options.agents
     ? transcript.agents.filter((a) => options.agents!.includes(a.id))
     : transcript.agents.filter((a) => messagesBySender.has(a.id));
+  const targets = options.messages && new Set(options.messages);
   const agents: AgentScope[] = selected.map((agent) => {
     const messages = messagesBySender.get(agent.id) ?? [];
+    const chosen = targets ? messages.filter((m) => targets.has(m.id)) : messages;
     const sampled =
-      options.sample !== undefined ? sampleInOrder(messages, options.sample, options.seed ?? 0) : messages;
+      options.sample !== undefined ? sampleInOrder(chosen, options.sample, options.seed ?? 0) : chosen;
     return { agent, messages, sampled };
   });
 

@@ -4,6 +4,7 @@
 import { InputError, parseJsonText, readInputFile, type TokenUsage } from "../core/index.ts";
 import {
   type EngineTotals,
+  type EvaluationRow,
   findEvaluation,
   type JudgeOption,
   type JudgeSettings,
@@ -26,7 +27,7 @@ import {
   sessionsResult,
 } from "./judged.ts";
 import type { Session } from "./session-format.ts";
-import { compileSessionTools, validateToolCalls } from "./tool-validation.ts";
+import { compileSessionTools, type ToolValidation, validateToolCalls } from "./tool-validation.ts";
 
 export interface AnalyzeSessionOptions extends SessionJudgingOptions {
   /** The importer to use (`session`, `openai`, `openai-agents`); default: recognised from the content. */
@@ -130,6 +131,33 @@ export async function analyzeSession(
   input: string | readonly string[] | Session | unknown,
   options: AnalyzeSessionOptions = {},
 ): Promise<SessionsAnalysis> {
+  const { sessions, validations, sources } = prepareSessionAnalysis(input, options);
+  const none = options.judge === undefined || options.judge === "none";
+  if (none && options.store === undefined)
+    return sessionsResult(
+      sessions,
+      sessions.map((session, i) => buildAnalysis(session, { validation: validations[i]! })),
+      sources,
+    );
+  return analysisRun(sessions, validations, sources, options);
+}
+
+/** Sessions read and checked, ready to analyse: what an analysis, in process or queued, starts from. */
+export interface PreparedSessionAnalysis {
+  sessions: Session[];
+  /** Session i's tool calls validated against its agents' tools. */
+  validations: ToolValidation[];
+  sources: SessionsAnalysis["sources"];
+}
+
+/**
+ * Reads the sessions in files (or a session value) and validates their tool calls: every input read and
+ * checked (a bad one is an InputError naming the file and JSON path) before anything is analysed or stored.
+ */
+export function prepareSessionAnalysis(
+  input: string | readonly string[] | Session | unknown,
+  options: Pick<AnalyzeSessionOptions, "from" | "source" | "tools"> = {},
+): PreparedSessionAnalysis {
   const files =
     typeof input === "string"
       ? [input]
@@ -150,28 +178,18 @@ export async function analyzeSession(
       ];
   // Every schema compiled (a bad one is bad input) before any analysis.
   const sessions = read.flatMap(({ file, imported }) =>
-    imported.sessions.map((session) => ({ session, file, tools: compileSessionTools(session, file) })),
+    imported.sessions.map((session) => ({ session, tools: compileSessionTools(session, file) })),
   );
-  const validations = sessions.map(({ session, tools }) => validateToolCalls(session, tools));
-  const sources = read.map(({ file, imported }) => ({
-    file,
-    from: imported.from,
-    sessions: imported.sessions.length,
-    notes: imported.notes,
-  }));
-  const none = options.judge === undefined || options.judge === "none";
-  if (none && options.store === undefined)
-    return sessionsResult(
-      sessions.map((s) => s.session),
-      sessions.map(({ session }, i) => buildAnalysis(session, { validation: validations[i]! })),
-      sources,
-    );
-  return analysisRun(
-    sessions.map((s) => s.session),
-    validations,
-    sources,
-    options,
-  );
+  return {
+    sessions: sessions.map((s) => s.session),
+    validations: sessions.map(({ session, tools }) => validateToolCalls(session, tools)),
+    sources: read.map(({ file, imported }) => ({
+      file,
+      from: imported.from,
+      sessions: imported.sessions.length,
+      notes: imported.notes,
+    })),
+  };
 }
 
 /** A judge for an analysis without one: its plan has no calls, so it is never asked. */
@@ -245,32 +263,23 @@ export interface ResumeSessionOptions
 export async function resumeSessionAnalysis(options: ResumeSessionOptions): Promise<SessionsAnalysis> {
   const { store } = options;
   const evaluation = await findEvaluation(store, options.id, { kind: "session", place: "--resume" });
-  const short = evaluation.id.slice(0, 8);
   if (evaluation.status === "completed")
-    throw new InputError(`session analysis ${short} is already completed; nothing to resume`, {
-      place: "--resume",
-    });
-  const input = (await store.evaluations.input(evaluation.id)) as
-    | { sessions?: Session[]; sources?: SessionsAnalysis["sources"] }
-    | undefined;
-  const config = evaluation.config as { judge?: unknown; ccm_threshold?: unknown };
-  if (!Array.isArray(input?.sessions) || typeof config.judge !== "string")
-    throw new InputError(`session analysis ${short} has no resumable input (stored by another version?)`);
-  const sessions = input.sessions;
-  const validations = sessions.map((session) => validateToolCalls(session, compileSessionTools(session)));
-  const spec = options.judge ?? config.judge;
+    throw new InputError(
+      `session analysis ${evaluation.id.slice(0, 8)} is already completed; nothing to resume`,
+      { place: "--resume" },
+    );
+  const stored = await rebuildSessionAnalysis(store, evaluation);
+  const spec = options.judge ?? stored.judge;
   const settings = { concurrency: options.concurrency ?? 16, ...options.judgeSettings };
   const built = prepareJudge(spec, settings, { cache: false });
   const ready = prepareJudge(built.judge, settings, { store, cache: options.cache, mode: "batch" });
   try {
     const { evaluationId, result } = await runEvaluation({
       evaluation: sessionEvaluation({
-        sessions,
-        validations,
-        sources: input.sources ?? [],
+        ...stored.prepared,
         judge: built.judge.descriptor,
         judgeSpec: typeof spec === "string" ? spec : built.judge.descriptor.model,
-        ccmThreshold: typeof config.ccm_threshold === "number" ? config.ccm_threshold : undefined,
+        ccmThreshold: stored.ccmThreshold,
       }),
       store,
       judge: ready.judge,
@@ -285,6 +294,48 @@ export async function resumeSessionAnalysis(options: ResumeSessionOptions): Prom
     await ready.close();
     await built.close();
   }
+}
+
+/** A stored session analysis made ready to judge again: what a resume and a queue worker rebuild it from. */
+export interface RebuiltSessionAnalysis {
+  /** The sessions kept with it, their tool calls validated again. */
+  prepared: PreparedSessionAnalysis;
+  /** The judge it was started with, as the user named it (`openai:gpt-4o-mini`). */
+  judge: string;
+  /** The base URL that judge was reached at, when it was given one. */
+  judgeBaseUrl?: string;
+  ccmThreshold?: number;
+}
+
+/** Rebuilds a stored session analysis from the sessions kept with it (any status). */
+export async function rebuildSessionAnalysis(
+  store: Store,
+  evaluation: EvaluationRow,
+): Promise<RebuiltSessionAnalysis> {
+  const input = (await store.evaluations.input(evaluation.id)) as
+    | { sessions?: Session[]; sources?: SessionsAnalysis["sources"] }
+    | undefined;
+  const config = evaluation.config as {
+    judge?: unknown;
+    ccm_threshold?: unknown;
+    judge_descriptor?: { base_url?: unknown };
+  };
+  if (!Array.isArray(input?.sessions) || typeof config.judge !== "string")
+    throw new InputError(
+      `session analysis ${evaluation.id.slice(0, 8)} has no resumable input (stored by another version?)`,
+    );
+  const sessions = input.sessions;
+  const baseUrl = config.judge_descriptor?.base_url;
+  return {
+    prepared: {
+      sessions,
+      validations: sessions.map((session) => validateToolCalls(session, compileSessionTools(session))),
+      sources: input.sources ?? [],
+    },
+    judge: config.judge,
+    ...(typeof baseUrl === "string" ? { judgeBaseUrl: baseUrl } : {}),
+    ...(typeof config.ccm_threshold === "number" ? { ccmThreshold: config.ccm_threshold } : {}),
+  };
 }
 
 /** A stored analysis (the latest, or by id or its first 8+ characters): `dramaturg show` for sessions. */

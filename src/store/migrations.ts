@@ -387,10 +387,12 @@ CREATE TABLE queued_job_totals (
 );
 
 -- Continuous evaluation: each run of an online rule (the window of imported messages it looked at, how many it
--- sampled, the evaluation it queued and how that compared with the agents' baselines) ...
+-- sampled, the evaluation it queued and how that compared with the agents' baselines; job_id is the pg-boss job
+-- that made it, so that the job tried again continues it) ...
 CREATE TABLE online_runs (
   id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   rule          text NOT NULL,
+  job_id        text UNIQUE,
   window_start  timestamptz NOT NULL,
   window_end    timestamptz NOT NULL,
   messages      integer NOT NULL,

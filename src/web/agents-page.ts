@@ -205,6 +205,7 @@ export async function agentPage(
       ),
     })),
   );
+  const alerts = await agentAlerts(context, id);
   const filters = { dimension: query.dimension, since: query.since, until: query.until };
   const body = html`<h1>${agent.name} <span class="muted">${agent.id}</span></h1>
 ${filterForm(`/agents/${encodeURIComponent(id)}`, query, ["dimension", "since", "until"])}
@@ -240,6 +241,7 @@ ${
       )}</ul>`
 }
 </section>
+${alertsSection(alerts)}
 <section>
 <h2>Propositions that fell</h2>
 ${
@@ -258,4 +260,30 @@ ${
 </section>`
 }`;
   return layout({ title: agent.name, section: "agents", body });
+}
+
+/**
+ * The agent's alerts from online rules (`dramaturg online`), newest first; none for a store without SQL.
+ * The queue's module loads with the first agent page that asks.
+ */
+async function agentAlerts(context: DashboardContext, agentId: string) {
+  if (!context.store.db) return [];
+  const { onlineAlerts } = await import("../queue/index.ts");
+  return onlineAlerts(context.store.db, { agent: agentId, limit: 20 });
+}
+
+function alertsSection(alerts: Awaited<ReturnType<typeof agentAlerts>>): Html {
+  if (alerts.length === 0) return html``;
+  const open = alerts.filter((a) => a.resolved_at === null).length;
+  return html`<section>
+<h2>Online alerts</h2>
+<p>${open === 0 ? "None open." : `${open} open: a dimension below its baseline in production traffic (dramaturg online).`}</p>
+<table class="alerts"><thead><tr><th>Opened</th><th>Rule</th><th>Dimension</th><th class="num">Score</th><th class="num">Baseline</th><th>State</th></tr></thead>
+<tbody>${alerts.map(
+    (
+      a,
+    ) => html`<tr><td>${a.run_id ? html`<a href="/runs/${a.run_id}">${when(a.opened_at)}</a>` : when(a.opened_at)}</td><td>${a.rule}</td><td>${a.dimension}</td>
+<td class="num">${score9(a.score)}</td><td class="num">${score9(a.baseline)}</td><td>${a.resolved_at ? `resolved ${when(a.resolved_at)}` : "open"}${a.delivery ? ` · webhook ${a.delivery.status}` : ""}</td></tr>`,
+  )}</tbody></table>
+</section>`;
 }

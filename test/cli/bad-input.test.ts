@@ -204,7 +204,7 @@ const rows: Row[] = [
   {
     input: "dramaturg.yaml an unknown key",
     run: unknownKey.run,
-    says: `${unknownKey.path}:3:3: unknown key "modle"; expected one of model, base_url, api_key_env, mode, concurrency, timeout_ms, temperature, retries`,
+    says: `${unknownKey.path}:3:3: unknown key "modle"; expected one of model, base_url, api_key_env, mode, concurrency, timeout_ms, temperature, retries, rate_limit`,
   },
   {
     input: "dramaturg.yaml a secret",

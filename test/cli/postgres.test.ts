@@ -1,34 +1,23 @@
 // The same commands on a real PostgreSQL server (the store's second backend). CI starts one and sets
 // DRAMATURG_TEST_POSTGRES_URL; a plain checkout has none, so these tests are skipped there (see test/postgres.ts).
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresSuite, postgresUrl as url } from "../postgres.ts";
+import { adminQuery, postgresSuite, postgresUrl as url } from "../postgres.ts";
 import { cli, DEMO } from "./run-cli.ts";
 
 const schema = `dramaturg_cli_${randomBytes(6).toString("hex")}`;
 let db: string;
 
-async function sql(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 describe.skipIf(!url)(postgresSuite("dramaturg on PostgreSQL"), () => {
   beforeAll(async () => {
-    await sql(`CREATE SCHEMA ${schema}`);
+    await adminQuery(`CREATE SCHEMA ${schema}`);
     const u = new URL(url!);
     u.searchParams.set("options", `-c search_path=${schema}`);
     db = u.toString();
   });
 
   afterAll(async () => {
-    await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   });
 
   it("evaluates the demo, stores its runs and lists them, as on PGlite", async () => {

@@ -125,6 +125,7 @@ describe("a project file with a mistake", () => {
         cache: true,
         prices: {},
         corrections: {},
+        online: [],
       },
       origins: Object.fromEntries(
         [
@@ -144,6 +145,7 @@ describe("a project file with a mistake", () => {
           "cache",
           "prices",
           "corrections",
+          "online",
         ].map((path) => [path, "default"]),
       ),
       file,
@@ -200,6 +202,8 @@ db: data/store
 cache: false
 prices: { "openai:gpt-test": { input_per_million: 1, output_per_million: 2 } }
 corrections: { marta: { gate_fluency_threshold: 5 } }
+online:
+  - { name: voice, sample: { rate: 0.1 }, schedule: "0 * * * *", judge: fixtures:judge.json }
 `);
     mkdirSync(join(dir, "sub"));
     const { settings, origins } = resolveSettings({ flags: {}, cwd: join(dir, "sub"), env: {} });
@@ -226,6 +230,15 @@ corrections: { marta: { gate_fluency_threshold: 5 } }
       cache: false,
       prices: { "openai:gpt-test": { input_per_million: 1, output_per_million: 2 } },
       corrections: { marta: { gate_fluency_threshold: 5 } },
+      online: [
+        {
+          name: "voice",
+          sample: { rate: 0.1 },
+          schedule: "0 * * * *",
+          dimensions: ["adherence", "consistency"],
+          judge: `fixtures:${join(dir, "judge.json")}`,
+        },
+      ],
     });
     expect(new Set(Object.values(origins))).toEqual(new Set(["file"]));
   });

@@ -3,11 +3,9 @@
 // started again, one waiting before any job exists, two evaluations at once. A store that is not
 // PostgreSQL is refused. Each test has a database of its own, dropped at the end.
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type FakeOpenAIServer,
@@ -15,7 +13,13 @@ import {
   startFakeOpenAIServer,
   syntheticTranscript,
 } from "../../src/testing/index.ts";
-import { postgresSuite, postgresUrl as url } from "../postgres.ts";
+import {
+  dropFreshDatabases,
+  freshDatabase,
+  postgresSuite,
+  queryRows,
+  postgresUrl as url,
+} from "../postgres.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { BIN, cli, ROOT, spawnCli } from "./run-cli.ts";
 
@@ -23,40 +27,12 @@ const folder = useTempDir("dramaturg-worker-");
 let transcript: string;
 let fast: FakeOpenAIServer;
 let slow: FakeOpenAIServer;
-const databases: string[] = [];
 // Jobs of a killed worker are given to another after 2 s (the default is 15 minutes).
 const EXPIRY = { DRAMATURG_QUEUE_EXPIRE_SECONDS: "2" };
 const previousExpiry = process.env.DRAMATURG_QUEUE_EXPIRE_SECONDS;
 
-async function admin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A new, empty database of this file's, and its URL. */
-async function freshDb(): Promise<string> {
-  const name = `dramaturg_queue_${randomBytes(6).toString("hex")}`;
-  await admin(`CREATE DATABASE ${name}`);
-  databases.push(name);
-  const u = new URL(url!);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function one<T>(db: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: db });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const freshDb = () => freshDatabase("dramaturg_queue");
 
 const evalArgs = (server: FakeOpenAIServer, db: string) => [
   "eval",
@@ -124,7 +100,7 @@ function resultBytes(json: string): string {
 
 /** Every stored verdict of the store's one evaluation, in key order, without ids and times. */
 async function scores(db: string): Promise<string> {
-  const rows = await one(
+  const rows = await queryRows(
     db,
     `SELECT s.verdict_key, s.status, s.raw_score, s.score, s.reasoning, s.weight, s.hard, s.inverted, r.agent_id
        FROM evaluation_scores s LEFT JOIN evaluation_runs r ON r.id = s.evaluation_run_id ORDER BY s.verdict_key`,
@@ -135,14 +111,16 @@ async function scores(db: string): Promise<string> {
 async function waitCompleted(db: string, id: string, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await one<{ status: string }>(db, "SELECT status FROM evaluations WHERE id = $1", [id]);
+    const [row] = await queryRows<{ status: string }>(db, "SELECT status FROM evaluations WHERE id = $1", [
+      id,
+    ]);
     if (row?.status === "completed") return;
     if (Date.now() > until) throw new Error(`evaluation ${id} is ${row?.status} after ${timeoutMs} ms`);
     await sleep(100);
   }
 }
 
-let reference: { stdout: string; scores: string; requests: number };
+let reference: { stdout: string; scores: string; requests: number; totals: Record<string, unknown> };
 
 describe("eval --queue with a store that is not PostgreSQL", () => {
   it("exits 2 saying why; so does a worker", async () => {
@@ -173,6 +151,7 @@ describe.skipIf(!url)(postgresSuite("queued evaluations and dramaturg worker"), 
       stdout: r.stdout,
       scores: await scores(db),
       requests: JSON.parse(r.stdout).totals.requests,
+      totals: JSON.parse(r.stdout).totals,
     };
     // Several jobs (50 planned calls each).
     expect(reference.requests).toBeGreaterThan(150);
@@ -183,7 +162,7 @@ describe.skipIf(!url)(postgresSuite("queued evaluations and dramaturg worker"), 
     else process.env.DRAMATURG_QUEUE_EXPIRE_SECONDS = previousExpiry;
     await fast?.close();
     await slow?.close();
-    for (const name of databases) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await dropFreshDatabases();
   });
 
   it("three workers judge a queued evaluation to the in-process result and scores; SIGTERM drains them", async () => {
@@ -199,11 +178,30 @@ describe.skipIf(!url)(postgresSuite("queued evaluations and dramaturg worker"), 
     expect(await scores(db)).toBe(reference.scores);
     // Each planned call judged once, by one worker or another.
     expect(fast.stats.calls - callsBefore).toBe(reference.requests);
-    const [evaluation] = await one<{ status: string }>(db, "SELECT status FROM evaluations");
+    const [evaluation] = await queryRows<{ status: string }>(db, "SELECT status FROM evaluations");
     expect(evaluation?.status).toBe("completed");
   }, 30_000);
 
-  it("a worker killed with -9 loses nothing: another takes its jobs; no call beyond the plan and those in flight", async () => {
+  it("a queued evaluation reports what its jobs spent, as the in-process run does, and no resume", async () => {
+    const db = await freshDb();
+    const workers = [startWorkerProcess(db), startWorkerProcess(db)];
+    const queued = await spawnCli([...evalArgs(fast, db), "--queue"], { env: EXPIRY });
+    for (const s of await Promise.all(workers.map((w) => w.stop()))) expect(s.code, s.stderr).toBe(0);
+    expect(queued.code, queued.stderr).toBe(0);
+    const { totals, runs } = JSON.parse(queued.stdout);
+    // Requests, model calls, tokens and the cache's figures: the sum of the jobs', equal to one process's.
+    expect(totals).toEqual(reference.totals);
+    expect(totals).not.toHaveProperty("resumed");
+    expect(totals.token_usage.input_tokens).toBeGreaterThan(0);
+    // Each agent's share of the tokens too, and the evaluation row's.
+    const byAgent = (list: { agent_id: string; token_usage: unknown }[]) =>
+      Object.fromEntries(list.map((r) => [r.agent_id, r.token_usage]));
+    expect(byAgent(runs)).toEqual(byAgent(JSON.parse(reference.stdout).runs));
+    const [row] = await queryRows<{ token_usage: unknown }>(db, "SELECT token_usage FROM evaluations");
+    expect(row?.token_usage).toEqual(totals.token_usage);
+  }, 30_000);
+
+  it("three workers, one killed with -9 mid-run and started again: the scores of one process; no call beyond the plan and those in flight at the kill", async () => {
     const db = await freshDb();
     const detached = await spawnCli([...evalArgs(slow, db), "--queue", "--detach"], { env: EXPIRY });
     expect(detached.code, detached.stderr).toBe(0);
@@ -212,17 +210,24 @@ describe.skipIf(!url)(postgresSuite("queued evaluations and dramaturg worker"), 
     const callsBefore = slow.stats.calls;
     const concurrency = 4;
     // Without the verdict cache, which would otherwise serve the verdicts judged before the kill again:
-    // here the worker that takes the expired jobs must skip the verdicts already stored.
+    // here the workers that take the expired jobs must skip the verdicts already stored.
     const noCache = ["--no-cache"];
-    const killed = await killAfterCalls([process.execPath, BIN, ...workerArgs(db, concurrency, noCache)], {
+    // The one to kill starts first, so that it holds jobs (two a fetch); the other two join once it judges.
+    const killing = killAfterCalls([process.execPath, BIN, ...workerArgs(db, concurrency, noCache)], {
       server: slow,
       calls: 60,
       cwd: ROOT,
     });
+    while (slow.stats.calls - callsBefore < 8) await sleep(20);
+    const others = [
+      startWorkerProcess(db, concurrency, noCache),
+      startWorkerProcess(db, concurrency, noCache),
+    ];
+    const killed = await killing;
     expect(killed.killed, killed.stderr).toBe(true);
-    // Every call made by the killed worker is a stored verdict, or was in flight (or being stored) at the kill.
+    // Every call made so far is a stored verdict, or was in flight (or being stored) at the kill.
     const callsAtKill = slow.stats.calls - callsBefore;
-    const [partial] = await one<{ n: number }>(
+    const [partial] = await queryRows<{ n: number }>(
       db,
       "SELECT count(*)::int AS n FROM evaluation_scores WHERE evaluation_id = $1 AND status <> 'trivial'",
       [id],
@@ -230,19 +235,22 @@ describe.skipIf(!url)(postgresSuite("queued evaluations and dramaturg worker"), 
     expect(partial!.n).toBeGreaterThan(0);
     expect(partial!.n).toBeLessThan(reference.requests);
     const inFlight = callsAtKill - partial!.n;
-    // The engine keeps at most twice the judge's limit under way (see workersFor).
-    expect(inFlight).toBeLessThanOrEqual(2 * concurrency);
+    // The engine keeps at most twice the judge's limit under way in each worker (see workersFor).
+    expect(inFlight).toBeLessThanOrEqual(3 * 2 * concurrency);
     const again = startWorkerProcess(db, concurrency, noCache);
-    await waitCompleted(db, id);
-    const stopped = await again.stop();
-    expect(stopped.code, stopped.stderr).toBe(0);
-    // The rest is judged once: the judge received the plan and the calls in flight at the kill, no more.
-    expect(slow.stats.calls - callsBefore).toBe(reference.requests + inFlight);
+    await waitCompleted(db, id, 40_000);
+    for (const s of await Promise.all([again, ...others].map((w) => w.stop())))
+      expect(s.code, s.stderr).toBe(0);
+    // The rest is judged once: the judge received the plan and at most the calls in flight at the kill (those
+    // of the killed worker; the others' were stored).
+    const calls = slow.stats.calls - callsBefore;
+    expect(calls).toBeGreaterThanOrEqual(reference.requests);
+    expect(calls).toBeLessThanOrEqual(reference.requests + inFlight);
     const shown = await spawnCli(["show", id, "--db", db, "--format", "json"]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(resultBytes(shown.stdout)).toBe(resultBytes(reference.stdout));
     expect(await scores(db)).toBe(reference.scores);
-  }, 30_000);
+  }, 60_000);
 
   it("a chunk that keeps failing ends its evaluation failed with the reason, not running for ever", async () => {
     const db = await freshDb();
@@ -261,7 +269,7 @@ describe.skipIf(!url)(postgresSuite("queued evaluations and dramaturg worker"), 
     const until = Date.now() + 25_000;
     let row: { status: string; error: string | null } | undefined;
     for (;;) {
-      [row] = await one<{ status: string; error: string | null }>(
+      [row] = await queryRows<{ status: string; error: string | null }>(
         db,
         "SELECT status, error FROM evaluations WHERE id = $1",
         [id],

@@ -13,6 +13,7 @@ import {
 } from "../conversation-report.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
+import type { QueuedConversationsOutcome } from "../queued-conversations.ts";
 import { registerStoredList } from "../stored-list.ts";
 
 interface ConverseFlags {
@@ -35,6 +36,8 @@ interface ConverseFlags {
   out?: string;
   db?: string;
   config?: string;
+  queue?: boolean;
+  detach?: boolean;
 }
 
 export function registerConverseCommand(program: Command): void {
@@ -95,6 +98,11 @@ export function registerConverseCommand(program: Command): void {
     .option("--out <file>", "write the output to a file instead of stdout")
     .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
     .option("--config <file>", "project file to use")
+    .option(
+      "--queue",
+      "store each conversation and queue it for `dramaturg worker`s (--db postgres://…), then wait for them",
+    )
+    .option("--detach", "with --queue: print the conversations' evaluation ids and exit without waiting")
     .addHelpText(
       "after",
       examples(
@@ -110,11 +118,13 @@ export function registerConverseCommand(program: Command): void {
         { createJudgeModel, Cassette },
         { DramaturgError, expandFilePatterns, InputError, redactSecrets },
         { resolveSettings },
+        { rateLimitSettingsOf },
       ] = await Promise.all([
         import("../../conversations/index.ts"),
         import("../../judge/index.ts"),
         import("../../core/index.ts"),
         import("../settings.ts"),
+        import("../judge-rate-limit.ts"),
       ]);
       const jobs = expandFilePatterns(patterns, { noun: "conversation job file" });
       const minScore = flags.minScore === undefined ? undefined : Number(flags.minScore);
@@ -127,6 +137,16 @@ export function registerConverseCommand(program: Command): void {
         throw new InputError(`--trials must be a whole number from 1 to 100, got "${flags.trials}"`);
       if (flags.record !== undefined && flags.replay !== undefined)
         throw new InputError("--record and --replay exclude each other");
+      if (flags.detach && !flags.queue)
+        throw new InputError("--detach goes with --queue", { place: "--detach" });
+      // A worker runs the conversation on its own machine: this one's cassettes are not there.
+      if (flags.queue && (flags.record !== undefined || flags.replay !== undefined))
+        throw new InputError(
+          "--queue takes neither --record nor --replay (cassettes are this machine's files)",
+          {
+            place: "--queue",
+          },
+        );
       const cassettes = flags.record ?? flags.replay;
       if (cassettes !== undefined) {
         // Two jobs named alike would share, and overwrite, one cassette.
@@ -145,69 +165,91 @@ export function registerConverseCommand(program: Command): void {
         throw new InputError("--user-model is required (unless --replay gives the simulated user's answers)");
       // Every job file is checked before anything runs: a mistake in the third stops the first too.
       const loaded = jobs.map((file) => ({ file, job: loadConversationJob(file) }));
-      const userModel =
-        flags.replay === undefined && flags.userModel !== undefined
-          ? createJudgeModel(flags.userModel, {
-              baseUrl: flags.userBaseUrl,
-              apiKeyEnv: flags.userApiKeyEnv,
-            }).model
-          : undefined;
-      const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-      const concurrency = Number(flags.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
-        throw new InputError(`--concurrency must be a whole number from 1 to 64, got "${flags.concurrency}"`);
-      // One store for every job: a PGlite folder is opened once, whatever the concurrency.
-      const { openStore } = await import("../../store/index.ts");
-      const store = await openStore(settings.db);
-      const slots: (ConversationTrials | undefined)[] = new Array(loaded.length);
+      let queued: QueuedConversationsOutcome | undefined;
+      if (flags.queue) {
+        const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+        const { runQueuedConversations } = await import("../queued-conversations.ts");
+        queued = await runQueuedConversations(loaded, {
+          ...flags,
+          userModel: flags.userModel!,
+          db: settings.db,
+          seed,
+          trials,
+          minScore,
+        });
+        if (!queued) return;
+      }
+      const slots: (ConversationTrials | undefined)[] = queued?.slots ?? new Array(loaded.length);
       const results = slots as ConversationTrials[];
-      const failures: { job: string; error: unknown }[] = [];
-      // Live progress on a terminal: which job and pass is at which exchange.
-      const live = process.stderr.isTTY === true && flags.progress !== false;
-      let finished = 0;
-      const draw = (text: string) => {
-        if (live) process.stderr.write(`\r\x1b[2K${text}`);
-      };
-      try {
-        let next = 0;
-        const worker = async () => {
-          while (next < loaded.length) {
-            const i = next++;
-            let current = "";
-            const { file, job } = loaded[i]!;
-            // A job that cannot complete (its cassette lacks an answer, the scorer is unreachable) is reported
-            // with its error; the other jobs go on, and the store stays open until every worker is done.
-            try {
-              results[i] = await runConversationTrials(job, {
-                trials,
-                minScore,
-                record: flags.record,
-                replay: flags.replay,
-                userModel,
-                judge: flags.judge,
-                judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
-                targetUrl: flags.targetUrl,
-                passes: flags.passes,
-                seed,
-                store,
-                name: file,
-                onTrial: (trial) => (current = trials > 1 ? ` trial ${trial}/${trials}` : ""),
-                onTurn: (pass, turn, of) =>
-                  draw(
-                    `jobs ${finished}/${loaded.length} · ${file}${current} ${pass.replace("_", " ")}: exchange ${turn}/${of}`,
-                  ),
-              });
-            } catch (error) {
-              failures.push({ job: file, error });
-            }
-            finished++;
-            draw(`jobs ${finished}/${loaded.length}`);
-          }
+      const failures: { job: string; error: unknown }[] = queued?.failures ?? [];
+      if (!queued) {
+        const userModel =
+          flags.replay === undefined && flags.userModel !== undefined
+            ? createJudgeModel(flags.userModel, {
+                baseUrl: flags.userBaseUrl,
+                apiKeyEnv: flags.userApiKeyEnv,
+              }).model
+            : undefined;
+        const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+        const concurrency = Number(flags.concurrency);
+        if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+          throw new InputError(
+            `--concurrency must be a whole number from 1 to 64, got "${flags.concurrency}"`,
+          );
+        // One store for every job: a PGlite folder is opened once, whatever the concurrency.
+        const { openStore } = await import("../../store/index.ts");
+        const store = await openStore(settings.db);
+        // Live progress on a terminal: which job and pass is at which exchange.
+        const live = process.stderr.isTTY === true && flags.progress !== false;
+        let finished = 0;
+        const draw = (text: string) => {
+          if (live) process.stderr.write(`\r\x1b[2K${text}`);
         };
-        await Promise.all(Array.from({ length: Math.min(concurrency, loaded.length) }, worker));
-      } finally {
-        if (live) process.stderr.write("\r\x1b[2K");
-        await store.close();
+        try {
+          let next = 0;
+          const worker = async () => {
+            while (next < loaded.length) {
+              const i = next++;
+              let current = "";
+              const { file, job } = loaded[i]!;
+              // A job that cannot complete (its cassette lacks an answer, the scorer is unreachable) is reported
+              // with its error; the other jobs go on, and the store stays open until every worker is done.
+              try {
+                results[i] = await runConversationTrials(job, {
+                  trials,
+                  minScore,
+                  record: flags.record,
+                  replay: flags.replay,
+                  userModel,
+                  judge: flags.judge,
+                  judgeSettings: {
+                    baseUrl: flags.judgeBaseUrl,
+                    apiKeyEnv: flags.judgeApiKeyEnv,
+                    ...rateLimitSettingsOf(settings),
+                  },
+                  targetUrl: flags.targetUrl,
+                  passes: flags.passes,
+                  seed,
+                  store,
+                  name: file,
+                  onTrial: (trial) => (current = trials > 1 ? ` trial ${trial}/${trials}` : ""),
+                  onTurn: (pass, turn, of) =>
+                    draw(
+                      `jobs ${finished}/${loaded.length} · ${file}${current} ${pass.replace("_", " ")}: exchange ${turn}/${of}`,
+                    ),
+                });
+              } catch (error) {
+                failures.push({ job: file, error });
+              }
+              finished++;
+              draw(`jobs ${finished}/${loaded.length}`);
+            }
+          };
+          await Promise.all(Array.from({ length: Math.min(concurrency, loaded.length) }, worker));
+        } finally {
+          if (live) process.stderr.write("\r\x1b[2K");
+          await store.close();
+        }
       }
       const done = slots.filter((r): r is ConversationTrials => r !== undefined);
       const failed = failures.map(({ job, error }) => ({

@@ -41,6 +41,8 @@ interface ExperimentModelFlags {
 interface RunFlags extends ReportFlags, ExperimentModelFlags {
   population?: string;
   out?: string;
+  queue?: boolean;
+  detach?: boolean;
 }
 
 interface Table1Flags extends Partial<ExperimentModelFlags> {
@@ -111,7 +113,12 @@ export function registerExperimentCommand(program: Command): void {
     .argument("<scenario>", "a built-in scenario (brainstorming-average, …) or a scenario file (YAML)");
   modelOptions(run, true)
     .option("--population <dir>", "the people (a population folder) instead of the scenario's")
-    .option("--out <file>", "also write the result document (dramaturg.experiment-result/v1, JSON) here");
+    .option("--out <file>", "also write the result document (dramaturg.experiment-result/v1, JSON) here")
+    .option(
+      "--queue",
+      "store the experiment and queue its environment runs for `dramaturg worker`s (--db postgres://…), then wait for them",
+    )
+    .option("--detach", "with --queue: print the experiment's id and exit without waiting for it");
   comparisonOptions(run, { arms: false, svg: true })
     .addHelpText(
       "after",
@@ -346,9 +353,10 @@ export async function experimentCompareCommand(file: string, flags: CompareFlags
  * opened or a model is called. Prices for a dry run come from the project's `prices` and the built-in table.
  */
 async function runSetup(flags: ExperimentModelFlags, command: "run" | "table1") {
-  const [{ resolveSettings }, { priceFor }] = await Promise.all([
+  const [{ resolveSettings }, { priceFor }, { rateLimitSettingsOf }] = await Promise.all([
     import("../settings.ts"),
     import("../prices.ts"),
+    import("../judge-rate-limit.ts"),
   ]);
   const scale = Number(flags.scale);
   if (!(scale > 0 && scale <= 1))
@@ -373,7 +381,11 @@ async function runSetup(flags: ExperimentModelFlags, command: "run" | "table1") 
     model,
     modelSettings: { baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv },
     judge,
-    judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
+    judgeSettings: {
+      baseUrl: flags.judgeBaseUrl,
+      apiKeyEnv: flags.judgeApiKeyEnv,
+      ...rateLimitSettingsOf(settings),
+    },
     store: settings.db,
     scale,
     ...(seed === undefined ? {} : { seed }),
@@ -420,7 +432,14 @@ function printPrices(
 export async function experimentRunCommand(name: string, flags: RunFlags): Promise<number> {
   const experiments = await import("../../experiments/index.ts");
   const alpha = alphaOf(flags.alpha);
+  if (flags.detach && !flags.queue) throw new InputError("--detach goes with --queue", { place: "--detach" });
+  if (flags.queue && flags.dryRun)
+    throw new InputError("--queue runs the experiment; --dry-run prices it: expected one or the other", {
+      place: "--queue",
+    });
   const setup = await runSetup(flags, "run");
+  const queue = flags.queue ? await import("../queued-experiment.ts") : undefined;
+  queue?.requireQueueLocation(setup.runOptions.store);
   const scenario = experiments.resolveScenario(name);
   const population =
     flags.population === undefined ? undefined : experiments.loadPopulation(flags.population);
@@ -431,18 +450,30 @@ export async function experimentRunCommand(name: string, flags: RunFlags): Promi
     printPrices(experiments, [price], flags.format);
     return 0;
   }
-  const { withInterrupts } = await import("../interrupts.ts");
-  const run = await withInterrupts(
-    (signal) =>
-      experiments.runExperiment(scenario, {
-        ...setup.runOptions,
-        ...people,
-        signal,
-        onProgress: (event) => printProgress(event),
-      }),
-    { resumeWith: `dramaturg experiment run ${name} (the same flags and --db)` },
-  );
-  if (flags.out) writeFileSync(flags.out, `${JSON.stringify(run.document, null, 2)}\n`);
-  emitReport(experiments, experiments.experimentReport(run.document, { alpha }), flags);
+  let document: import("../../experiments/index.ts").ExperimentResultDocument;
+  if (queue) {
+    const queued = await queue.runQueuedExperiment(scenario, {
+      ...setup.runOptions,
+      ...people,
+      detach: flags.detach,
+    });
+    if (!queued) return 0;
+    document = queued;
+  } else {
+    const { withInterrupts } = await import("../interrupts.ts");
+    const run = await withInterrupts(
+      (signal) =>
+        experiments.runExperiment(scenario, {
+          ...setup.runOptions,
+          ...people,
+          signal,
+          onProgress: (event) => printProgress(event),
+        }),
+      { resumeWith: `dramaturg experiment run ${name} (the same flags and --db)` },
+    );
+    document = run.document;
+  }
+  if (flags.out) writeFileSync(flags.out, `${JSON.stringify(document, null, 2)}\n`);
+  emitReport(experiments, experiments.experimentReport(document, { alpha }), flags);
   return 0;
 }

@@ -57,6 +57,11 @@ export function registerSessionCommands(program: Command): void {
     )
     .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
     .option("--resume [id]", "complete the last interrupted analysis (or this one) in place")
+    .option(
+      "--queue",
+      "store the analysis and queue its judge calls for `dramaturg worker`s (needs --db postgres://…), then wait for it",
+    )
+    .option("--detach", "with --queue: print the analysis's id and return without waiting")
     .option("--no-progress", "no progress bar")
     .option("--config <file>", "project file to use")
     .addOption(
@@ -72,6 +77,7 @@ export function registerSessionCommands(program: Command): void {
         "dramaturg session analyze examples/sessions/refund.session.json --judge fixtures:examples/sessions/refund.judge-fixtures.json",
         "OPENAI_API_KEY=… dramaturg session analyze session.json --judge openai:gpt-4o-mini --format markdown",
         "dramaturg session analyze chat-log.jsonl --tools tools.json --format json",
+        "dramaturg session analyze sessions/*.json --judge openai:gpt-4o-mini --db postgres://… --queue",
       ),
     )
     .action(async (files: string[], flags: SessionFlags) => {
@@ -85,16 +91,44 @@ export function registerSessionCommands(program: Command): void {
       const ccmThreshold = Number(flags.ccmThreshold);
       if (!(ccmThreshold >= 0 && ccmThreshold <= 1))
         throw new InputError(`--ccm-threshold must be a number from 0 to 1, got "${flags.ccmThreshold}"`);
-      const [{ resolveSettings }, { withInterrupts }, { progressBar }] = await Promise.all([
-        import("../settings.ts"),
-        import("../interrupts.ts"),
-        import("../progress.ts"),
-      ]);
+      const [{ resolveSettings }, { withInterrupts }, { progressBar }, { rateLimitSettingsOf }] =
+        await Promise.all([
+          import("../settings.ts"),
+          import("../interrupts.ts"),
+          import("../progress.ts"),
+          import("../judge-rate-limit.ts"),
+        ]);
       const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-      const judgeSettings = { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv };
+      const judgeSettings = {
+        baseUrl: flags.judgeBaseUrl,
+        apiKeyEnv: flags.judgeApiKeyEnv,
+        ...rateLimitSettingsOf(settings),
+      };
       const onProgress = progressBar(flags.resume ? "resuming" : "judging", flags.progress !== false);
       let result: SessionsAnalysis;
-      if (flags.resume !== undefined) {
+      if (flags.detach && !flags.queue)
+        throw new InputError("--detach goes with --queue", { place: "--detach" });
+      if (flags.queue) {
+        if (flags.resume !== undefined)
+          throw new InputError("--queue starts a new analysis; a queued one is resumed by its workers", {
+            place: "--queue",
+          });
+        if (files.length === 0) throw new InputError("give the session files to analyse");
+        const queued = await analyzeQueued(expandFilePatterns(files, { noun: "session file" }), {
+          from: flags.from,
+          tools: flags.tools,
+          judge: flags.judge,
+          judgeSettings,
+          db: settings.db,
+          ccmThreshold,
+          detach: flags.detach === true,
+        });
+        if (!queued.result) {
+          process.stdout.write(`${queued.evaluationId}\n`);
+          return;
+        }
+        result = queued.result;
+      } else if (flags.resume !== undefined) {
         if (files.length > 0)
           throw new InputError("--resume continues a stored analysis; give no files with it");
         const { resumeSessionAnalysis } = await import("../../sessions/index.ts");
@@ -156,6 +190,68 @@ export function registerSessionCommands(program: Command): void {
     });
 }
 
+/**
+ * `session analyze --queue`: the sessions read and checked and the judge built as in process (bad input
+ * writes nothing), the analysis stored and its judge calls queued for `dramaturg worker`s; then followed until
+ * it completes (its result), or with `detach` left to them. Only a PostgreSQL store can be shared with workers.
+ */
+async function analyzeQueued(
+  files: string[],
+  options: {
+    from?: string;
+    tools?: string;
+    judge: string;
+    judgeSettings: { baseUrl?: string; apiKeyEnv?: string };
+    db: string;
+    ccmThreshold: number;
+    detach: boolean;
+  },
+): Promise<{ evaluationId: string; result?: SessionsAnalysis }> {
+  const { InputError } = await import("../../core/index.ts");
+  if (!/^postgres(ql)?:\/\//.test(options.db))
+    throw new InputError(
+      "--queue needs a PostgreSQL store that workers can reach: pass --db postgres://… (this store is local to this process)",
+      { place: "--queue" },
+    );
+  if (options.judge === "none")
+    throw new InputError("--queue queues judge calls; --judge none makes none (run it without --queue)", {
+      place: "--judge",
+    });
+  const [{ prepareSessionAnalysis }, { prepareJudge, openStore }, queue] = await Promise.all([
+    import("../../sessions/index.ts"),
+    import("../../engine/index.ts"),
+    import("../../queue/index.ts"),
+  ]);
+  const prepared = prepareSessionAnalysis(files, { from: options.from, tools: options.tools });
+  // Built to check it (a bad spec, a missing fixtures file or API key is bad input) and to describe it.
+  const built = prepareJudge(options.judge, options.judgeSettings, { cache: false });
+  try {
+    const store = await openStore(options.db);
+    try {
+      const { evaluationId, jobs } = await queue.enqueueSessionAnalysis(prepared, {
+        store,
+        connectionString: options.db,
+        judge: built.judge.descriptor,
+        judgeSpec: options.judge,
+        ccmThreshold: options.ccmThreshold,
+      });
+      if (options.detach) return { evaluationId };
+      process.stderr.write(`queued session analysis ${evaluationId} as ${jobs} jobs; waiting for workers\n`);
+      return {
+        evaluationId,
+        result: {
+          ...(await queue.followEvaluation<SessionsAnalysis>(store, evaluationId)),
+          evaluation_id: evaluationId,
+        },
+      };
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await built.close();
+  }
+}
+
 interface SessionFlags {
   from?: string;
   tools?: string;
@@ -168,6 +264,8 @@ interface SessionFlags {
   db?: string;
   config?: string;
   resume?: string | boolean;
+  queue?: boolean;
+  detach?: boolean;
   progress?: boolean;
   format: string;
   out?: string;

@@ -1,9 +1,24 @@
 // `dramaturg show [ID]`: prints a stored evaluation's result again — no judge call, no input files.
 import { InputError } from "../../core/index.ts";
+import type { QueuedProgress } from "../../queue/index.ts";
 import { loadEvalResult } from "../../scorers/index.ts";
-import { storeExists } from "../../store/index.ts";
+import { type Store, storeExists } from "../../store/index.ts";
 import { emitEvalResult } from "../evaluation-report.ts";
 import { resolveSettings } from "../settings.ts";
+
+/** The progress of the pending or running evaluation `id` (or its first 8+ characters) names, if one does. */
+async function inProgress(store: Store, id: string): Promise<QueuedProgress | undefined> {
+  const { queuedProgress } = await import("../../queue/index.ts");
+  let row = id.length === 36 ? await store.evaluations.get(id) : undefined;
+  if (!row && id.length >= 8) {
+    const unfinished = [
+      ...(await store.evaluations.list({ status: "pending", limit: 500 })),
+      ...(await store.evaluations.list({ status: "running", limit: 500 })),
+    ].filter((e) => e.id.startsWith(id));
+    if (unfinished.length === 1) row = unfinished[0];
+  }
+  return row && queuedProgress(store, row);
+}
 
 export async function showCommand(
   id: string | undefined,
@@ -34,6 +49,14 @@ export async function showCommand(
       return 0;
     };
     try {
+      // Queued or running: no result yet, but how far it has got.
+      const progress = await inProgress(store, id);
+      if (progress) {
+        const { renderProgress } = await import("../queued-report.ts");
+        return print(
+          format === "json" ? `${JSON.stringify(progress, null, 2)}\n` : `${renderProgress([progress])}\n`,
+        );
+      }
       const { loadSessionAnalysis } = await import("../../sessions/index.ts");
       const analysis = await ofKind(loadSessionAnalysis({ store, id }));
       if (analysis) {

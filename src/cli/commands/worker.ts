@@ -26,7 +26,10 @@ export function registerWorkerCommand(program: Command): void {
     .description("judge queued evaluations (eval --queue) from a PostgreSQL store")
     .option("--db <location>", "the PostgreSQL store the evaluations are queued in (postgres://…)")
     .option("--concurrency <n>", "judge calls in flight at once in this worker (default: the project's)")
-    .option("--kinds <list>", "the kinds of job to take, comma-separated (default: all): persona")
+    .option(
+      "--kinds <list>",
+      "the kinds of job to take, comma-separated (default: all): persona, conversation, experiment",
+    )
     .option("--judge-api-key-env <var>", "environment variable holding the judges' API key")
     .option("--timeout <ms>", "per-call timeout in milliseconds")
     .option("--retries <n>", "retries per judge call")
@@ -63,7 +66,8 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const { startWorker } = await import("../../queue/index.ts");
   const store = await openStore(settings.db);
   try {
-    const { baseUrl: _, ...judgeSettings } = judgeSettingsOf(settings);
+    // The rate limit is kept in the store's database by the worker itself (startWorker), through its own pool.
+    const { baseUrl: _, rateLimits: __, ...judgeSettings } = judgeSettingsOf(settings);
     const worker = await startWorker({
       store,
       connectionString: settings.db,

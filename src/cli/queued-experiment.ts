@@ -1,0 +1,60 @@
+// `experiment run --queue`: the experiment stored as the runner stores it and one job per environment run
+// queued for `dramaturg worker`s, then followed until a worker completes it (its document, as stored), or
+// with --detach its id printed.
+import { InputError } from "../core/index.ts";
+import type { ExperimentPerson, ExperimentResultDocument, Scenario } from "../experiments/index.ts";
+
+export interface QueuedExperimentOptions {
+  /** The store's location: a PostgreSQL server the workers reach. */
+  store: string;
+  model: string;
+  modelSettings: { baseUrl?: string; apiKeyEnv?: string };
+  judge: string;
+  judgeSettings: { baseUrl?: string; apiKeyEnv?: string };
+  scale: number;
+  seed?: number;
+  concurrency: number;
+  population?: { people: readonly ExperimentPerson[] };
+  detach?: boolean;
+}
+
+/** The refusal of a store that workers cannot reach, before anything is read or written. */
+export function requireQueueLocation(location: string): void {
+  if (!/^postgres(ql)?:\/\//.test(location))
+    throw new InputError(
+      "--queue needs a PostgreSQL store that workers can reach: pass --db postgres://… (this store is local to this process)",
+      { place: "--queue" },
+    );
+}
+
+/** Queues the experiment and follows it to its document (or, detached, prints its id and returns undefined). */
+export async function runQueuedExperiment(
+  scenario: Scenario,
+  { store: location, detach, ...options }: QueuedExperimentOptions,
+): Promise<ExperimentResultDocument | undefined> {
+  requireQueueLocation(location);
+  const [{ enqueueExperiment, followExperiment }, { openStore }] = await Promise.all([
+    import("../queue/index.ts"),
+    import("../store/index.ts"),
+  ]);
+  const store = await openStore(location);
+  try {
+    const queued = await enqueueExperiment(scenario, { ...options, store, connectionString: location });
+    if (detach) {
+      process.stdout.write(`${queued.experimentId}\n`);
+      return undefined;
+    }
+    process.stderr.write(
+      `experiment ${queued.experimentId.slice(0, 8)}: ${queued.total} environment runs${queued.finished ? `, ${queued.finished} finished already` : ""}; queued ${queued.jobs} jobs, waiting for workers\n`,
+    );
+    let shown = queued.finished;
+    return await followExperiment(store, queued, {
+      onProgress: (finished) => {
+        if (finished > shown) process.stderr.write(`  ${finished}/${queued.total} environment runs stored\n`);
+        shown = Math.max(shown, finished);
+      },
+    });
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,95 @@
+// Queued conversations, the kind of job: `converse --queue` stores one conversation evaluation per job file and
+// trial (enqueue-conversations.ts) and queues one job for each; a worker runs that conversation against the job's
+// target through the library and completes that evaluation, so the store keeps one result per conversation
+// however often the job runs (a completed one is not run again). Models travel as specs, never keys: a worker
+// reads the keys from its own environment.
+import { z } from "zod";
+import { type ConversationJob, runConversation } from "../conversations/index.ts";
+import { createJudgeModel } from "../judge/index.ts";
+import type { QueuedJobKind, WorkerContext } from "./job-kind.ts";
+import { failQueuedEvaluation } from "./queued-evaluation.ts";
+import { CONVERSATION_JOBS, CONVERSATION_RETRY_LIMIT } from "./queues.ts";
+
+export { CONVERSATION_JOBS, CONVERSATION_RETRY_LIMIT };
+
+const optionalText = z.string().min(1).optional();
+
+/** A model named by its spec, with where it is served and which variable holds its key (never the key). */
+const ModelSpecSchema = z.object({
+  spec: z.string().min(1),
+  base_url: optionalText,
+  api_key_env: optionalText,
+});
+
+export const ConversationJobDataSchema = z.object({
+  /** The stored conversation evaluation this job completes. */
+  evaluation_id: z.string().uuid(),
+  /** The job's name in the result (its file, as given). */
+  name: z.string().min(1),
+  trial: z.number().int().min(1),
+  seed: z.number().int(),
+  passes: z.enum(["both", "without", "with"]),
+  target_url: optionalText,
+  user: ModelSpecSchema,
+  judge: ModelSpecSchema,
+});
+export type ConversationJobData = z.infer<typeof ConversationJobDataSchema>;
+
+/** What a queued conversation evaluation keeps as its input: the job, checked when it was enqueued. */
+const StoredInputSchema = z.object({
+  job: z.looseObject({ target: z.looseObject({ chatbot: z.string() }), tasks: z.array(z.unknown()) }),
+});
+
+export const conversationJobs: QueuedJobKind<ConversationJobData> = {
+  name: "conversation",
+  queue: CONVERSATION_JOBS,
+  data: ConversationJobDataSchema,
+  retryLimit: CONVERSATION_RETRY_LIMIT,
+  run: runConversationJob,
+  failed: (job, error, { store }) =>
+    failQueuedEvaluation(
+      store,
+      job.evaluation_id,
+      `a queued conversation failed ${CONVERSATION_RETRY_LIMIT + 1} times`,
+      error,
+    ),
+};
+
+/** Runs one queued conversation into its stored evaluation, unless that is completed already. */
+async function runConversationJob(data: ConversationJobData, context: WorkerContext): Promise<void> {
+  const { store } = context;
+  const row = await store.evaluations.get(data.evaluation_id);
+  if (!row || row.status === "completed") return;
+  const { job } = StoredInputSchema.parse(await store.evaluations.input(row.id));
+  // Running from the first exchange on (the engine starts it again when it scores).
+  await store.evaluations.start(row.id);
+  const { apiKeyEnv, timeoutMs, retries } = context.judgeSettings ?? {};
+  try {
+    await runConversation(job as unknown as ConversationJob, {
+      userModel: createJudgeModel(data.user.spec, {
+        baseUrl: data.user.base_url,
+        apiKeyEnv: data.user.api_key_env,
+      }).model,
+      judge: data.judge.spec,
+      judgeSettings: {
+        baseUrl: data.judge.base_url,
+        // The worker's own key variable first: its environment is the one the key is in.
+        apiKeyEnv: apiKeyEnv ?? data.judge.api_key_env,
+        timeoutMs,
+        retries,
+      },
+      targetUrl: data.target_url,
+      passes: data.passes,
+      seed: data.seed,
+      trial: data.trial,
+      name: data.name,
+      store,
+      evaluationId: row.id,
+    });
+  } catch (error) {
+    // The engine marks a failed scoring failed; the queue tries again, so it is running until the last attempt.
+    const now = await store.evaluations.get(row.id);
+    if (now?.status === "failed") await store.evaluations.start(row.id).catch(() => {});
+    throw error;
+  }
+}

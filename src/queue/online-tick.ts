@@ -1,0 +1,314 @@
+// One run of an online rule, as a queued job: the window of messages imported since the rule's last run,
+// the sample it judges, a persona evaluation of it queued for the workers (chunks, as `eval --queue` makes),
+// and, once that completes, each sampled agent's dimensions held against its baseline run: a regression opens
+// an alert (one per regression: it stays open, and silent, until a later run finds the dimension back) that
+// is posted to the rule's webhook. A job tried again (its worker killed) continues its own run.
+import { setTimeout as sleep } from "node:timers/promises";
+import { TRANSCRIPT_FORMAT, type Transcript } from "../core/index.ts";
+import { prepareJudge, type Queryable, type Store } from "../engine/index.ts";
+import { preparePersonaEvaluation } from "../scorers/index.ts";
+import { enqueuePersonaEvaluation } from "./enqueue.ts";
+import type { QueuedJobKind, WorkerContext } from "./job-kind.ts";
+import {
+  alertText,
+  checkDimension,
+  type DimensionCheck,
+  deliverAlert,
+  ONLINE_ALERT_FORMAT,
+  type OnlineAlert,
+} from "./online-alerts.ts";
+import { type OnlineTick, OnlineTickSchema } from "./online-rule.ts";
+import { type CandidateMessage, sampleMessages } from "./online-sample.ts";
+import { ONLINE_RETRY_LIMIT, ONLINE_TICKS } from "./queues.ts";
+
+/** A row of online_runs as the tick reads it. */
+interface OnlineRunRow {
+  id: string;
+  rule: string;
+  window_start: Date;
+  window_end: Date;
+  messages: number;
+  sampled: number;
+  evaluation_id: string | null;
+  status: "queued" | "completed" | "failed" | "empty";
+}
+
+export const onlineTicks: QueuedJobKind<OnlineTick> = {
+  name: "online",
+  queue: ONLINE_TICKS,
+  data: OnlineTickSchema,
+  retryLimit: ONLINE_RETRY_LIMIT,
+  run: runOnlineTick,
+  failed: async (tick, error, { store }) => {
+    const message = error instanceof Error ? error.message : String(error);
+    await store.db!.query(
+      `UPDATE online_runs SET status = 'failed', error = $2, finished_at = now()
+        WHERE rule = $1 AND status = 'queued'`,
+      [tick.rule.name, message],
+    );
+  },
+};
+
+/** The agents whose messages a rule samples: those it names, else every stored agent. */
+async function ruleAgents(store: Store, tick: OnlineTick): Promise<string[]> {
+  return tick.rule.agents ?? (await store.agents.list()).map((a) => a.id);
+}
+
+/**
+ * The run this job makes, or made on an earlier attempt: a new window from the end of the rule's last one
+ * (or from when it was scheduled) to now, less a second for imports still committing, and its sample.
+ * Under the rule's lock, so that two runs at once never share a message.
+ */
+async function openRun(tick: OnlineTick, context: WorkerContext, jobId: string): Promise<OnlineRunRow> {
+  const db = context.store.db!;
+  const agents = await ruleAgents(context.store, tick);
+  return db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('dramaturg:online:' || $1))", [tick.rule.name]);
+    const made = await tx.query<OnlineRunRow>("SELECT * FROM online_runs WHERE job_id = $1", [jobId]);
+    if (made.rows[0]) return made.rows[0];
+    const bounds = await tx.query<{ start: Date; end: Date }>(
+      `SELECT COALESCE(MAX(window_end), $2::timestamptz) AS start, now() - interval '1 second' AS end
+         FROM online_runs WHERE rule = $1`,
+      [tick.rule.name, tick.since],
+    );
+    const { start, end } = bounds.rows[0]!;
+    const candidates =
+      end > start
+        ? (
+            await tx.query<CandidateMessage>(
+              `SELECT source, id, sender FROM run_messages
+                WHERE imported_at > $1 AND imported_at <= $2 AND sender = ANY($3::text[])
+                ORDER BY at, source, id`,
+              [start, end, agents],
+            )
+          ).rows
+        : [];
+    const sampled = sampleMessages(tick.rule, candidates);
+    const inserted = await tx.query<OnlineRunRow>(
+      `INSERT INTO online_runs (rule, job_id, window_start, window_end, messages, sampled, status, outcome)
+       VALUES ($1, $2, $3::timestamptz, GREATEST($3::timestamptz, $4::timestamptz), $5, $6, $7, $8) RETURNING *`,
+      [
+        tick.rule.name,
+        jobId,
+        start,
+        end,
+        candidates.length,
+        sampled.length,
+        sampled.length > 0 ? "queued" : "empty",
+        JSON.stringify({ messages: sampled.map((m) => ({ source: m.source, id: m.id })) }),
+      ],
+    );
+    return inserted.rows[0]!;
+  });
+}
+
+/** The window's messages as a transcript: every sender's, so the sampled ones keep their context. */
+async function windowTranscript(store: Store, run: OnlineRunRow): Promise<Transcript> {
+  const rows = await store.db!.query<{
+    id: string;
+    sender: string;
+    channel: string;
+    recipient: string | null;
+    text: string;
+    at: Date;
+  }>(
+    `SELECT id, sender, channel, recipient, text, at FROM run_messages
+      WHERE imported_at > $1 AND imported_at <= $2 ORDER BY at, source, id`,
+    [run.window_start, run.window_end],
+  );
+  const agents = await store.agents.list();
+  return {
+    format: TRANSCRIPT_FORMAT,
+    agents: agents.map((a) => ({ id: a.id, name: a.name, persona: a.persona })),
+    messages: rows.rows.map((r) => ({
+      id: r.id,
+      sender: r.sender,
+      channel: r.channel,
+      ...(r.recipient ? { recipient: r.recipient } : {}),
+      text: r.text,
+      at: r.at.toISOString(),
+    })),
+  };
+}
+
+/** The evaluation of a run's sample, queued once: a job tried again finds the one it queued by its source. */
+async function queueEvaluation(tick: OnlineTick, context: WorkerContext, run: OnlineRunRow): Promise<string> {
+  const { store } = context;
+  const source = `online:${tick.rule.name}:${run.id}`;
+  const queued = await store.db!.query<{ id: string }>("SELECT id FROM evaluations WHERE source = $1", [
+    source,
+  ]);
+  let evaluationId = queued.rows[0]?.id;
+  if (!evaluationId) {
+    const sampled = (
+      (
+        await store.db!.query<{ outcome: { messages: CandidateMessage[] } }>(
+          "SELECT outcome FROM online_runs WHERE id = $1",
+          [run.id],
+        )
+      ).rows[0]?.outcome.messages ?? []
+    ).map((m) => m.id);
+    const transcript = await windowTranscript(store, run);
+    const sampledIds = new Set(sampled);
+    const agents = [
+      ...new Set(transcript.messages.filter((m) => sampledIds.has(m.id)).map((m) => m.sender)),
+    ].sort();
+    const prepared = await preparePersonaEvaluation({
+      transcript,
+      source,
+      dimensions: tick.rule.dimensions,
+      agents,
+      messages: sampled,
+      propositions: tick.propositions,
+      judgeSpec: tick.judge,
+      judgeBaseUrl: tick.judge_base_url,
+    });
+    const judge = prepareJudge(
+      tick.judge,
+      { ...context.judgeSettings, baseUrl: context.judgeSettings?.baseUrl ?? tick.judge_base_url },
+      { cache: false },
+    );
+    try {
+      ({ evaluationId } = await enqueuePersonaEvaluation(prepared, {
+        store,
+        connectionString: context.connectionString,
+        judge: judge.judge.descriptor,
+      }));
+    } finally {
+      await judge.close();
+    }
+  }
+  await store.db!.query("UPDATE online_runs SET evaluation_id = $2 WHERE id = $1", [run.id, evaluationId]);
+  return evaluationId;
+}
+
+/** Waits for the run's evaluation to end; its status. */
+async function evaluationEnd(
+  store: Store,
+  evaluationId: string,
+): Promise<{ status: string; error?: string }> {
+  for (;;) {
+    const row = await store.evaluations.get(evaluationId);
+    if (!row) return { status: "failed", error: `evaluation ${evaluationId} is gone` };
+    if (row.status === "completed" || row.status === "failed" || row.status === "interrupted")
+      return { status: row.status, error: row.error ?? undefined };
+    await sleep(250);
+  }
+}
+
+/** Each sampled agent's dimensions in the evaluation against its baseline run. */
+async function checks(tick: OnlineTick, store: Store, evaluationId: string): Promise<DimensionCheck[]> {
+  const runs = await store.runs.list({ evaluation: evaluationId, status: "completed" });
+  const out: DimensionCheck[] = [];
+  for (const run of [...runs].sort((a, b) => a.agent_id.localeCompare(b.agent_id))) {
+    const [baseline] = await store.runs.list({
+      agent: run.agent_id,
+      status: "completed",
+      isBaseline: true,
+      limit: 1,
+    });
+    for (const dimension of tick.rule.dimensions)
+      out.push(
+        checkDimension(
+          run.agent_id,
+          dimension,
+          run.dimension_scores?.[dimension]?.score ?? null,
+          baseline?.dimension_scores?.[dimension]?.score ?? null,
+          tick.regression,
+        ),
+      );
+  }
+  return out;
+}
+
+/**
+ * Completes the run once (its status moves from queued under the rule's lock): opens an alert for each
+ * regression that has none open, resolves the open alerts of dimensions found back. Returns nothing; the
+ * alerts to post are those of this run without a delivery.
+ */
+async function settle(tx: Queryable, tick: OnlineTick, run: OnlineRunRow, found: DimensionCheck[]) {
+  const now = await tx.query<{ status: string }>("SELECT status FROM online_runs WHERE id = $1 FOR UPDATE", [
+    run.id,
+  ]);
+  if (now.rows[0]?.status !== "queued") return;
+  for (const check of found) {
+    if (check.status === "regression")
+      await tx.query(
+        `INSERT INTO online_alerts (rule, agent_id, dimension, online_run_id, baseline, score)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (rule, agent_id, dimension) WHERE resolved_at IS NULL DO NOTHING`,
+        [tick.rule.name, check.agent_id, check.dimension, run.id, check.baseline, check.score],
+      );
+    else if (check.status === "ok")
+      await tx.query(
+        `UPDATE online_alerts SET resolved_at = now()
+          WHERE rule = $1 AND agent_id = $2 AND dimension = $3 AND resolved_at IS NULL`,
+        [tick.rule.name, check.agent_id, check.dimension],
+      );
+  }
+  await tx.query(
+    `UPDATE online_runs SET status = 'completed', finished_at = now(),
+            outcome = outcome || jsonb_build_object('checks', $2::jsonb)
+      WHERE id = $1`,
+    [run.id, JSON.stringify(found)],
+  );
+}
+
+/** Posts this run's alerts not posted yet (a job tried again after a crash posts what the first did not). */
+async function postAlerts(tick: OnlineTick, store: Store, run: OnlineRunRow, evaluationId: string) {
+  const alerts = await store.db!.query<{
+    id: string;
+    agent_id: string;
+    dimension: string;
+    baseline: number;
+    score: number;
+    opened_at: Date;
+  }>(
+    `SELECT id, agent_id, dimension, baseline, score, opened_at FROM online_alerts
+      WHERE online_run_id = $1 AND delivery IS NULL ORDER BY agent_id, dimension`,
+    [run.id],
+  );
+  const url = tick.rule.webhook_env ? process.env[tick.rule.webhook_env] : undefined;
+  for (const row of alerts.rows) {
+    const fields = {
+      rule: tick.rule.name,
+      agent_id: row.agent_id,
+      dimension: row.dimension,
+      score: row.score,
+      baseline: row.baseline,
+      drop: Math.round((row.baseline - row.score) * 1000) / 1000,
+      threshold: tick.regression,
+      evaluation_id: evaluationId,
+      window: { start: run.window_start.toISOString(), end: run.window_end.toISOString() },
+      sampled: run.sampled,
+      opened_at: row.opened_at.toISOString(),
+    };
+    const alert: OnlineAlert = { format: ONLINE_ALERT_FORMAT, ...fields, text: alertText(fields) };
+    const delivery = await deliverAlert(url, alert);
+    await store.db!.query("UPDATE online_alerts SET delivery = $2 WHERE id = $1", [
+      row.id,
+      JSON.stringify(delivery),
+    ]);
+  }
+}
+
+async function runOnlineTick(tick: OnlineTick, context: WorkerContext, job: { id: string }): Promise<void> {
+  const { store } = context;
+  const run = await openRun(tick, context, job.id);
+  if (run.status === "empty" || run.status === "failed") return;
+  const evaluationId = run.evaluation_id ?? (await queueEvaluation(tick, context, run));
+  const end = await evaluationEnd(store, evaluationId);
+  if (end.status !== "completed") {
+    await store.db!.query(
+      `UPDATE online_runs SET status = 'failed', error = $2, finished_at = now() WHERE id = $1 AND status = 'queued'`,
+      [run.id, `evaluation ${evaluationId} ${end.status}${end.error ? `: ${end.error}` : ""}`],
+    );
+    return;
+  }
+  const found = await checks(tick, store, evaluationId);
+  await store.db!.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('dramaturg:online:' || $1))", [tick.rule.name]);
+    await settle(tx, tick, run, found);
+  });
+  await postAlerts(tick, store, run, evaluationId);
+}
