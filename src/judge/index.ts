@@ -8,5 +8,6 @@ export * from "./prompt.ts";
 export * from "./provider.ts";
 export * from "./rate-limit.ts";
 export * from "./recorded-model.ts";
+export * from "./semaphore.ts";
 export * from "./types.ts";
 export * from "./verdict-cache.ts";

@@ -37,6 +37,7 @@ import {
   requestedJsonSchema,
 } from "./prompt.ts";
 import { estimateTokens, type JudgeRateLimiter, type RateLimitPermit, sleepAbortably } from "./rate-limit.ts";
+import { Semaphore } from "./semaphore.ts";
 import type {
   Judge,
   JudgeCallOptions,
@@ -829,46 +830,4 @@ function followAbort(parent: AbortSignal | undefined, controller: AbortControlle
   const onAbort = () => controller.abort(parent.reason);
   parent.addEventListener("abort", onAbort, { once: true });
   return () => parent.removeEventListener("abort", onAbort);
-}
-
-/** Counting semaphore with a FIFO queue; a waiter whose signal aborts leaves the queue. */
-class Semaphore {
-  private available: number;
-  private readonly waiters: Array<() => void> = [];
-
-  constructor(size: number) {
-    this.available = size;
-  }
-
-  acquire(signal?: AbortSignal): Promise<() => void> {
-    signal?.throwIfAborted();
-    if (this.available > 0) {
-      this.available--;
-      return Promise.resolve(this.releaser());
-    }
-    return new Promise((resolve, reject) => {
-      const grant = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve(this.releaser());
-      };
-      const onAbort = () => {
-        const index = this.waiters.indexOf(grant);
-        if (index >= 0) this.waiters.splice(index, 1);
-        reject(signal!.reason);
-      };
-      this.waiters.push(grant);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiters.shift();
-      if (next) next();
-      else this.available++;
-    };
-  }
 }

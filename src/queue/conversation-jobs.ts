@@ -45,6 +45,10 @@ export const conversationJobs: QueuedJobKind<ConversationJobData> = {
   queue: CONVERSATION_JOBS,
   data: ConversationJobDataSchema,
   retryLimit: CONVERSATION_RETRY_LIMIT,
+  // A job file's trials share its target's state: one after another, as in process, in a worker and (their
+  // jobs grouped by file in enqueue-conversations.ts) across workers.
+  jobsAtOnce: 1,
+  groupConcurrency: 1,
   run: runConversationJob,
   failed: (job, error, { store }) =>
     failQueuedEvaluation(

@@ -89,9 +89,11 @@ export async function enqueueConversations(
       }
       queued.push({ name, evaluationIds });
     }
+    // A job's trials share its target's state, as they do run one after another in process: one group each,
+    // which the workers run one job at a time (the kind's groupConcurrency).
     await boss.insert(
       CONVERSATION_JOBS,
-      data.map((d) => ({ data: d })),
+      data.map((d) => ({ data: d, group: { id: d.name } })),
     );
     return queued;
   } finally {

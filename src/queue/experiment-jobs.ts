@@ -51,6 +51,8 @@ export const experimentEnvironments: QueuedJobKind<EnvironmentJob> = {
   queue: EXPERIMENT_ENVIRONMENTS,
   data: EnvironmentJobSchema,
   retryLimit: ENVIRONMENT_RETRY_LIMIT,
+  // An environment run keeps the worker's concurrency busy by itself (its agents and judge at once).
+  jobsAtOnce: 1,
   run: runEnvironmentJob,
   failed: (job, error, { store }) =>
     failQueuedEvaluation(

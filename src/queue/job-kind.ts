@@ -3,6 +3,7 @@
 // and openQueue know the list, not the kinds.
 import type { z } from "zod";
 import type { JudgeSettings, Store } from "../engine/index.ts";
+import type { Judge } from "../judge/index.ts";
 
 /** What a job is run with: the worker's store and judge settings. */
 export interface WorkerContext {
@@ -11,6 +12,11 @@ export interface WorkerContext {
   connectionString: string;
   /** Judge calls in flight at once in this worker. */
   concurrency: number;
+  /**
+   * The judge a job uses, held to the worker's `concurrency` together with every other job it runs at once
+   * (a worker takes a second job while its first finishes, so its calls do not dip between jobs).
+   */
+  withWorkerSlots(judge: Judge): Judge;
   /**
    * Settings of the judges the worker builds (API key variable, timeout, retries, the rate limit shared by
    * every worker through the store: give them to prepareJudge as they are); the base URL defaults to the
@@ -39,4 +45,11 @@ export interface QueuedJobKind<D> {
   failed?(data: D, error: unknown, context: WorkerContext): Promise<void>;
   /** Attempts after a job's first that threw. */
   readonly retryLimit: number;
+  /** Jobs of one group (pg-boss's `group.id`) run at once, across every worker; default no limit. */
+  readonly groupConcurrency?: number;
+  /**
+   * Jobs of the kind one worker runs at once: 2 (the default) keeps its judge calls busy while one job ends
+   * and the next is fetched; 1 runs them one after another, fetched two at a time.
+   */
+  readonly jobsAtOnce?: 1 | 2;
 }

@@ -230,7 +230,7 @@ async function runChunk<M, R>(
       executed = await executePlan(
         { calls: () => calls, trivial: () => trivial },
         {
-          judge: ready.judge,
+          judge: context.withWorkerSlots(ready.judge),
           concurrency,
           skip,
           prefetch: ready.cache?.prefetch ? (requests) => ready.cache!.prefetch(requests) : undefined,

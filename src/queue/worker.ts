@@ -5,7 +5,7 @@
 import type { PgBoss } from "pg-boss";
 import { InputError } from "../core/index.ts";
 import { DEFAULT_CONCURRENCY, type JudgeSettings, openStore, type Store } from "../engine/index.ts";
-import type { RateLimit } from "../judge/index.ts";
+import { type RateLimit, Semaphore } from "../judge/index.ts";
 import { openQueue, requireQueueStore } from "./boss.ts";
 import type { WorkerContext, WorkerEvent } from "./job-kind.ts";
 import { jobKindsNamed } from "./job-kinds.ts";
@@ -55,10 +55,24 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     });
   const kinds = jobKindsNamed(options.kinds);
   const store = typeof options.store === "string" ? await openStore(options.store) : options.store;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const slots = new Semaphore(concurrency);
   const context: WorkerContext = {
     store,
     connectionString,
-    concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+    concurrency,
+    withWorkerSlots: (judge) => ({
+      descriptor: judge.descriptor,
+      inFlightLimit: judge.inFlightLimit,
+      async judge(request, callOptions) {
+        const release = await slots.acquire(callOptions?.signal);
+        try {
+          return await judge.judge(request, callOptions);
+        } finally {
+          release();
+        }
+      },
+    }),
     judgeSettings:
       store.dialect === "postgres"
         ? withSharedRateLimit(options.judgeSettings, options.rateLimit, requireQueueStore(store))
@@ -76,11 +90,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     for (const kind of kinds)
       await boss.work(
         kind.queue,
-        // Two jobs a fetch, fetched again at once while they come two by two: a worker goes from job to job
-        // without waiting a polling interval; an idle one is woken by the queue's NOTIFY.
+        // Two jobs at once, each fetched on its own: while one finishes its last calls (and the next is
+        // fetched), the other keeps the worker's call slots busy. A kind that runs one at a time takes them two
+        // a fetch, fetched again at once while they come two by two. An idle worker is woken by NOTIFY.
         {
-          batchSize: 2,
-          burstWhenBatchFull: true,
+          ...((kind.jobsAtOnce ?? 2) === 2
+            ? { localConcurrency: 2, batchSize: 1 }
+            : { batchSize: 2, burstWhenBatchFull: true }),
+          ...(kind.groupConcurrency ? { groupConcurrency: kind.groupConcurrency } : {}),
           pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5,
         },
         async (jobs) => {

@@ -73,10 +73,10 @@ function ajvFor(schema: Record<string, unknown>): AjvInstance {
   if (!ajv) {
     const Validator: new (options: Options) => AjvInstance =
       dialect === "2020"
-        ? (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020
+        ? (require("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020
         : dialect === "2019"
-          ? (require("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js")).Ajv2019
-          : (require("ajv") as typeof import("ajv")).Ajv;
+          ? (require("ajv/dist/2019.js") as { Ajv2019: typeof Ajv2019 }).Ajv2019
+          : (require("ajv") as { Ajv: typeof Ajv }).Ajv;
     ajv = new Validator(OPTIONS);
     (require("ajv-formats") as { default: (ajv: AjvInstance) => void }).default(ajv);
     instances.set(dialect, ajv);

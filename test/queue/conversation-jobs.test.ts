@@ -11,6 +11,7 @@ import {
   loadConversationScript,
   simulatedUserResponder,
 } from "../../examples/reference-agent/scripted-replies.ts";
+import type { Judge } from "../../src/judge/index.ts";
 import { type ConversationJobData, conversationJobs } from "../../src/queue/conversation-jobs.ts";
 import { type RunningWorker, startWorker } from "../../src/queue/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
@@ -176,7 +177,12 @@ describe.skipIf(!url)(postgresSuite("queued conversations"), () => {
         user: { spec: "openai-compatible:user", base_url: user.url },
         judge: { spec: JUDGE },
       };
-      const context = { store, connectionString: db, concurrency: 2 };
+      const context = {
+        store,
+        connectionString: db,
+        concurrency: 2,
+        withWorkerSlots: (judge: Judge) => judge,
+      };
       // The queue's job, and the same job again (its worker was lost after it stored the conversation).
       await conversationJobs.run(data, context, { id: "again" });
       const first = await stored(db);

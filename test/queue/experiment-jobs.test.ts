@@ -5,6 +5,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Judge } from "../../src/judge/index.ts";
 import { experimentEnvironments } from "../../src/queue/experiment-jobs.ts";
 import { followExperiment, type RunningWorker, startWorker } from "../../src/queue/index.ts";
 import { openStore } from "../../src/store/index.ts";
@@ -128,7 +129,12 @@ describe.skipIf(!url)(postgresSuite("queued experiments"), () => {
     );
     const store = await openStore(db);
     try {
-      const context = { store, connectionString: db, concurrency: 2 };
+      const context = {
+        store,
+        connectionString: db,
+        concurrency: 2,
+        withWorkerSlots: (judge: Judge) => judge,
+      };
       const data = experimentEnvironments.data.parse(job!.data);
       await experimentEnvironments.run(data, context, { id: "first" });
       const calls = agents.stats.calls;
