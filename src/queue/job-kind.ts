@@ -42,7 +42,7 @@ export interface QueuedJobKind<D> {
   /** Runs one job (`job.id`: pg-boss's, the same on each attempt); a job that throws is retried (see `retryLimit`). */
   run(data: D, context: WorkerContext, job: { id: string }): Promise<void>;
   /** After the job's last attempt threw: ends what it belongs to (an evaluation `failed`), so nothing waits for ever. */
-  failed?(data: D, error: unknown, context: WorkerContext): Promise<void>;
+  failed?(data: D, error: unknown, context: WorkerContext, job: { id: string }): Promise<void>;
   /** Attempts after a job's first that threw. */
   readonly retryLimit: number;
   /** Jobs of one group (pg-boss's `group.id`) run at once, across every worker; default no limit. */

@@ -39,12 +39,13 @@ export const onlineTicks: QueuedJobKind<OnlineTick> = {
   data: OnlineTickSchema,
   retryLimit: ONLINE_RETRY_LIMIT,
   run: runOnlineTick,
-  failed: async (tick, error, { store }) => {
+  // The run this job made (if it got so far) ends failed with the reason; the rule's next run starts after it.
+  failed: async (_tick, error, { store }, job) => {
     const message = error instanceof Error ? error.message : String(error);
     await store.db!.query(
       `UPDATE online_runs SET status = 'failed', error = $2, finished_at = now()
-        WHERE rule = $1 AND status = 'queued'`,
-      [tick.rule.name, message],
+        WHERE job_id = $1 AND status = 'queued'`,
+      [job.id, message],
     );
   },
 };

@@ -61,3 +61,17 @@ export function spawnCli(
     child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
+
+/** A `dramaturg` process that runs until stopped (a worker, a server); `stop()` sends SIGTERM and resolves with its exit code and stderr. */
+export function startCliProcess(args: string[], { env = {} }: { env?: Record<string, string> } = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return {
+    async stop() {
+      child.kill("SIGTERM");
+      return { code: await exited, stderr };
+    },
+  };
+}

@@ -2,7 +2,6 @@
 // and scores as an in-process run, whatever the workers do — several at once, one killed with -9 and
 // started again, one waiting before any job exists, two evaluations at once. A store that is not
 // PostgreSQL is refused. Each test has a database of its own, dropped at the end.
-import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,7 +20,7 @@ import {
   postgresUrl as url,
 } from "../postgres.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { BIN, cli, ROOT, spawnCli } from "./run-cli.ts";
+import { BIN, cli, ROOT, spawnCli, startCliProcess } from "./run-cli.ts";
 
 const folder = useTempDir("dramaturg-worker-");
 let transcript: string;
@@ -60,21 +59,8 @@ const workerArgs = (db: string, concurrency = 4, extra: string[] = []) => [
 ];
 
 /** A worker process; `stop()` sends SIGTERM and resolves with its exit code and stderr. */
-function startWorkerProcess(db: string, concurrency = 4, extra: string[] = []) {
-  const child: ChildProcess = spawn(process.execPath, [BIN, ...workerArgs(db, concurrency, extra)], {
-    cwd: ROOT,
-    env: { ...process.env, ...EXPIRY },
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return {
-    async stop() {
-      child.kill("SIGTERM");
-      return { code: await exited, stderr };
-    },
-  };
-}
+const startWorkerProcess = (db: string, concurrency = 4, extra: string[] = []) =>
+  startCliProcess(workerArgs(db, concurrency, extra), { env: EXPIRY });
 
 /**
  * The result document without its ids and what the invocation spent or was spared (requests, calls,

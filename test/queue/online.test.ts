@@ -208,6 +208,20 @@ describe.skipIf(!url)(postgresSuite("online rules on the queue"), () => {
     expect(fake.stats.calls).toBe(calls);
   }, 60_000);
 
+  it("a run whose evaluation cannot be made ends failed with the reason, after its retries", async () => {
+    await store.messages.import("batch-7", batch(7).messages);
+    await sleep(1100);
+    const run = await runOnlineRuleNow(
+      store,
+      db,
+      { ...tick, propositions: "/nonexistent/propositions" },
+      { timeoutMs: 30_000 },
+    );
+    expect(run.status).toBe("failed");
+    expect(run.error).toMatch(/nonexistent/);
+    expect(run.sampled).toBeGreaterThan(0);
+  }, 60_000);
+
   it("scheduling puts the rule on pg-boss's scheduler; status lists it with its runs and its open alert", async () => {
     await scheduleOnlineRules(store, db, [tick]);
     const status = await onlineStatus(store, db);

@@ -1,13 +1,12 @@
 // Queued session analyses (`session analyze --queue`) judged by `dramaturg worker` processes on PostgreSQL:
 // the result an in-process analysis prints, what the jobs spent in its totals; while it waits, `show ID` and
 // `runs` report its progress. A store that is not PostgreSQL, and bad input, are refused with nothing written.
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
-import { BIN, cli, ROOT, spawnCli } from "../cli/run-cli.ts";
+import { cli, ROOT, spawnCli, startCliProcess } from "../cli/run-cli.ts";
 import {
   dropFreshDatabases,
   freshDatabase,
@@ -54,22 +53,8 @@ function withoutId(stdout: string): string {
   return JSON.stringify(rest, null, 2);
 }
 
-function startWorkerProcess(db: string) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [BIN, "worker", "--db", db, "--concurrency", "4", "--kinds", "session"],
-    { cwd: ROOT },
-  );
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return {
-    async stop() {
-      child.kill("SIGTERM");
-      return { code: await exited, stderr };
-    },
-  };
-}
+const startWorkerProcess = (db: string) =>
+  startCliProcess(["worker", "--db", db, "--concurrency", "4", "--kinds", "session"]);
 
 describe("session analyze --queue refuses what it cannot queue", () => {
   it("exits 2 with a store that is not PostgreSQL, saying why", async () => {
