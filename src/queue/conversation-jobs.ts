@@ -7,19 +7,13 @@ import { z } from "zod";
 import { type ConversationJob, runConversation } from "../conversations/index.ts";
 import { createJudgeModel } from "../judge/index.ts";
 import type { QueuedJobKind, WorkerContext } from "./job-kind.ts";
+import { ModelSpecSchema } from "./model-spec.ts";
 import { failQueuedEvaluation } from "./queued-evaluation.ts";
 import { CONVERSATION_JOBS, CONVERSATION_RETRY_LIMIT } from "./queues.ts";
 
 export { CONVERSATION_JOBS, CONVERSATION_RETRY_LIMIT };
 
 const optionalText = z.string().min(1).optional();
-
-/** A model named by its spec, with where it is served and which variable holds its key (never the key). */
-const ModelSpecSchema = z.object({
-  spec: z.string().min(1),
-  base_url: optionalText,
-  api_key_env: optionalText,
-});
 
 export const ConversationJobDataSchema = z.object({
   /** The stored conversation evaluation this job completes. */

@@ -12,6 +12,7 @@ import type { Store } from "../engine/index.ts";
 import { createJudgeModel } from "../judge/index.ts";
 import { openQueue } from "./boss.ts";
 import { CONVERSATION_JOBS, type ConversationJobData } from "./conversation-jobs.ts";
+import { modelSpec } from "./model-spec.ts";
 
 export interface EnqueueConversationsOptions {
   store: Store;
@@ -83,8 +84,8 @@ export async function enqueueConversations(
           seed: seed + trial - 1,
           passes,
           ...(targetUrl !== undefined ? { target_url: targetUrl } : {}),
-          user: spec(userModel, userBaseUrl, userApiKeyEnv),
-          judge: spec(judge, judgeBaseUrl, judgeApiKeyEnv),
+          user: modelSpec(userModel, { baseUrl: userBaseUrl, apiKeyEnv: userApiKeyEnv }),
+          judge: modelSpec(judge, { baseUrl: judgeBaseUrl, apiKeyEnv: judgeApiKeyEnv }),
         });
       }
       queued.push({ name, evaluationIds });
@@ -99,14 +100,6 @@ export async function enqueueConversations(
   } finally {
     await boss.stop({ graceful: false, close: true });
   }
-}
-
-function spec(model: string, baseUrl: string | undefined, apiKeyEnv: string | undefined) {
-  return {
-    spec: model,
-    ...(baseUrl !== undefined ? { base_url: baseUrl } : {}),
-    ...(apiKeyEnv !== undefined ? { api_key_env: apiKeyEnv } : {}),
-  };
 }
 
 /** How a queued conversation ended: its result (with its evaluation's id), or why it failed. */

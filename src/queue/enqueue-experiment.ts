@@ -14,6 +14,7 @@ import {
 import type { Cassette } from "../judge/index.ts";
 import { openQueue } from "./boss.ts";
 import { completeWhenDone, type EnvironmentJob, EXPERIMENT_ENVIRONMENTS } from "./experiment-jobs.ts";
+import { modelSpec } from "./model-spec.ts";
 
 export interface EnqueueExperimentOptions {
   store: Store;
@@ -82,8 +83,8 @@ export async function enqueueExperiment(
       arm: t.arm,
       index: t.environment.index,
       population_source: plan.populationSource,
-      model: spec(model, modelSettings),
-      judge: spec(judge, judgeSettings),
+      model: modelSpec(model, modelSettings),
+      judge: modelSpec(judge, judgeSettings),
       ...(options.gateTimeoutMs !== undefined ? { gate_timeout_ms: options.gateTimeoutMs } : {}),
       ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     }));
@@ -105,14 +106,6 @@ export async function enqueueExperiment(
     total: plan.tasks.length,
     finished: plan.tasks.length - jobs.length,
     jobs: jobs.length,
-  };
-}
-
-function spec(model: string, settings: { baseUrl?: string; apiKeyEnv?: string } = {}) {
-  return {
-    spec: model,
-    ...(settings.baseUrl !== undefined ? { base_url: settings.baseUrl } : {}),
-    ...(settings.apiKeyEnv !== undefined ? { api_key_env: settings.apiKeyEnv } : {}),
   };
 }
 

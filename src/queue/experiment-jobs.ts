@@ -17,19 +17,11 @@ import {
   storedExperimentPlan,
 } from "../experiments/index.ts";
 import type { QueuedJobKind, WorkerContext } from "./job-kind.ts";
+import { ModelSpecSchema } from "./model-spec.ts";
 import { failQueuedEvaluation } from "./queued-evaluation.ts";
 import { ENVIRONMENT_RETRY_LIMIT, EXPERIMENT_ENVIRONMENTS } from "./queues.ts";
 
 export { ENVIRONMENT_RETRY_LIMIT, EXPERIMENT_ENVIRONMENTS };
-
-const optionalText = z.string().min(1).optional();
-
-/** A model named by its spec, with where it is served and which variable holds its key (never the key). */
-const ModelSpecSchema = z.object({
-  spec: z.string().min(1),
-  base_url: optionalText,
-  api_key_env: optionalText,
-});
 
 export const EnvironmentJobSchema = z.object({
   /** The stored experiment. */

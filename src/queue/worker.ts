@@ -106,7 +106,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
             try {
               await kind.run(data, context, { id: job.id });
             } catch (error) {
-              if (job.retryCount >= kind.retryLimit) await kind.failed?.(data, error, context, { id: job.id });
+              if (job.retryCount >= kind.retryLimit)
+                await kind.failed?.(data, error, context, { id: job.id });
               throw error;
             }
           }
