@@ -10,8 +10,11 @@ import { sameSecret, sessionValue } from "./token.ts";
 
 export const SESSION_COOKIE = "dramaturg_session";
 
-/** Paths open without the token: the login form itself. */
-const OPEN = new Set(["/login"]);
+/**
+ * Paths open without the token: the login form, and what it needs to look like the dashboard — its
+ * stylesheet and script, which are the package's own files — and the icon a browser asks for on every page.
+ */
+const OPEN = new Set(["/login", "/assets/dashboard.css", "/assets/dashboard.js", "/favicon.ico"]);
 
 export function requireToken(token: string): MiddlewareHandler {
   const cookieValue = sessionValue(token);

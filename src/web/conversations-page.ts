@@ -6,7 +6,7 @@ import { listConversationResults, loadConversationResult } from "../conversation
 import { fetchPage } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
-import { hrefWith, jsonText, score1, shortId, when } from "./format.ts";
+import { hrefWith, jsonText, milliseconds, score1, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
 import { decodeCursor, type PageQuery } from "./page-query.ts";
@@ -64,7 +64,7 @@ function passColumn(p: StoredPass): Html {
   const tasks = p.tasks ?? [];
   const assertions = p.assertions ?? [];
   const turns = p.transcript?.turns ?? [];
-  const toolCalls = p.transcript?.tool_calls.length ?? 0;
+  const toolCalls = p.transcript?.tool_calls?.length ?? 0;
   const failures = p.transcript?.failures ?? 0;
   return html`<section class="pass" data-pass="${p.pass}">
 <h2>${PASS_TITLE[p.pass] ?? p.pass} <span class="score">${score1(c.score)}</span></h2>
@@ -94,7 +94,7 @@ ${
 <h3>Transcript</h3>
 <ol class="transcript">${turns.map(
     (t) =>
-      html`<li class="turn ${t.role}"><span class="muted">${t.role}${t.latency_ms !== undefined ? ` · ${t.latency_ms} ms` : ""}</span><p class="message-text">${t.content}</p></li>`,
+      html`<li class="turn ${t.role}"><span class="muted">${t.role}${t.latency_ms !== undefined ? ` · ${milliseconds(t.latency_ms)}` : ""}</span><p class="message-text">${t.content}</p></li>`,
   )}</ol>
 <p class="muted">${toolCalls} tool call${toolCalls === 1 ? "" : "s"} · ${failures} failed request${failures === 1 ? "" : "s"}</p>
 </section>`;

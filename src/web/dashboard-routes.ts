@@ -51,6 +51,8 @@ export function dashboardRoutes({ regressionThreshold = 1, ...options }: Dashboa
   const context: DashboardContext = { ...options, regressionThreshold };
   const app = new Hono();
   app.get("/", (c) => c.redirect("/agents", 302));
+  // No icon: an empty answer, so that a browser's request for one is not a 404 on every page.
+  app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   for (const [name, asset] of Object.entries(ASSETS))
     app.get(`/assets/${name}`, (c) => c.body(asset.body, 200, { "Content-Type": asset.type }));
   app.get("/agents", (c) => render(c, (q) => agentsPage(context, q)));

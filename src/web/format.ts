@@ -16,6 +16,11 @@ export function percent(value: number | null | undefined): string {
   return typeof value === "number" && Number.isFinite(value) ? `${Math.round(value * 100)} %` : "—";
 }
 
+/** A duration in whole milliseconds (a measured latency is a float of a dozen digits). */
+export function milliseconds(value: number): string {
+  return `${Math.round(value).toLocaleString("en-US")} ms`;
+}
+
 /** An ISO time as `2026-11-03 14:05` (UTC), the way every page prints times. */
 export function when(iso: string | null | undefined): string {
   if (!iso) return "—";

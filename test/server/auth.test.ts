@@ -40,7 +40,6 @@ const PAGES = [
   "/conversations",
   `/conversations/${ANY_ID}`,
   "/corrections",
-  "/assets/dashboard.css",
 ];
 
 /** What a browser sends as Accept on a page. */
@@ -63,6 +62,16 @@ const request = (method: string, path: string, headers: Record<string, string> =
   });
 
 describe("a server started with a token", () => {
+  it("serves the sign-in page's stylesheet and script and the icon without it, and no page or API route", async () => {
+    const css = await request("GET", "/assets/dashboard.css", { accept: "text/css,*/*;q=0.1" });
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toMatch(/^text\/css/);
+    expect((await request("GET", "/assets/dashboard.js")).status).toBe(200);
+    expect((await request("GET", "/favicon.ico")).status).toBe(204);
+    expect((await request("GET", "/agents", { accept: BROWSER })).status).toBe(401);
+    expect((await request("GET", "/assets/../api/agents")).status).toBe(401);
+  });
+
   it.each(ROUTES)("%s %s without the token is a 401 in the error shape", async (method, path) => {
     const response = await request(method, path);
     expect(response.status).toBe(401);
