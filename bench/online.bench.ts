@@ -54,6 +54,7 @@ export async function benchOnline(): Promise<Outcome> {
     const tick: OnlineTick = {
       rule: {
         name: "bench",
+        source: "messages",
         sample: { rate: SAMPLE },
         dimensions: ["adherence"],
         schedule: "* * * * *",

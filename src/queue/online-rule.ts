@@ -3,14 +3,29 @@
 // schedule as an OnlineTick — with nothing secret in it: the webhook is named by an environment variable.
 import { z } from "zod";
 
-/** The dimensions a message-level rule can judge (the channel dimensions are not an agent's). */
+/** The dimensions a rule over messages can judge (the channel dimensions are not an agent's). */
 export const ONLINE_DIMENSIONS = ["adherence", "consistency", "fluency"] as const;
+
+/** The per-agent session metrics (0–1) a rule over sessions can hold against its baseline. */
+export const ONLINE_SESSION_METRICS = [
+  "overall",
+  "tool_use",
+  "reasoning",
+  "handoff",
+  "response_quality",
+] as const;
 
 /** Five cron fields (minute hour day-of-month month day-of-week), as pg-boss schedules them. */
 const CRON = /^\s*\S+(\s+\S+){4}\s*$/;
 
 export const OnlineRuleSchema = z
   .object({
+    source: z
+      .enum(["messages", "sessions"])
+      .default("messages")
+      .describe(
+        "messages: stored by dramaturg import, judged on persona dimensions; sessions: analyses stored by POST /api/traces, /api/sessions/analyze or session analyze, judged on session metrics",
+      ),
     name: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "a name of up to 64 letters, digits, '.', '_' or '-'")
@@ -34,7 +49,12 @@ export const OnlineRuleSchema = z
       .array(z.enum(ONLINE_DIMENSIONS))
       .min(1)
       .default(["adherence", "consistency"])
-      .describe("Dimensions judged (default adherence and consistency)"),
+      .describe("Dimensions judged, for messages (default adherence and consistency)"),
+    metrics: z
+      .array(z.enum(ONLINE_SESSION_METRICS))
+      .min(1)
+      .optional()
+      .describe("Per-agent session metrics held against the baseline, for sessions (default all five)"),
     schedule: z
       .string()
       .regex(CRON, 'a cron expression of five fields, such as "*/5 * * * *" (every five minutes)')
@@ -45,7 +65,7 @@ export const OnlineRuleSchema = z
       .min(0)
       .optional()
       .describe(
-        "A dimension more than this below the agent's baseline is a regression (default thresholds.regression)",
+        "A dimension more than this below the agent's baseline is a regression (default thresholds.regression; 0.1 for session metrics)",
       ),
     webhook_env: z
       .string()
@@ -55,8 +75,17 @@ export const OnlineRuleSchema = z
         "Environment variable holding the URL alerts are posted to (JSON; Slack's body for hooks.slack.com); read by the worker",
       ),
   })
-  .strict();
+  .strict()
+  .refine((rule) => rule.source === "sessions" || rule.metrics === undefined, {
+    message: "metrics are for source: sessions; a rule over messages judges dimensions",
+    path: ["metrics"],
+  });
 export type OnlineRule = z.infer<typeof OnlineRuleSchema>;
+
+/** What a rule holds against the baseline: its dimensions (messages) or its session metrics. */
+export function ruleMeasures(rule: OnlineRule): readonly string[] {
+  return rule.source === "sessions" ? (rule.metrics ?? ONLINE_SESSION_METRICS) : rule.dimensions;
+}
 
 export const OnlineRulesSchema = z
   .array(OnlineRuleSchema)

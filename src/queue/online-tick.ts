@@ -7,7 +7,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { TRANSCRIPT_FORMAT, type Transcript } from "../core/index.ts";
 import { prepareJudge, type Queryable, type Store } from "../engine/index.ts";
 import { preparePersonaEvaluation } from "../scorers/index.ts";
-import { enqueuePersonaEvaluation } from "./enqueue.ts";
+import {
+  type PreparedSessionAnalysis,
+  type Session,
+  type SessionsAnalysis,
+  validateToolCalls,
+} from "../sessions/index.ts";
+import { enqueuePersonaEvaluation, enqueueSessionAnalysis } from "./enqueue.ts";
 import type { QueuedJobKind, WorkerContext } from "./job-kind.ts";
 import {
   alertText,
@@ -17,7 +23,7 @@ import {
   ONLINE_ALERT_FORMAT,
   type OnlineAlert,
 } from "./online-alerts.ts";
-import { type OnlineTick, OnlineTickSchema } from "./online-rule.ts";
+import { type OnlineTick, OnlineTickSchema, ruleMeasures } from "./online-rule.ts";
 import { type CandidateMessage, sampleMessages } from "./online-sample.ts";
 import { ONLINE_RETRY_LIMIT, ONLINE_TICKS } from "./queues.ts";
 
@@ -50,10 +56,32 @@ export const onlineTicks: QueuedJobKind<OnlineTick> = {
   },
 };
 
-/** The agents whose messages a rule samples: those it names, else every stored agent. */
-async function ruleAgents(store: Store, tick: OnlineTick): Promise<string[]> {
-  return tick.rule.agents ?? (await store.agents.list()).map((a) => a.id);
+/**
+ * The agents whose messages or sessions a rule samples: those it names, else every stored agent's messages,
+ * or every session (a session's agents are not stored ones).
+ */
+async function ruleAgents(store: Store, tick: OnlineTick): Promise<string[] | null> {
+  if (tick.rule.agents) return tick.rule.agents;
+  return tick.rule.source === "sessions" ? null : (await store.agents.list()).map((a) => a.id);
 }
+
+/** The agents' messages imported in a window. */
+const NEW_MESSAGES = `SELECT source, id, sender FROM run_messages
+  WHERE imported_at > $1 AND imported_at <= $2 AND sender = ANY($3::text[])
+  ORDER BY at, source, id`;
+
+/**
+ * The sessions stored in a window (by POST /api/traces, /api/sessions/analyze or session analyze; not an
+ * online run's own analyses) that one of the agents took part in: their analysis (source) and their id, or
+ * their place in it.
+ */
+const NEW_SESSIONS = `SELECT e.id::text AS source, COALESCE(s.value ->> 'id', '#' || s.ordinality) AS id, '' AS sender
+  FROM evaluations e, jsonb_array_elements(e.input::jsonb -> 'sessions') WITH ORDINALITY s
+  WHERE e.kind = 'session' AND e.created_at > $1 AND e.created_at <= $2 AND e.source NOT LIKE 'online:%'
+    AND jsonb_typeof(e.input::jsonb -> 'sessions') = 'array'
+    AND ($3::text[] IS NULL
+         OR EXISTS (SELECT 1 FROM jsonb_array_elements(s.value -> 'agents') a WHERE a ->> 'id' = ANY($3::text[])))
+  ORDER BY e.created_at, e.id, s.ordinality`;
 
 /**
  * The run this job makes, or made on an earlier attempt: a new window from the end of the rule's last one
@@ -74,16 +102,15 @@ async function openRun(tick: OnlineTick, context: WorkerContext, jobId: string):
     );
     const { start, end } = bounds.rows[0]!;
     const candidates =
-      end > start
-        ? (
-            await tx.query<CandidateMessage>(
-              `SELECT source, id, sender FROM run_messages
-                WHERE imported_at > $1 AND imported_at <= $2 AND sender = ANY($3::text[])
-                ORDER BY at, source, id`,
-              [start, end, agents],
-            )
-          ).rows
-        : [];
+      end <= start
+        ? []
+        : (
+            await tx.query<CandidateMessage>(tick.rule.source === "sessions" ? NEW_SESSIONS : NEW_MESSAGES, [
+              start,
+              end,
+              agents,
+            ])
+          ).rows;
     const sampled = sampleMessages(tick.rule, candidates);
     const inserted = await tx.query<OnlineRunRow>(
       `INSERT INTO online_runs (rule, job_id, window_start, window_end, messages, sampled, status, outcome)
@@ -141,46 +168,85 @@ async function queueEvaluation(tick: OnlineTick, context: WorkerContext, run: On
   ]);
   let evaluationId = queued.rows[0]?.id;
   if (!evaluationId) {
-    const sampled = (
+    const sampled =
       (
         await store.db!.query<{ outcome: { messages: CandidateMessage[] } }>(
           "SELECT outcome FROM online_runs WHERE id = $1",
           [run.id],
         )
-      ).rows[0]?.outcome.messages ?? []
-    ).map((m) => m.id);
-    const transcript = await windowTranscript(store, run);
-    const sampledIds = new Set(sampled);
-    const agents = [
-      ...new Set(transcript.messages.filter((m) => sampledIds.has(m.id)).map((m) => m.sender)),
-    ].sort();
-    const prepared = await preparePersonaEvaluation({
-      transcript,
-      source,
-      dimensions: tick.rule.dimensions,
-      agents,
-      messages: sampled,
-      propositions: tick.propositions,
-      judgeSpec: tick.judge,
-      judgeBaseUrl: tick.judge_base_url,
-    });
+      ).rows[0]?.outcome.messages ?? [];
     const judge = prepareJudge(
       tick.judge,
       { ...context.judgeSettings, baseUrl: context.judgeSettings?.baseUrl ?? tick.judge_base_url },
       { cache: false },
     );
+    const queue = { store, connectionString: context.connectionString, judge: judge.judge.descriptor };
     try {
-      ({ evaluationId } = await enqueuePersonaEvaluation(prepared, {
-        store,
-        connectionString: context.connectionString,
-        judge: judge.judge.descriptor,
-      }));
+      ({ evaluationId } =
+        tick.rule.source === "sessions"
+          ? await enqueueSessionAnalysis(await sampledSessions(store, sampled, source), {
+              ...queue,
+              judgeSpec: tick.judge,
+            })
+          : await enqueuePersonaEvaluation(await sampledMessages(tick, store, run, sampled, source), queue));
     } finally {
       await judge.close();
     }
   }
   await store.db!.query("UPDATE online_runs SET evaluation_id = $2 WHERE id = $1", [run.id, evaluationId]);
   return evaluationId;
+}
+
+/** A persona evaluation of the window's messages that judges only the sampled ones (the rest is context). */
+async function sampledMessages(
+  tick: OnlineTick,
+  store: Store,
+  run: OnlineRunRow,
+  sampled: readonly CandidateMessage[],
+  source: string,
+) {
+  const transcript = await windowTranscript(store, run);
+  const sampledIds = new Set(sampled.map((m) => m.id));
+  const agents = [
+    ...new Set(transcript.messages.filter((m) => sampledIds.has(m.id)).map((m) => m.sender)),
+  ].sort();
+  return preparePersonaEvaluation({
+    transcript,
+    source,
+    dimensions: tick.rule.dimensions,
+    agents,
+    messages: [...sampledIds],
+    propositions: tick.propositions,
+    judgeSpec: tick.judge,
+    judgeBaseUrl: tick.judge_base_url,
+  });
+}
+
+/**
+ * A session analysis of the sampled sessions, read from the analyses that stored them (in their stored,
+ * already imported form, as a resume reads them), in their order.
+ */
+async function sampledSessions(
+  store: Store,
+  sampled: readonly CandidateMessage[],
+  source: string,
+): Promise<PreparedSessionAnalysis> {
+  const inputs = new Map<string, Session[]>();
+  const sessions: Session[] = [];
+  for (const { source: analysis, id } of sampled) {
+    if (!inputs.has(analysis)) {
+      const input = (await store.evaluations.input(analysis)) as { sessions?: Session[] } | undefined;
+      inputs.set(analysis, input?.sessions ?? []);
+    }
+    const stored = inputs.get(analysis)!;
+    const session = id.startsWith("#") ? stored[Number(id.slice(1)) - 1] : stored.find((s) => s.id === id);
+    if (session) sessions.push(session);
+  }
+  return {
+    sessions,
+    validations: sessions.map((session) => validateToolCalls(session)),
+    sources: [{ file: source, from: "dramaturg.session/v1", sessions: sessions.length, notes: [] }],
+  };
 }
 
 /** Waits for the run's evaluation to end; its status. */
@@ -199,6 +265,7 @@ async function evaluationEnd(
 
 /** Each sampled agent's dimensions in the evaluation against its baseline run. */
 async function checks(tick: OnlineTick, store: Store, evaluationId: string): Promise<DimensionCheck[]> {
+  if (tick.rule.source === "sessions") return sessionChecks(tick, store, evaluationId);
   const runs = await store.runs.list({ evaluation: evaluationId, status: "completed" });
   const out: DimensionCheck[] = [];
   for (const run of [...runs].sort((a, b) => a.agent_id.localeCompare(b.agent_id))) {
@@ -218,6 +285,46 @@ async function checks(tick: OnlineTick, store: Store, evaluationId: string): Pro
           tick.regression,
         ),
       );
+  }
+  return out;
+}
+
+/**
+ * Each agent's session metrics, averaged over the sampled sessions it took part in, against its baseline:
+ * session metrics have no `dramaturg baseline`, so an agent's is the rule's first completed run that
+ * scored it (run the rule on known-good traffic first; that run reports "no-baseline" and becomes it).
+ */
+async function sessionChecks(
+  tick: OnlineTick,
+  store: Store,
+  evaluationId: string,
+): Promise<DimensionCheck[]> {
+  const result = (await store.evaluations.result(evaluationId)) as SessionsAnalysis | undefined;
+  const sums = new Map<string, { total: number; n: number }>();
+  for (const analysis of result?.analyses ?? [])
+    for (const [agent, scores] of Object.entries(analysis.per_agent_scores))
+      for (const metric of ruleMeasures(tick.rule)) {
+        const value = scores[metric as keyof typeof scores];
+        if (typeof value !== "number") continue;
+        const key = `${agent}\0${metric}`;
+        const sum = sums.get(key) ?? { total: 0, n: 0 };
+        sums.set(key, { total: sum.total + value, n: sum.n + 1 });
+      }
+  const wanted = tick.rule.agents && new Set(tick.rule.agents);
+  const out: DimensionCheck[] = [];
+  for (const key of [...sums.keys()].sort()) {
+    const [agent, metric] = key.split("\0") as [string, string];
+    if (wanted && !wanted.has(agent)) continue;
+    const { total, n } = sums.get(key)!;
+    const baseline = await store.db!.query<{ score: number }>(
+      `SELECT (c ->> 'score')::float8 AS score
+         FROM online_runs r, jsonb_array_elements(r.outcome -> 'checks') c
+        WHERE r.rule = $1 AND r.status = 'completed' AND c ->> 'agent_id' = $2 AND c ->> 'dimension' = $3
+          AND c ->> 'score' IS NOT NULL
+        ORDER BY r.window_start LIMIT 1`,
+      [tick.rule.name, agent, metric],
+    );
+    out.push(checkDimension(agent, metric, total / n, baseline.rows[0]?.score ?? null, tick.regression));
   }
   return out;
 }

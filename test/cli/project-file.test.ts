@@ -233,6 +233,7 @@ online:
       online: [
         {
           name: "voice",
+          source: "messages",
           sample: { rate: 0.1 },
           schedule: "0 * * * *",
           dimensions: ["adherence", "consistency"],

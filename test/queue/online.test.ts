@@ -1,8 +1,10 @@
 // Continuous evaluation on PostgreSQL: an online rule's runs sample the messages imported since its last
 // run, queue their evaluation for a worker, hold each agent's dimensions against its baseline run, and post
 // exactly one alert per regression (open until a run finds the dimension back) to a local webhook.
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Transcript } from "../../src/core/index.ts";
@@ -24,6 +26,7 @@ import {
   startFakeOpenAIServer,
   syntheticTranscript,
 } from "../../src/testing/index.ts";
+import { ROOT } from "../cli/run-cli.ts";
 import { dropFreshDatabases, freshDatabase, postgresSuite, postgresUrl as url } from "../postgres.ts";
 
 describe("which messages an online rule samples", () => {
@@ -123,6 +126,7 @@ describe.skipIf(!url)(postgresSuite("online rules on the queue"), () => {
     tick = {
       rule: {
         name: "voice",
+        source: "messages",
         agents: ["agent-1"],
         sample: { rate: 0.5 },
         dimensions: ["adherence"],
@@ -221,6 +225,57 @@ describe.skipIf(!url)(postgresSuite("online rules on the queue"), () => {
     expect(run.error).toMatch(/nonexistent/);
     expect(run.sampled).toBeGreaterThan(0);
   }, 60_000);
+
+  it("a rule over sessions judges the sampled new sessions; its first run is the baseline, a fall alerts once", async () => {
+    const app = createServerApp({ store });
+    const refund = JSON.parse(readFileSync(join(ROOT, "examples/sessions/refund.session.json"), "utf8"));
+    /** Sessions arriving as they do: posted to the API, analysed without a judge, stored. */
+    async function post(ids: string[]) {
+      for (const id of ids) {
+        const response = await app.request("http://127.0.0.1/api/sessions/analyze?judge=none", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ ...refund, id }),
+        });
+        expect(response.status).toBe(200);
+      }
+      await sleep(1100);
+    }
+    const [{ now }] = (await store.db!.query<{ now: Date }>("SELECT now()")).rows as [{ now: Date }];
+    const sessions: OnlineTick = {
+      ...tick,
+      rule: {
+        name: "refunds",
+        source: "sessions",
+        agents: ["executor"],
+        sample: { messages: 2 },
+        dimensions: ["adherence", "consistency"],
+        metrics: ["overall"],
+        schedule: "*/10 * * * *",
+        webhook_env: "DRAMATURG_TEST_ONLINE_WEBHOOK",
+      },
+      regression: 0.1,
+      since: now.toISOString(),
+    };
+    const before = posted.length;
+    score = 8;
+    await post(["r-1", "r-2", "r-3"]);
+    const first = await runOnlineRuleNow(store, db, sessions, { timeoutMs: 30_000 });
+    expect(first).toMatchObject({ status: "completed", messages: 3, sampled: 2, regressions: 0 });
+    // The sampled sessions were judged: an analysis of two sessions, queued as an online run's.
+    const analysis = (await store.evaluations.result(first.evaluation_id!)) as { analyses: unknown[] };
+    expect(analysis.analyses).toHaveLength(2);
+    score = 2;
+    await post(["r-4", "r-5"]);
+    const fallen = await runOnlineRuleNow(store, db, sessions, { timeoutMs: 30_000 });
+    expect(fallen).toMatchObject({ status: "completed", sampled: 2, regressions: 1 });
+    expect(posted.slice(before)).toEqual([
+      expect.objectContaining({ rule: "refunds", agent_id: "executor", dimension: "overall" }),
+    ]);
+    // The online run's own analyses are not new sessions for the next run.
+    const empty = await runOnlineRuleNow(store, db, sessions, { timeoutMs: 30_000 });
+    expect(empty).toMatchObject({ status: "empty", messages: 0 });
+  }, 90_000);
 
   it("scheduling puts the rule on pg-boss's scheduler; status lists it with its runs and its open alert", async () => {
     await scheduleOnlineRules(store, db, [tick]);

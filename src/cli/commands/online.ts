@@ -4,6 +4,8 @@
 import { type Command, Option } from "commander";
 import { InputError, round } from "../../core/index.ts";
 import type { OnlineRunSummary, OnlineStatus, OnlineTick } from "../../queue/index.ts";
+// The rules' schema module alone (zod), as settings.ts reads it: the queue loads only when a subcommand runs.
+import { ruleMeasures } from "../../queue/online-rule.ts";
 import { openStore } from "../../store/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
@@ -84,6 +86,9 @@ export function registerOnlineCommand(program: Command): void {
 }
 
 /** The settings, with a PostgreSQL store (the only one workers can share). */
+/** A session metric (0–1) more than this below its baseline is a regression, unless the rule says otherwise. */
+const SESSION_REGRESSION = 0.1;
+
 function onlineSettings(flags: OnlineFlags): Settings {
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   if (!/^postgres(ql)?:\/\//.test(settings.db))
@@ -115,7 +120,9 @@ function tickOf(settings: Settings, name: string, since: string): OnlineTick {
     judge,
     ...(settings.judge.base_url ? { judge_base_url: settings.judge.base_url } : {}),
     ...(settings.propositions ? { propositions: settings.propositions } : {}),
-    regression: rule.regression ?? settings.thresholds.regression,
+    // Session metrics are 0–1: the project's threshold (on 0–9) would never fire on them.
+    regression:
+      rule.regression ?? (rule.source === "sessions" ? SESSION_REGRESSION : settings.thresholds.regression),
     since,
   };
 }
@@ -197,10 +204,10 @@ function renderStatus(status: OnlineStatus): string {
   for (const { rule, schedule, runs, open_alerts } of status.rules) {
     const sample =
       "rate" in rule.sample
-        ? `${round(rule.sample.rate * 100, 2)} % of new messages`
-        : `${rule.sample.messages} new messages a run`;
+        ? `${round(rule.sample.rate * 100, 2)} % of new ${rule.source}`
+        : `${rule.sample.messages} new ${rule.source} a run`;
     lines.push(
-      `${rule.name}  ${schedule}  ${sample}  ${rule.dimensions.join(", ")}  ${rule.agents ? rule.agents.join(", ") : "every agent"}`,
+      `${rule.name}  ${schedule}  ${sample}  ${ruleMeasures(rule).join(", ")}  ${rule.agents ? rule.agents.join(", ") : "every agent"}`,
     );
     if (runs.length === 0) lines.push("  no run yet");
     for (const run of runs) lines.push(`  ${runLine(run)}`);
