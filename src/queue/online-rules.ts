@@ -94,19 +94,19 @@ function runSummary(r: Record<string, unknown>): OnlineRunSummary {
   };
 }
 
-/** The newest runs of a rule (or of every rule), newest first. */
+/** The newest runs of a rule (or of every rule, or the one run `id`), newest first. */
 export async function onlineRuns(
   db: Queryable,
-  { rule, limit = 10 }: { rule?: string; limit?: number } = {},
+  { rule, id, limit = 10 }: { rule?: string; id?: string; limit?: number } = {},
 ): Promise<OnlineRunSummary[]> {
   const rows = await db.query(
     `SELECT id, rule, window_start, window_end, messages, sampled, status, evaluation_id, error, created_at,
             finished_at,
             (SELECT count(*) FROM jsonb_array_elements(COALESCE(outcome -> 'checks', '[]'::jsonb)) c
               WHERE c ->> 'status' = 'regression') AS regressions
-       FROM online_runs WHERE ($1::text IS NULL OR rule = $1)
+       FROM online_runs WHERE ($1::text IS NULL OR rule = $1) AND ($3::uuid IS NULL OR id = $3)
       ORDER BY created_at DESC, id LIMIT $2`,
-    [rule ?? null, limit],
+    [rule ?? null, limit, id ?? null],
   );
   return rows.rows.map(runSummary);
 }
@@ -211,9 +211,8 @@ export async function runOnlineRuleNow(
       );
       const row = rows.rows[0];
       if (row && row.status !== "queued") {
-        const [summary] = (await onlineRuns(db, { rule: tick.rule.name, limit: 50 })).filter(
-          (r) => r.id === row.id,
-        );
+        // By its id: among the rule's newest runs it could be past any limit when many run at once.
+        const [summary] = await onlineRuns(db, { id: row.id, limit: 1 });
         if (summary) return summary;
       }
       // A job that failed before it made its run (a store fault) says why.
