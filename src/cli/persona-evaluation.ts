@@ -13,7 +13,7 @@ import {
   preparePersonaEvaluation,
   runPreparedPersonaEvaluation,
 } from "../scorers/index.ts";
-import { openStore, type RunRow, storeExists } from "../store/index.ts";
+import { openStore, type RunRow, type Store, storeExists } from "../store/index.ts";
 import { printDryRun } from "./dry-run.ts";
 import type { EvalFlags } from "./evaluation-options.ts";
 import { withInterrupts } from "./interrupts.ts";
@@ -68,6 +68,11 @@ export interface EvaluateOptions {
   dryRun?: { format?: string };
   /** Evaluate this transcript (synthetic mode's) instead of the setup's files or store. */
   transcript?: Transcript;
+  /**
+   * Called with the store and the result before the store is closed: what needs the stored verdicts after
+   * the run (the HTML report) reads them here, since a `memory://` store keeps nothing past this.
+   */
+  beforeClose?: (store: Store, outcome: EvaluationOutcome) => Promise<void>;
 }
 
 export interface EvaluationOutcome {
@@ -247,7 +252,15 @@ export async function evaluate(
       const row = await stored.runs.get(r.run_id);
       if (row) runs.push(row);
     }
-    return { result, settings, transcript: prepared.transcript, propositions: prepared.propositions, runs };
+    const outcome = {
+      result,
+      settings,
+      transcript: prepared.transcript,
+      propositions: prepared.propositions,
+      runs,
+    };
+    await options.beforeClose?.(stored, outcome);
+    return outcome;
   } finally {
     await opened.close();
   }

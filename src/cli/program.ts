@@ -291,7 +291,7 @@ export async function buildProgram(): Promise<Command> {
     .argument("[id]", "evaluation or run id, or its first 8+ characters (default: the latest evaluation)")
     .addOption(
       new Option("--format <format>", "output format")
-        .choices(["table", "json", "markdown"])
+        .choices(["table", "json", "markdown", "html"])
         .default("table"),
     )
     .option("--out <file>", "write the output to a file instead of stdout")

@@ -2,3 +2,4 @@
 export type { DashboardContext } from "./dashboard-context.ts";
 export { type DashboardOptions, dashboardRoutes } from "./dashboard-routes.ts";
 export { type LoginPageOptions, loginPage } from "./login-page.ts";
+export { type StaticReportOptions, staticReport } from "./static-report.ts";

@@ -97,6 +97,17 @@ describe("dramaturg converse", () => {
     expect(result.passes[0].composite.score).toBeCloseTo((1 + 2 * ((8 / 9 + 1) / 2) + 4 * 1) / 7, 12);
   });
 
+  it("--format html writes the conversation's page as one self-contained file, and prints the table", async () => {
+    const out = join(dir(), "conversation.html");
+    const r = await cli(args(jobFile(), "--format", "html", "--out", out, "--passes", "with"));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/with facts: composite/);
+    const report = readFileSync(out, "utf8");
+    expect(report).toMatch(/<section class="report-page" id="page-conversations-[0-9a-f-]{36}">/);
+    expect(report).toContain("Paris.");
+    expect(report).not.toMatch(/<script|\shref="\//);
+  });
+
   it("a job file with a mistake exits 2 naming its file and line, before any job runs", async () => {
     const bad = join(dir(), "bad.yml");
     writeFileSync(bad, readFileSync(jobFile(), "utf8").replace("type: question", "type: riddle"));

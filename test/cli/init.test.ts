@@ -62,7 +62,8 @@ describe("dramaturg init", () => {
       expect(readFileSync(join(dir, `propositions/${dimension}/_default.yaml`), "utf8")).toMatch(/^# /);
     const workflow = readFileSync(join(dir, ".github/workflows/persona-check.yml"), "utf8");
     expect(workflow).toMatch(/node-version: 24/);
-    expect(workflow).toMatch(/npx dramaturg ci .*--markdown .* --junit /);
+    expect(workflow).toMatch(/npx dramaturg ci .*--markdown .* --junit .* --html persona-check\.html/);
+    expect(workflow).toMatch(/path: persona-check\.html/);
     expect(readFileSync(join(dir, ".gitignore"), "utf8")).toMatch(/^\.dramaturg\/$/m);
   });
 

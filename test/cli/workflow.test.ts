@@ -30,7 +30,7 @@ describe("the persona-check workflow", () => {
     const check = steps.find((s) => s.run?.split("\n").some(isCheck))!;
     const line = check.run!.split("\n").find(isCheck)!.trim();
     expect(line).toBe(script);
-    expect(script).toMatch(/--markdown persona-check\.md --junit persona-check\.xml/);
+    expect(script).toMatch(/--markdown persona-check\.md --junit persona-check\.xml --html persona-check\.html/);
   });
 
   it("checks out, sets up Node 24, installs, checks, comments, uploads JUnit and fails, in that order", () => {
@@ -46,6 +46,12 @@ describe("the persona-check workflow", () => {
     expect(order.every((i) => i >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(steps[order[1]!]!.with?.["node-version"]).toBe(24);
+  });
+
+  it("uploads the HTML report the check wrote, even when the check failed", () => {
+    const upload = steps.find((s) => s.with?.path === "persona-check.html")!;
+    expect(upload.uses).toMatch(/^actions\/upload-artifact@/);
+    expect(upload.if).toBe("always() && hashFiles('persona-check.html') != ''");
   });
 
   it("updates one comment, found by the hidden marker the Markdown report starts with", () => {

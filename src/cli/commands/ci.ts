@@ -5,6 +5,7 @@ import { type Command, Option } from "commander";
 import { InputError, shownPath, type Transcript, transcriptChannels } from "../../core/index.ts";
 import {
   type BaselineFolder,
+  type CiReport,
   checkAgainstBaselines,
   ciExitCode,
   measurementOf,
@@ -17,11 +18,13 @@ import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { setExitCode } from "../exit-code.ts";
 import { tableOrJson } from "../flags.ts";
 import { ENSEMBLE_DEMO_ARGS, examples } from "../help-examples.ts";
-import { evaluate, measure, setupEvaluation } from "../persona-evaluation.ts";
+import { writeHtmlReport } from "../html-report.ts";
+import { type EvaluationOutcome, evaluate, measure, setupEvaluation } from "../persona-evaluation.ts";
 
 export interface CiFlags extends EvalFlags {
   markdown?: string;
   junit?: string;
+  html?: string;
 }
 
 export function registerCiCommand(program: Command): void {
@@ -37,13 +40,19 @@ export function registerCiCommand(program: Command): void {
     .option("--threshold <points>", "a drop of more than this many points is a regression (default 1.0)")
     .option("--markdown <file>", "write a pull-request comment (Markdown) here")
     .option("--junit <file>", "write JUnit XML here (one test case per agent × dimension)")
-    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .option("--html <file>", "write the HTML report here: one self-contained file to keep as a CI artifact")
+    .addOption(
+      new Option("--format <format>", "output format (html: the report on stdout)")
+        .choices(["table", "json", "html"])
+        .default("table"),
+    )
     .addHelpText(
       "after",
       `${examples(
         "dramaturg ci",
         `dramaturg ci ${ENSEMBLE_DEMO_ARGS} --baselines examples/ensemble/baselines --markdown persona-check.md --junit persona-check.xml`,
         "dramaturg ci --trials 3 --threshold 1.5 --format json",
+        "dramaturg ci --junit persona-check.xml --html persona-check.html",
       )}
 A stale baseline (persona, propositions or judge changed) is reported, not compared, and does not fail.
 With --trials N a drop fails only when every trial is below baseline − threshold.
@@ -52,6 +61,10 @@ Exit codes: 0 no regression · 1 regression · 2 bad input or baselines · 3 cou
     )
     .action(async (transcripts: string[], flags) => setExitCode(await ciCommand(transcripts, flags)));
 }
+
+/** No verdict came back, only errors: there is nothing to compare. */
+const everyVerdictErrored = ({ result }: Pick<EvaluationOutcome, "result">) =>
+  result.totals.verdicts === 0 && result.totals.errored > 0;
 
 /** Every baseline must name an agent (and channel) of the transcript: else it was made from another one. */
 function checkBaselinesMatch(folder: BaselineFolder, transcript: Transcript): void {
@@ -74,7 +87,8 @@ function checkBaselinesMatch(folder: BaselineFolder, transcript: Transcript): vo
 }
 
 export async function ciCommand(sources: string[], flags: CiFlags): Promise<number> {
-  const format = tableOrJson(flags.format);
+  const html = flags.format === "html";
+  const format = html ? "table" : tableOrJson(flags.format);
   const setup = setupEvaluation(sources, flags);
   const { settings } = setup;
   const folder = readBaselineFolder(settings.baselines);
@@ -95,21 +109,42 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
     await evaluate(setup, { selectAgents, dryRun: { format } });
     return 0;
   }
-  const measured = await measure(setup, { selectAgents });
-  const { result } = measured;
-  if (result.totals.verdicts === 0 && result.totals.errored > 0) {
+  // The HTML report reads the stored verdicts, so it is written (with the check's table on top) before the
+  // run's store is closed.
+  const reports = [...(flags.html ? [flags.html] : []), ...(html ? [undefined] : [])];
+  let checked: CiReport | undefined;
+  const check = (measured: EvaluationOutcome): CiReport => {
+    const { result } = measured;
+    const report = checkAgainstBaselines(measurementOf(measured, settings.baselines), folder, {
+      threshold: settings.thresholds.regression,
+      trials: settings.trials,
+    });
+    report.notes.push(...notes);
+    for (const s of [...report.agents, ...report.channels]) s.file = shownPath(s.file);
+    if (result.totals.errored > 0)
+      report.notes.push(`${result.totals.errored} verdicts errored and were left out of the scores`);
+    return report;
+  };
+  const { result } = await measure(setup, {
+    selectAgents,
+    beforeClose: async (store, measured) => {
+      if (everyVerdictErrored(measured)) return;
+      checked = check(measured);
+      for (const out of reports)
+        await writeHtmlReport(store, {
+          evaluationIds: [measured.result.evaluation_id],
+          out,
+          title: "Dramaturg persona check",
+          ciReport: checked,
+          regressionThreshold: settings.thresholds.regression,
+        });
+    },
+  });
+  if (everyVerdictErrored({ result }) || !checked) {
     process.stderr.write("dramaturg: every verdict errored; the check could not complete\n");
     return 3;
   }
-  const m = measurementOf(measured, settings.baselines);
-  const report = checkAgainstBaselines(m, folder, {
-    threshold: settings.thresholds.regression,
-    trials: settings.trials,
-  });
-  report.notes.push(...notes);
-  for (const s of [...report.agents, ...report.channels]) s.file = shownPath(s.file);
-  if (result.totals.errored > 0)
-    report.notes.push(`${result.totals.errored} verdicts errored and were left out of the scores`);
+  const report = checked;
   if (flags.markdown) {
     writeFileSync(flags.markdown, renderCiMarkdown(report));
     process.stderr.write(`wrote ${flags.markdown}\n`);
@@ -118,6 +153,7 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
     writeFileSync(flags.junit, renderCiJunit(report));
     process.stderr.write(`wrote ${flags.junit}\n`);
   }
-  process.stdout.write(format === "json" ? `${JSON.stringify(report, null, 2)}\n` : renderCiTable(report));
+  if (!html)
+    process.stdout.write(format === "json" ? `${JSON.stringify(report, null, 2)}\n` : renderCiTable(report));
   return ciExitCode(report);
 }

@@ -13,6 +13,7 @@ import {
 } from "../conversation-report.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
+import { writeHtmlReport, writeHtmlReportFrom } from "../html-report.ts";
 import type { QueuedConversationsOutcome } from "../queued-conversations.ts";
 import { registerStoredList } from "../stored-list.ts";
 
@@ -39,6 +40,14 @@ interface ConverseFlags {
   queue?: boolean;
   detach?: boolean;
 }
+
+/** The report of every trial of the jobs that ran, in job order. */
+const htmlReportOf = (jobs: readonly (ConversationTrials | undefined)[], out: string | undefined) => ({
+  evaluationIds: jobs.flatMap(
+    (j) => j?.trials.flatMap((t) => (t.evaluation_id ? [t.evaluation_id] : [])) ?? [],
+  ),
+  out,
+});
 
 export function registerConverseCommand(program: Command): void {
   registerStoredList(program, {
@@ -92,10 +101,10 @@ export function registerConverseCommand(program: Command): void {
     .option("--replay <dir>", "replay the answers from DIR/<job>.cassette.json: no model is called")
     .addOption(
       new Option("--format <format>", "output format")
-        .choices(["table", "json", "markdown"])
+        .choices(["table", "json", "markdown", "html"])
         .default("table"),
     )
-    .option("--out <file>", "write the output to a file instead of stdout")
+    .option("--out <file>", "write the output to a file instead of stdout (html: the report file)")
     .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
     .option("--config <file>", "project file to use")
     .option(
@@ -246,12 +255,18 @@ export function registerConverseCommand(program: Command): void {
             }
           };
           await Promise.all(Array.from({ length: Math.min(concurrency, loaded.length) }, worker));
+          // The report reads the stored conversations: written before a memory:// store lets them go.
+          if (flags.format === "html") await writeHtmlReport(store, htmlReportOf(results, flags.out));
         } finally {
           if (live) process.stderr.write("\r\x1b[2K");
           await store.close();
         }
       }
       const done = slots.filter((r): r is ConversationTrials => r !== undefined);
+      if (queued && flags.format === "html") {
+        const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+        await writeHtmlReportFrom(settings.db, htmlReportOf(done, flags.out));
+      }
       const failed = failures.map(({ job, error }) => ({
         job,
         error: {
@@ -261,21 +276,25 @@ export function registerConverseCommand(program: Command): void {
       }));
       // One trial prints as before: the result document; more print the trials and pass^k.
       const shown = trials === 1 ? done.map((r) => r.trials[0]!) : done;
+      // With --format html the report is written above; the log still gets the table.
+      const format = flags.format === "html" ? "table" : flags.format;
       const text =
-        flags.format === "json"
-          ? `${JSON.stringify(
-              failed.length > 0 ? { jobs: shown, failed } : shown.length === 1 ? shown[0] : { jobs: shown },
-              null,
-              2,
-            )}\n`
-          : done.length === 0
-            ? ""
-            : trials > 1
-              ? `${renderTrials(done, flags.format === "markdown" ? "markdown" : "table")}\n`
-              : flags.format === "markdown"
-                ? `${renderConversationMarkdown(done.map((r) => r.trials[0]!))}\n`
-                : `${renderConversationTable(done.map((r) => r.trials[0]!))}\n`;
-      if (flags.out) {
+        flags.format === "html" && !flags.out
+          ? ""
+          : format === "json"
+            ? `${JSON.stringify(
+                failed.length > 0 ? { jobs: shown, failed } : shown.length === 1 ? shown[0] : { jobs: shown },
+                null,
+                2,
+              )}\n`
+            : done.length === 0
+              ? ""
+              : trials > 1
+                ? `${renderTrials(done, format === "markdown" ? "markdown" : "table")}\n`
+                : format === "markdown"
+                  ? `${renderConversationMarkdown(done.map((r) => r.trials[0]!))}\n`
+                  : `${renderConversationTable(done.map((r) => r.trials[0]!))}\n`;
+      if (flags.out && flags.format !== "html") {
         writeFileSync(flags.out, text);
         process.stderr.write(`wrote ${flags.out}\n`);
       } else process.stdout.write(text);

@@ -8,6 +8,7 @@ import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { emitEvalResult } from "../evaluation-report.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
+import { writeHtmlReport, writeHtmlReportFrom } from "../html-report.ts";
 import { withInterrupts } from "../interrupts.ts";
 import { requireJudgeSpec } from "../judge-setup.ts";
 import { evaluate, evaluateQueued, judgeSettingsOf, setupEvaluation } from "../persona-evaluation.ts";
@@ -27,10 +28,10 @@ export function registerEvalCommand(program: Command): void {
   )
     .addOption(
       new Option("--format <format>", "output format")
-        .choices(["table", "json", "markdown"])
+        .choices(["table", "json", "markdown", "html"])
         .default("table"),
     )
-    .option("--out <file>", "write the output to a file instead of stdout")
+    .option("--out <file>", "write the output to a file instead of stdout (html: the report file)")
     .option(
       "--record <file>",
       "also write every verdict as judge fixtures (replay them with --judge fixtures:FILE)",
@@ -106,15 +107,28 @@ async function resumeCommand(id: string | undefined, flags: EvalFlags) {
 
 export async function evalCommand(sources: string[], flags: EvalFlags): Promise<number> {
   const format = flags.format ?? "table";
-  if (!["table", "json", "markdown"].includes(format))
-    throw new InputError("expected table, json or markdown", { place: "--format" });
+  if (!["table", "json", "markdown", "html"].includes(format))
+    throw new InputError("expected table, json, markdown or html", { place: "--format" });
+  // The HTML report is read from the store: written while the run's store is still open, or reopened after
+  // a resume or a queued run (whose stores outlive the command).
+  const emit = async (result: EvalResult, settings: Settings, written = false) => {
+    if (format !== "html") return emitEvalResult(result, format, { out: flags.out, settings });
+    if (!written)
+      await writeHtmlReportFrom(settings.db, {
+        evaluationIds: [result.evaluation_id],
+        out: flags.out,
+        regressionThreshold: settings.thresholds.regression,
+      });
+    // With the report in a file, the log still gets the table.
+    if (flags.out) emitEvalResult(result, "table", { settings });
+  };
   if (flags.resume !== undefined) {
     if (sources.length)
       throw new InputError("--resume takes no transcript: it reads the one the evaluation used", {
         place: "--resume",
       });
     const outcome = await resumeCommand(flags.resume === true ? undefined : flags.resume, flags);
-    emitEvalResult(outcome.result, format, { out: flags.out, settings: outcome.settings });
+    await emit(outcome.result, outcome.settings);
     return exitCodeFor(outcome.result, outcome.settings);
   }
   const setup = setupEvaluation(sources, flags);
@@ -128,17 +142,26 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
       process.stdout.write(`${queued.evaluationId}\n`);
       return 0;
     }
-    emitEvalResult(queued.result, format, { out: flags.out, settings: setup.settings });
+    await emit(queued.result, setup.settings);
     return exitCodeFor(queued.result, setup.settings);
   }
   if (flags.detach) throw new InputError("--detach goes with --queue", { place: "--detach" });
   const outcome = await evaluate(setup, {
     record: flags.record,
-    dryRun: flags.dryRun ? { format } : undefined,
+    dryRun: flags.dryRun ? { format: format === "html" ? "table" : format } : undefined,
     transcript: flags.synthetic === undefined ? undefined : await synthesize(sources, flags, setup.settings),
+    beforeClose:
+      format === "html"
+        ? (store, { result }) =>
+            writeHtmlReport(store, {
+              evaluationIds: [result.evaluation_id],
+              out: flags.out,
+              regressionThreshold: setup.settings.thresholds.regression,
+            })
+        : undefined,
   });
   if (!outcome) return 0;
-  emitEvalResult(outcome.result, format, { out: flags.out, settings: outcome.settings });
+  await emit(outcome.result, outcome.settings, true);
   return exitCodeFor(outcome.result, outcome.settings);
 }
 

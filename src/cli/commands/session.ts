@@ -3,7 +3,9 @@
 import type { Command } from "commander";
 import { Option } from "commander";
 import type { SessionAnalysis, SessionsAnalysis } from "../../sessions/index.ts";
+import type { Store } from "../../store/index.ts";
 import { examples } from "../help-examples.ts";
+import { storeKeptForReport, writeHtmlReportAfter } from "../html-report.ts";
 import { emitSessions, score } from "../session-report.ts";
 import { registerStoredList } from "../stored-list.ts";
 
@@ -66,10 +68,10 @@ export function registerSessionCommands(program: Command): void {
     .option("--config <file>", "project file to use")
     .addOption(
       new Option("--format <format>", "output format")
-        .choices(["table", "json", "markdown"])
+        .choices(["table", "json", "markdown", "html"])
         .default("table"),
     )
-    .option("--out <file>", "write the output to a file instead of stdout")
+    .option("--out <file>", "write the output to a file instead of stdout (html: the report file)")
     .addHelpText(
       "after",
       examples(
@@ -106,6 +108,7 @@ export function registerSessionCommands(program: Command): void {
       };
       const onProgress = progressBar(flags.resume ? "resuming" : "judging", flags.progress !== false);
       let result: SessionsAnalysis;
+      let kept: Store | undefined;
       if (flags.detach && !flags.queue)
         throw new InputError("--detach goes with --queue", { place: "--detach" });
       if (flags.queue) {
@@ -162,6 +165,7 @@ export function registerSessionCommands(program: Command): void {
         const resumable = new Promise<void>((resolve) => {
           started = resolve;
         });
+        kept = flags.format === "html" ? await storeKeptForReport(settings.db) : undefined;
         result = await withInterrupts(
           (signal) =>
             analyzeSession(sessionFiles, {
@@ -169,7 +173,7 @@ export function registerSessionCommands(program: Command): void {
               tools: flags.tools,
               judge: flags.judge,
               judgeSettings,
-              store: settings.db,
+              store: kept ?? settings.db,
               concurrency,
               cache: flags.cache,
               ccmThreshold,
@@ -186,7 +190,13 @@ export function registerSessionCommands(program: Command): void {
         process.stderr.write(
           `dramaturg: ${result.judge.errored} judge verdict(s) failed; their metrics are null and left out of the scores\n`,
         );
-      await emitSessions(result, flags.format, flags.out);
+      if (flags.format !== "html") return emitSessions(result, flags.format, flags.out);
+      if (result.evaluation_id === undefined) throw new Error("the analysis was not stored");
+      await writeHtmlReportAfter(kept, settings.db, {
+        evaluationIds: [result.evaluation_id],
+        out: flags.out,
+      });
+      if (flags.out) await emitSessions(result, "table");
     });
 }
 

@@ -4,6 +4,7 @@ import type { QueuedProgress } from "../../queue/index.ts";
 import { loadEvalResult } from "../../scorers/index.ts";
 import { type Store, storeExists } from "../../store/index.ts";
 import { emitEvalResult } from "../evaluation-report.ts";
+import { writeHtmlReport, writeHtmlReportFrom } from "../html-report.ts";
 import { resolveSettings } from "../settings.ts";
 
 /** The progress of the pending or running evaluation `id` (or its first 8+ characters) names, if one does. */
@@ -25,10 +26,15 @@ export async function showCommand(
   flags: { format?: string; out?: string; db?: string; config?: string },
 ): Promise<number> {
   const format = flags.format ?? "table";
-  if (!["table", "json", "markdown"].includes(format))
-    throw new InputError(`--format must be table, json or markdown, got ${JSON.stringify(format)}`);
+  if (!["table", "json", "markdown", "html"].includes(format))
+    throw new InputError(`--format must be table, json, markdown or html, got ${JSON.stringify(format)}`);
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   if (!storeExists(settings.db)) throw new InputError("no store here to show from", { place: settings.db });
+  const reportOf = (evaluationId: string) => ({
+    evaluationIds: [evaluationId],
+    out: flags.out,
+    regressionThreshold: settings.thresholds.regression,
+  });
   // An id may name a session analysis, a conversation run or a simulation: each is reprinted the way its
   // command printed it.
   if (id !== undefined) {
@@ -59,6 +65,10 @@ export async function showCommand(
       }
       const { loadSessionAnalysis } = await import("../../sessions/index.ts");
       const analysis = await ofKind(loadSessionAnalysis({ store, id }));
+      if (analysis && format === "html") {
+        await writeHtmlReport(store, reportOf(analysis.evaluation_id ?? id));
+        return 0;
+      }
       if (analysis) {
         const { emitSessions } = await import("../session-report.ts");
         await emitSessions(analysis, format, flags.out);
@@ -66,6 +76,10 @@ export async function showCommand(
       }
       const { loadConversationResult } = await import("../../conversations/index.ts");
       const conversation = await ofKind(loadConversationResult({ store, id }));
+      if (conversation && format === "html") {
+        await writeHtmlReport(store, reportOf(conversation.evaluation_id ?? id));
+        return 0;
+      }
       if (conversation) {
         const { renderConversationTable } = await import("../conversation-report.ts");
         return print(
@@ -86,6 +100,8 @@ export async function showCommand(
       await store.close();
     }
   }
-  emitEvalResult(await loadEvalResult({ store: settings.db, id }), format, { out: flags.out, settings });
+  const result = await loadEvalResult({ store: settings.db, id });
+  if (format === "html") await writeHtmlReportFrom(settings.db, reportOf(result.evaluation_id));
+  else emitEvalResult(result, format, { out: flags.out, settings });
   return 0;
 }

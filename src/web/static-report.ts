@@ -1,0 +1,178 @@
+// The static report: one self-contained HTML file of an evaluation, to attach to a CI run — the same pages
+// and drill-down as the dashboard (rendered by the dashboard itself, so the two never drift apart), with the
+// stylesheet inline, no script, nothing fetched from the network, and links between its pages made anchors.
+import type { CiReport } from "../harness/index.ts";
+import type { Store } from "../store/index.ts";
+import { ASSETS } from "./assets.ts";
+import { ciCheckSection } from "./ci-check-section.ts";
+import { dashboardRoutes } from "./dashboard-routes.ts";
+import { score9 } from "./format.ts";
+import { type Html, html } from "./html.ts";
+
+export interface StaticReportOptions {
+  /** The open store the evaluation is in. */
+  store: Store;
+  /** The evaluations to report, in order: persona evaluations (each of their runs), session analyses, conversations. */
+  evaluationIds: readonly string[];
+  /** The document's title. Default "Dramaturg report". */
+  title?: string;
+  /** The project's regression threshold, as the dashboard uses it. */
+  regressionThreshold?: number;
+  /** A persona check's result (`dramaturg ci`), shown first. */
+  ciReport?: CiReport;
+}
+
+/** What the report reads of a persona evaluation's result document. */
+interface PersonaRuns {
+  runs?: {
+    run_id?: unknown;
+    agent_id?: unknown;
+    name?: unknown;
+    overall_score?: unknown;
+    dimensions?: unknown;
+  }[];
+}
+
+/**
+ * The policy of the file itself: no script, no request of any kind; only the inline stylesheet and
+ * data: images. Opened from disk or an artifact store, it can do nothing but show.
+ */
+const POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+interface ReportedRun {
+  id: string;
+  agentId: string;
+  name: string;
+  overall: number | null;
+  dimensions: Record<string, number | null>;
+}
+
+/** The pages of one evaluation, as the dashboard's paths (a persona evaluation's runs, or the evaluation itself), and a persona evaluation's runs. */
+async function pagesOf(store: Store, id: string): Promise<{ paths: string[]; runs: ReportedRun[] }> {
+  const row = await store.evaluations.get(id);
+  if (!row) throw new RangeError(`no evaluation ${id} in the store`);
+  if (row.kind === "session") return { paths: [`/sessions/${id}`], runs: [] };
+  if (row.kind === "conversation") return { paths: [`/conversations/${id}`], runs: [] };
+  const result = (await store.evaluations.result(id)) as PersonaRuns | undefined;
+  const runs = (result?.runs ?? []).flatMap((r): ReportedRun[] => {
+    if (typeof r.run_id !== "string" || typeof r.agent_id !== "string") return [];
+    const dimensions: Record<string, number | null> = {};
+    for (const [d, v] of Object.entries((r.dimensions ?? {}) as Record<string, { score?: unknown }>))
+      dimensions[d] = typeof v?.score === "number" ? v.score : null;
+    const overall = typeof r.overall_score === "number" ? r.overall_score : null;
+    return [{ id: r.run_id, agentId: r.agent_id, name: String(r.name ?? r.agent_id), overall, dimensions }];
+  });
+  return { paths: runs.map((r) => `/runs/${r.id}`), runs };
+}
+
+/** The persona scores at a glance: one row per agent, linking to its run's page below. */
+function personaSummary(runs: readonly ReportedRun[]): Html | "" {
+  if (runs.length === 0) return "";
+  const dimensions = [...new Set(runs.flatMap((r) => Object.keys(r.dimensions)))];
+  return html`<section class="report-summary"><h2>Scores</h2>
+<table><thead><tr><th>Agent</th>${dimensions.map((d) => html`<th class="num">${d}</th>`)}<th class="num">Overall</th></tr></thead>
+<tbody>${runs.map(
+    (r) =>
+      html`<tr><td><a href="/runs/${r.id}">${r.name}</a></td>${dimensions.map((d) => html`<td class="num">${score9(r.dimensions[d])}</td>`)}<td class="num">${score9(r.overall)}</td></tr>`,
+  )}</tbody></table></section>`;
+}
+
+/** A page's anchor in the report: its path, made an id. */
+const anchorOf = (path: string) => `page${path.replaceAll("/", "-")}`;
+
+/**
+ * The page's links made the report's: a link to another page of the report becomes its anchor; any other
+ * link to the dashboard (filters, sorting, other agents) loses its href and stays as text. Forms go: there
+ * is no server to answer them. This reads markup made by our own templates, where agent text is escaped,
+ * so no tag in it comes from an agent.
+ */
+function staticLinks(main: string, anchors: ReadonlyMap<string, string>): string {
+  return main
+    .replace(/<form\b[\s\S]*?<\/form>/g, "")
+    .replace(/<script\b[\s\S]*?<\/script>/g, "")
+    .replace(/\shref="([^"]*)"/g, (whole, href: string) => {
+      if (/^(?:https?:|mailto:)/i.test(href)) return whole;
+      if (href.startsWith("#")) return whole;
+      const path = href.replace(/&amp;/g, "&").split(/[?#]/)[0] ?? "";
+      const anchor = anchors.get(path);
+      return anchor === undefined ? "" : ` href="#${anchor}"`;
+    });
+}
+
+/** The `<main>` of a dashboard page (the layout's frame, navigation and script left out). */
+function mainOf(page: string): string {
+  const match = page.match(/<main>([\s\S]*)<\/main>/);
+  if (!match?.[1]) throw new Error("a dashboard page without its <main>");
+  return match[1];
+}
+
+/**
+ * One HTML document of the evaluations' pages. Rendered by the dashboard's own routes over the store, so
+ * what a CI artifact shows is what `dramaturg serve` shows.
+ *
+ * ```ts
+ * writeFileSync("report.html", await staticReport({ store, evaluationIds: [result.evaluation_id] }));
+ * ```
+ */
+export async function staticReport({
+  store,
+  evaluationIds,
+  title = "Dramaturg report",
+  regressionThreshold,
+  ciReport,
+}: StaticReportOptions): Promise<string> {
+  const pages = await Promise.all(evaluationIds.map((id) => pagesOf(store, id)));
+  const paths = pages.flatMap((p) => p.paths);
+  const runs = pages.flatMap((p) => p.runs);
+  const anchors = new Map(paths.map((p) => [p, anchorOf(p)]));
+  const app = dashboardRoutes({ store, regressionThreshold });
+  const sections: string[] = [];
+  for (const path of paths) {
+    const response = await app.request(path, { headers: { accept: "text/html" } });
+    if (response.status !== 200)
+      throw new Error(`the dashboard could not render ${path} (${response.status})`);
+    sections.push(
+      `<section class="report-page" id="${anchorOf(path)}">\n${staticLinks(mainOf(await response.text()), anchors)}\n</section>`,
+    );
+  }
+  const runOf = (agentId: string) => {
+    const run = runs.find((r) => r.agentId === agentId);
+    return run && `/runs/${run.id}`;
+  };
+  const head = staticLinks(
+    `${ciReport ? ciCheckSection(ciReport, runOf) : ""}${ciReport ? "" : personaSummary(runs)}`,
+    anchors,
+  );
+  const contents =
+    paths.length > 1
+      ? html`<nav class="report-contents" aria-label="contents"><ol>${paths.map(
+          (p) => html`<li><a href="#${anchorOf(p)}">${p.slice(1)}</a></li>`,
+        )}</ol></nav>`
+      : "";
+  // The stylesheet is the package's own file; "</style" cannot occur in it, but it is checked all the same.
+  const css = ASSETS["dashboard.css"]?.body ?? "";
+  if (/<\/style/i.test(css)) throw new Error("the stylesheet cannot be inlined");
+  return `${html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">`}
+<meta http-equiv="Content-Security-Policy" content="${POLICY}">${html`
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>`}
+<style>
+${css}
+</style>
+</head>
+<body class="static-report">
+<header class="top"><span class="brand">Dramaturg</span></header>
+<main>
+${html`<h1>${title}</h1>${contents}`}
+${head}
+${sections.join("\n")}
+</main>
+</body>
+</html>
+`;
+}
