@@ -71,3 +71,20 @@ export async function openQueue(
         });
   return boss;
 }
+
+/**
+ * Runs `use` on a queue opened for it (no supervisor, no scheduler: a command that sends or reads jobs) and
+ * stops it afterwards, whatever happened.
+ */
+export async function withQueue<T>(
+  store: Store,
+  connectionString: string,
+  use: (boss: PgBoss) => Promise<T>,
+): Promise<T> {
+  const boss = await openQueue(store, connectionString);
+  try {
+    return await use(boss);
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
+}

@@ -10,7 +10,7 @@ import {
 import { parseJudgeSpec } from "../core/index.ts";
 import type { Store } from "../engine/index.ts";
 import { createJudgeModel } from "../judge/index.ts";
-import { openQueue } from "./boss.ts";
+import { openQueue, withQueue } from "./boss.ts";
 import { CONVERSATION_JOBS, type ConversationJobData } from "./conversation-jobs.ts";
 import { modelSpec } from "./model-spec.ts";
 
@@ -65,8 +65,7 @@ export async function enqueueConversations(
   parseJudgeSpec(judge);
   // The user's model is made by the worker, with the worker's key: here only its spec and URL are checked.
   createJudgeModel(userModel, { baseUrl: userBaseUrl, apiKeyEnv: "KEY", env: { KEY: "not-a-key" } });
-  const boss = await openQueue(store, connectionString);
-  try {
+  return withQueue(store, connectionString, async (boss) => {
     const queued: QueuedConversation[] = [];
     const data: ConversationJobData[] = [];
     for (const { name, job } of jobs) {
@@ -97,9 +96,7 @@ export async function enqueueConversations(
       data.map((d) => ({ data: d, group: { id: d.name } })),
     );
     return queued;
-  } finally {
-    await boss.stop({ graceful: false, close: true });
-  }
+  });
 }
 
 /** How a queued conversation ended: its result (with its evaluation's id), or why it failed. */

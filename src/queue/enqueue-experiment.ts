@@ -12,7 +12,7 @@ import {
   storeExperiment,
 } from "../experiments/index.ts";
 import type { Cassette } from "../judge/index.ts";
-import { openQueue } from "./boss.ts";
+import { withQueue } from "./boss.ts";
 import { completeWhenDone, type EnvironmentJob, EXPERIMENT_ENVIRONMENTS } from "./experiment-jobs.ts";
 import { modelSpec } from "./model-spec.ts";
 
@@ -90,15 +90,12 @@ export async function enqueueExperiment(
     }));
   if (jobs.length === 0) await completeWhenDone(store, plan);
   else {
-    const boss = await openQueue(store, connectionString);
-    try {
-      await boss.insert(
+    await withQueue(store, connectionString, (boss) =>
+      boss.insert(
         EXPERIMENT_ENVIRONMENTS,
         jobs.map((data) => ({ data })),
-      );
-    } finally {
-      await boss.stop({ graceful: false, close: true });
-    }
+      ),
+    );
   }
   return {
     experimentId: plan.experimentId,

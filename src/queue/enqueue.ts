@@ -8,7 +8,7 @@ import { type EvaluationOfKind, type EvaluationRow, planSize, type Store } from 
 import type { JudgeDescriptor } from "../judge/index.ts";
 import { type EvalResult, type PreparedPersonaEvaluation, personaEvaluation } from "../scorers/index.ts";
 import { type PreparedSessionAnalysis, type SessionsAnalysis, sessionEvaluation } from "../sessions/index.ts";
-import { openQueue } from "./boss.ts";
+import { withQueue } from "./boss.ts";
 import { CALLS_PER_JOB, chunksOf, jobsTotals, PERSONA_CHUNKS, SESSION_CHUNKS } from "./jobs.ts";
 
 export interface EnqueueOptions {
@@ -34,8 +34,7 @@ async function enqueueEvaluation<M, R>(
   queue: string,
   { store, connectionString, callsPerJob = CALLS_PER_JOB }: Omit<EnqueueOptions, "judge">,
 ): Promise<{ evaluationId: string; jobs: number }> {
-  const boss = await openQueue(store, connectionString);
-  try {
+  return withQueue(store, connectionString, async (boss) => {
     const size = planSize(evaluation.plan);
     const described = evaluation.describe();
     const chunks = chunksOf("", size.calls, callsPerJob);
@@ -51,9 +50,7 @@ async function enqueueEvaluation<M, R>(
       chunks.map((chunk) => ({ data: { ...chunk, evaluation_id: row.id } })),
     );
     return { evaluationId: row.id, jobs: chunks.length };
-  } finally {
-    await boss.stop({ graceful: false, close: true });
-  }
+  });
 }
 
 /** Stores a prepared persona evaluation and queues its judge calls; returns its id and how many jobs it made. */

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { InputError, StoreError } from "../core/index.ts";
 import type { Queryable, Store } from "../engine/index.ts";
-import { openQueue, requireQueueStore } from "./boss.ts";
+import { requireQueueStore, withQueue } from "./boss.ts";
 import { ONLINE_TICKS, type OnlineRule, type OnlineTick, OnlineTickSchema } from "./online-rule.ts";
 
 /**
@@ -16,8 +16,7 @@ export async function scheduleOnlineRules(
   connectionString: string,
   ticks: readonly OnlineTick[],
 ): Promise<{ scheduled: string[]; removed: string[] }> {
-  const boss = await openQueue(store, connectionString);
-  try {
+  return withQueue(store, connectionString, async (boss) => {
     const existing = await boss.getSchedules(ONLINE_TICKS);
     for (const [i, tick] of ticks.entries()) {
       const before = existing.find((s) => s.key === tick.rule.name);
@@ -35,9 +34,7 @@ export async function scheduleOnlineRules(
     const removed = existing.filter((s) => !names.has(s.key)).map((s) => s.key);
     for (const key of removed) await boss.unschedule(ONLINE_TICKS, key);
     return { scheduled: ticks.map((t) => t.rule.name), removed };
-  } finally {
-    await boss.stop({ graceful: false, close: true });
-  }
+  });
 }
 
 /** A row of online_runs as reports show it. */
@@ -167,13 +164,7 @@ export async function onlineStatus(
   { runs = 5 }: { runs?: number } = {},
 ): Promise<OnlineStatus> {
   const db = requireQueueStore(store);
-  const boss = await openQueue(store, connectionString);
-  let schedules: Awaited<ReturnType<typeof boss.getSchedules>>;
-  try {
-    schedules = await boss.getSchedules(ONLINE_TICKS);
-  } finally {
-    await boss.stop({ graceful: false, close: true });
-  }
+  const schedules = await withQueue(store, connectionString, (boss) => boss.getSchedules(ONLINE_TICKS));
   const rules = [];
   for (const schedule of [...schedules].sort((a, b) => a.key.localeCompare(b.key))) {
     const tick = OnlineTickSchema.safeParse(schedule.data);
@@ -191,17 +182,22 @@ export async function onlineStatus(
 
 /**
  * Runs a rule now, through the queue (a worker takes it as it takes a scheduled run), and waits for the
- * run to end: its summary. `timeoutMs` bounds the wait (the run goes on).
+ * run to end: its summary. Its window starts at `since`, else where its schedule started, else at the
+ * beginning. `timeoutMs` bounds the wait (the run goes on).
  */
 export async function runOnlineRuleNow(
   store: Store,
   connectionString: string,
-  tick: OnlineTick,
+  given: Omit<OnlineTick, "since"> & { since?: string },
   { timeoutMs = 3_600_000 }: { timeoutMs?: number } = {},
 ): Promise<OnlineRunSummary> {
   const db = requireQueueStore(store);
-  const boss = await openQueue(store, connectionString);
-  try {
+  return withQueue(store, connectionString, async (boss) => {
+    // Without a start, a scheduled rule's first window starts when it was scheduled; else every stored item is new.
+    const scheduled = (await boss.getSchedules(ONLINE_TICKS)).find((s) => s.key === given.rule.name);
+    const since =
+      given.since ?? OnlineTickSchema.safeParse(scheduled?.data).data?.since ?? new Date(0).toISOString();
+    const tick: OnlineTick = { ...given, since };
     const jobId = await boss.send(ONLINE_TICKS, tick);
     const until = Date.now() + timeoutMs;
     for (;;) {
@@ -227,7 +223,5 @@ export async function runOnlineRuleNow(
         );
       await sleep(250);
     }
-  } finally {
-    await boss.stop({ graceful: false, close: true });
-  }
+  });
 }

@@ -158,15 +158,10 @@ async function runCommand(name: string, flags: OnlineFlags): Promise<number> {
   const since = isoFlag(flags.since);
   // The rule is checked before the store opens: bad input writes nothing and needs no server.
   const given = tickOf(settings, name, since ?? "");
-  const { onlineAlerts, onlineStatus, runOnlineRuleNow } = await import("../../queue/index.ts");
+  const { onlineAlerts, runOnlineRuleNow } = await import("../../queue/index.ts");
   const store = await openStore(settings.db);
   try {
-    // A scheduled rule's first window starts when it was scheduled; else every stored message is new.
-    const scheduled = (await onlineStatus(store, settings.db, { runs: 0 })).rules.find(
-      (r) => r.rule.name === name,
-    );
-    const tick = { ...given, since: since ?? scheduled?.since ?? new Date(0).toISOString() };
-    const run = await runOnlineRuleNow(store, settings.db, tick);
+    const run = await runOnlineRuleNow(store, settings.db, { ...given, since });
     const alerts = (await onlineAlerts(store.db!, { rule: name, limit: 100 })).filter(
       (a) => a.online_run_id === run.id,
     );
