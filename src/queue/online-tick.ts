@@ -27,6 +27,10 @@ import { type OnlineTick, OnlineTickSchema, ruleMeasures } from "./online-rule.t
 import { type CandidateMessage, sampleMessages } from "./online-sample.ts";
 import { ONLINE_RETRY_LIMIT, ONLINE_TICKS } from "./queues.ts";
 
+/** Takes the rule's lock for the transaction: its runs are made and completed one at a time. */
+const lockRule = (tx: Queryable, rule: string) =>
+  tx.query("SELECT pg_advisory_xact_lock(hashtext('dramaturg:online:' || $1))", [rule]);
+
 /** A row of online_runs as the tick reads it. */
 interface OnlineRunRow {
   id: string;
@@ -92,7 +96,7 @@ async function openRun(tick: OnlineTick, context: WorkerContext, jobId: string):
   const db = context.store.db!;
   const agents = await ruleAgents(context.store, tick);
   return db.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext('dramaturg:online:' || $1))", [tick.rule.name]);
+    await lockRule(tx, tick.rule.name);
     const made = await tx.query<OnlineRunRow>("SELECT * FROM online_runs WHERE job_id = $1", [jobId]);
     if (made.rows[0]) return made.rows[0];
     const bounds = await tx.query<{ start: Date; end: Date }>(
@@ -415,7 +419,7 @@ async function runOnlineTick(tick: OnlineTick, context: WorkerContext, job: { id
   }
   const found = await checks(tick, store, evaluationId);
   await store.db!.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext('dramaturg:online:' || $1))", [tick.rule.name]);
+    await lockRule(tx, tick.rule.name);
     await settle(tx, tick, run, found);
   });
   await postAlerts(tick, store, run, evaluationId);
