@@ -2,7 +2,8 @@
 // server (`--db postgres://…` or DRAMATURG_BENCH_DB), with 10,000 completed runs of 20 agents and
 // 1,000,000 verdict rows, seeded in SQL with generate_series; then the p95 of `GET /api/runs` (first page,
 // one agent's, a page deep behind a cursor) and of an agent's history, and the dashboard's pages (`/agents`,
-// an agent's drift page, `/runs`), through `app.request()` (no socket): server time.
+// an agent's drift page, `/runs`), through `app.request()` (no socket): server time. Also 100,000 imported
+// messages, and the p95 of the search (issue 38) over them and the runs, agents and sessions.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +23,8 @@ export interface ServerFigures {
   backend: "pglite" | "postgres";
   runs: number;
   scores: number;
+  /** Imported messages, what the search's full text covers. */
+  messages: number;
   agents: number;
   seed_s: number;
   /** p50 / p95 / max in ms per request kind, over `requests` requests each. */
@@ -33,6 +36,26 @@ const AGENTS = 20;
 const SCORES_PER_RUN = 100;
 /** Stored session analyses (no result documents: the list's filter is what is measured), 3 agents each. */
 const SESSIONS = 2_000;
+/**
+ * Imported messages for the search (issue 38): the scores hold no text to search. 8–30 words each, drawn from
+ * SEARCH_WORDS with a skew (the first words in most messages, the last in a few), from the agents and users.
+ */
+const MESSAGES = 100_000;
+/** The messages' vocabulary, most frequent first. */
+const SEARCH_WORDS = `the and to of a in is it you that we for on this with be are not have at but so
+  what can about just they all do if was one will like out up there get more when now how time think know
+  good make see our us me right well yes no here over could then some back would your want need go really
+  only into because also after first way new day two kitchen garlic menu service table order guest chef
+  sauce plate dinner lunch tonight station radio music news schedule listener studio signal weather morning
+  evening market price budget report meeting plan team project deadline review draft change issue ticket
+  refund invoice customer account password login server deploy release branch test build error warning
+  latency cache queue worker database index query search result answer question reason evidence claim
+  persona voice style tone character story scene dialogue rehearsal director actor script stage curtain
+  lighting costume audience applause premiere critic saffron basil paprika oregano thyme rosemary fennel
+  cardamom turmeric sumac zaatar harissa miso yuzu kombu bonito shiso tamarind galangal lemongrass
+  sorrel lovage chervil borage nasturtium quince medlar loquat persimmon kumquat rambutan durian
+  mangosteen salsify celeriac kohlrabi romanesco samphire purslane amaranth teff fonio freekeh
+  zeppelin`.split(/\s+/);
 
 /**
  * A fresh store for one run: a PGlite folder in TMPDIR, or the `dramaturg_bench` database created on the
@@ -129,6 +152,17 @@ async function seed(store: Store, runs: number): Promise<void> {
        FROM generate_series(1, $1) s`,
     [SESSIONS, AGENTS],
   );
+  // Messages for the search, each word drawn from the vocabulary with a skew towards its first words.
+  await db.query(
+    `INSERT INTO run_messages (source, id, sender, channel, text, at)
+     SELECT 'chat-' || (m / 1000), 'm' || m,
+            CASE WHEN m % 5 = 0 THEN 'user-' || (m % 97) ELSE 'agent-' || (1 + m % $2) END, 'channel-' || (m % 50),
+            (SELECT string_agg(($3::text[])[1 + floor(power(random(), 2.5) * cardinality($3::text[]))::int], ' ')
+               FROM generate_series(1, 8 + m % 23)),
+            now() - (m || ' seconds')::interval
+       FROM generate_series(1, $1) m`,
+    [MESSAGES, AGENTS, SEARCH_WORDS],
+  );
   await db.query("ANALYZE");
 }
 
@@ -151,8 +185,9 @@ export async function benchServer({
     const started = performance.now();
     await seed(store, runs);
     const seed_s = round((performance.now() - started) / 1000);
-    const counted = await store.db!.query<{ runs: string; scores: string }>(
-      "SELECT (SELECT count(*) FROM evaluation_runs) AS runs, (SELECT count(*) FROM evaluation_scores) AS scores",
+    const counted = await store.db!.query<{ runs: string; scores: string; messages: string }>(
+      `SELECT (SELECT count(*) FROM evaluation_runs) AS runs, (SELECT count(*) FROM evaluation_scores) AS scores,
+              (SELECT count(*) FROM run_messages) AS messages`,
     );
     const app = createServerApp({ store });
     const json = async (path: string) => {
@@ -194,6 +229,26 @@ export async function benchServer({
       "page /runs/:id (100 verdicts)": () => `/runs/${first.runs[0]!.id}`,
       "page /sessions?agent=…": (i) => `/sessions?agent=agent-${1 + (i % AGENTS)}`,
     };
+    // The search (issue 38) over the seeded messages, agents, runs and sessions: words of every frequency
+    // (a common word matches most messages: only the first MESSAGE_CANDIDATES are ranked), a phrase, an
+    // agent's id (its 500 runs and its sessions), a run's id prefix; the API and the page. Target < 100 ms.
+    const pick = (words: readonly string[]) => (i: number) => encodeURIComponent(words[i % words.length]!);
+    const common = pick(SEARCH_WORDS.slice(0, 10));
+    const middle = pick(SEARCH_WORDS.slice(60, 120));
+    const rare = pick(SEARCH_WORDS.slice(-20));
+    const runPrefixes = (
+      await store.db!.query<{ id: string }>("SELECT id FROM evaluation_runs ORDER BY random() LIMIT 50")
+    ).rows.map((r) => r.id.slice(0, 8));
+    const searches: Record<string, (i: number) => string> = {
+      "search GET /api/search?q=(a word in most messages)": (i) => `/api/search?q=${common(i)}`,
+      "search GET /api/search?q=(a word in some)": (i) => `/api/search?q=${middle(i)}`,
+      "search GET /api/search?q=(a rare word)": (i) => `/api/search?q=${rare(i)}`,
+      "search GET /api/search?q=(two words)": (i) => `/api/search?q=${middle(i)}+${middle(i + 7)}`,
+      'search GET /api/search?q=("a phrase")': (i) => `/api/search?q=%22${common(i)}+${middle(i)}%22`,
+      "search GET /api/search?q=(an agent's id)": (i) => `/api/search?q=agent-${1 + (i % AGENTS)}`,
+      "search GET /api/search?q=(a run's id prefix)": (i) => `/api/search?q=${pick(runPrefixes)(i)}`,
+      "search page /search?q=(a word in some)": (i) => `/search?q=${middle(i)}`,
+    };
     const html = async (path: string) => {
       const response = await app.request(path);
       if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
@@ -203,6 +258,9 @@ export async function benchServer({
     const requested = [
       ...Object.entries(kinds).map(([kind, path]) => [kind, path, json] as const),
       ...Object.entries(pages).map(([kind, path]) => [kind, path, html] as const),
+      ...Object.entries(searches).map(
+        ([kind, path]) => [kind, path, kind.includes(" page ") ? html : json] as const,
+      ),
     ];
     for (const [kind, path, get] of requested) {
       for (let i = 0; i < 20; i++) await get(path(i)); // warm-up: plans cached, pages in memory
@@ -223,6 +281,7 @@ export async function benchServer({
       backend: db === undefined ? "pglite" : "postgres",
       runs: Number(counted.rows[0]!.runs),
       scores: Number(counted.rows[0]!.scores),
+      messages: Number(counted.rows[0]!.messages),
       agents: AGENTS,
       seed_s,
       latency,

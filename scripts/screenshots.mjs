@@ -30,22 +30,38 @@ try {
   const sessions = await store.evaluations.list({ kind: "session" });
   const refund = sessions.find((s) => s.source.includes("refund"));
   const [conversation] = await store.evaluations.list({ kind: "conversation", limit: 1 });
+  const [previous] = await store.runs
+    .list({ agent: REGRESSING_AGENT, limit: 2 })
+    .then((runs) => runs.slice(1));
+  // Each: the file name, the path, the window's width, and what to bring into view first (a selector,
+  // scrolled to the top; a <details> in it opened).
   const pages = [
     ["agents", "/agents"],
     ["agent-drift", `/agents/${REGRESSING_AGENT}`],
     ["runs", "/runs"],
     ["run", `/runs/${dovRun.id}`],
+    ["drilldown", `/runs/${dovRun.id}`, 1200, "section.proposition"],
+    ["compare", `/compare?a=${previous.id}&b=${dovRun.id}`],
     ["run-injection", `/runs/${injectionRun.id}#messages`],
     ["session", `/sessions/${refund.id}`],
+    ["session-timeline", `/sessions/${refund.id}`, 1200, "svg.waterfall"],
     ["conversation", `/conversations/${conversation.id}`],
     ["corrections", "/corrections"],
+    ["phone-agent", `/agents/${REGRESSING_AGENT}`, 390],
   ];
   mkdirSync(OUT, { recursive: true });
   const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1200, height: 800 });
-  for (const [name, path] of pages) {
+  for (const [name, path, width = 1200, focus] of pages) {
+    await page.setViewportSize({ width, height: 800 });
     const response = await page.goto(`${server.url}${path}`);
     if (response?.status() !== 200) throw new Error(`${path}: ${response?.status()}`);
+    if (focus) {
+      const target = page.locator(focus).first();
+      await target.evaluate((element) => {
+        element.querySelector("details")?.setAttribute("open", "");
+        element.scrollIntoView({ block: "start" });
+      });
+    }
     const file = join(OUT, `${name}.png`);
     // The first screenful: what a visitor sees, and small enough to keep in the repository.
     await page.screenshot({ path: file, fullPage: false });

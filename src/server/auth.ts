@@ -1,31 +1,30 @@
-// Token authentication: with a token set, every request but the login form needs it, as a bearer header
-// (programs) or the HttpOnly cookie the login form sets (browsers). Without one, 401: in the API's shape,
-// or, for a browser asking for a page, the sign-in form, which sends it back to that page afterwards.
+// Token authentication: with a token set, every request but the sign-in and sign-out forms needs it, as a
+// bearer header (programs) or a session cookie the sign-in form issued (browsers; see session-cookie.ts).
+// Without one, 401: in the API's shape, or, for a browser asking for a page, the sign-in form, which sends
+// it back to that page afterwards. An expired, signed-out or tampered cookie is no cookie.
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { loginPage } from "../web/index.ts";
 import { ApiError } from "./api-error.ts";
 import { sameSitePath } from "./next-path.ts";
-import { sameSecret, sessionValue } from "./token.ts";
-
-export const SESSION_COOKIE = "dramaturg_session";
+import { SESSION_COOKIE, type SessionCookies } from "./session-cookie.ts";
+import { sameSecret } from "./token.ts";
 
 /**
- * Paths open without the token: the login form, and what it needs to look like the dashboard — its
- * stylesheet and script, which are the package's own files — and the icon a browser asks for on every page.
+ * Paths open without the token: the sign-in and sign-out forms, and what they need to look like the
+ * dashboard — its stylesheet and script, which are the package's own files — and the icon a browser asks
+ * for on every page.
  */
-const OPEN = new Set(["/login", "/assets/dashboard.css", "/assets/dashboard.js", "/favicon.ico"]);
+const OPEN = new Set(["/login", "/logout", "/assets/dashboard.css", "/assets/dashboard.js", "/favicon.ico"]);
 
-export function requireToken(token: string): MiddlewareHandler {
-  const cookieValue = sessionValue(token);
+export function requireToken(token: string, sessions: SessionCookies): MiddlewareHandler {
   return async (c, next) => {
     if (OPEN.has(c.req.path)) return next();
     const header = c.req.header("authorization");
     const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
     const cookie = getCookie(c, SESSION_COOKIE);
     const ok =
-      (bearer !== undefined && sameSecret(bearer, token)) ||
-      (cookie !== undefined && sameSecret(cookie, cookieValue));
+      (bearer !== undefined && sameSecret(bearer, token)) || (cookie !== undefined && sessions.valid(cookie));
     if (ok) return next();
     c.header("WWW-Authenticate", 'Bearer realm="dramaturg"');
     if (wantsPage(c.req.method, c.req.path, c.req.header("accept"))) {
@@ -35,9 +34,11 @@ export function requireToken(token: string): MiddlewareHandler {
     const error = new ApiError(
       401,
       "unauthorized",
-      header || cookie
+      header
         ? "the token is not valid"
-        : "a token is required: send Authorization: Bearer <token>, or sign in at /login",
+        : cookie
+          ? "the session has expired or ended: sign in again at /login, or send Authorization: Bearer <token>"
+          : "a token is required: send Authorization: Bearer <token>, or sign in at /login",
     );
     return c.json(error.body, 401);
   };

@@ -1,5 +1,5 @@
-// The HTTP app over an open store: security headers, the body limit, the token (when set), the JSON API
-// and its OpenAPI document, and the dashboard's pages. A Hono app: tests call `app.request()`, no socket.
+// The HTTP app over an open store: security headers, the Host check, the token (when set), the body limit,
+// the JSON API and its OpenAPI document, and the dashboard's pages. A Hono app: tests call `app.request()`.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { JudgeOption, JudgeSettings } from "../engine/index.ts";
 import type { BaselineFolder } from "../harness/index.ts";
@@ -9,22 +9,42 @@ import { ApiError } from "./api-error.ts";
 import { requireToken } from "./auth.ts";
 import { DEFAULT_BODY_LIMIT, limitBodies } from "./body-limit.ts";
 import { errorHandler } from "./error-handler.ts";
+import { acceptedHosts, checkHostHeader } from "./host-check.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { correctionRoutes } from "./routes/corrections.ts";
 import { loginRoutes } from "./routes/login.ts";
 import { runRoutes } from "./routes/runs.ts";
+import { searchRoutes } from "./routes/search.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { traceRoutes } from "./routes/traces.ts";
 import { securityHeaders } from "./security-headers.ts";
 import type { ServerContext } from "./server-context.ts";
+import { sessionCookies } from "./session-cookie.ts";
+import { SignInThrottle } from "./sign-in-throttle.ts";
+import { checkToken } from "./token.ts";
 import { validationHook } from "./validation-hook.ts";
 
 export interface ServerAppOptions {
   /** The open store the API reads and where posted sessions and traces are kept. The caller closes it. */
   store: Store;
-  /** When set, every request but `/login` needs it (bearer header or the login cookie). */
+  /**
+   * When set (32 characters at least), every request but `/login` and `/logout` needs it: a bearer header,
+   * or a session cookie from signing in.
+   */
   token?: string;
+  /**
+   * The address the server is bound to: requests must name it, a loopback name or an allowed host in their
+   * Host header, else 421 (DNS rebinding). A wildcard (0.0.0.0, ::) adds no name. Default: loopback only —
+   * which `app.request("/path")` is.
+   */
+  host?: string;
+  /** More names the Host header may carry, each `name` (any port) or `name:port`: the server's public names. */
+  allowedHosts?: readonly string[];
+  /** How long a sign-in lasts, in seconds. Default 43,200 (12 h). */
+  sessionTtl?: number;
+  /** The clock of session expiry and the sign-in throttle, in milliseconds; tests pass one they move. */
+  now?: () => number;
   /** Largest request body in bytes; larger ones get 413. Default 10 MiB. */
   bodyLimit?: number;
   /** The judge of posted sessions and traces (`?judge=none` skips it); default none: deterministic parts only. */
@@ -37,7 +57,15 @@ export interface ServerAppOptions {
 }
 
 /** The server's routes, in the order they are matched; each is a sub-app with its OpenAPI routes. */
-const ROUTES = [runRoutes, agentRoutes, sessionRoutes, conversationRoutes, correctionRoutes, traceRoutes];
+const ROUTES = [
+  runRoutes,
+  agentRoutes,
+  sessionRoutes,
+  conversationRoutes,
+  correctionRoutes,
+  traceRoutes,
+  searchRoutes,
+];
 
 /**
  * The Dramaturg HTTP app (Hono): the JSON API under `/api`, its OpenAPI document at `/api/openapi.json`,
@@ -51,6 +79,10 @@ const ROUTES = [runRoutes, agentRoutes, sessionRoutes, conversationRoutes, corre
 export function createServerApp({
   store,
   token,
+  host,
+  allowedHosts,
+  sessionTtl,
+  now,
   bodyLimit = DEFAULT_BODY_LIMIT,
   judge = "none",
   judgeSettings,
@@ -63,13 +95,19 @@ export function createServerApp({
   app.notFound((c) =>
     c.json(new ApiError(404, "not_found", `no route ${c.req.method} ${c.req.path}`).body, 404),
   );
+  checkToken(token);
+  const signIn =
+    token === undefined
+      ? undefined
+      : { token, sessions: sessionCookies({ token, ttlSeconds: sessionTtl, now }) };
   app.use("*", securityHeaders());
-  if (token !== undefined) app.use("*", requireToken(token));
+  app.use("*", checkHostHeader(acceptedHosts(host, allowedHosts)));
+  if (signIn) app.use("*", requireToken(signIn.token, signIn.sessions));
   app.use("*", limitBodies(bodyLimit));
-  if (token !== undefined) app.route("/", loginRoutes(token));
+  if (signIn) app.route("/", loginRoutes({ ...signIn, throttle: new SignInThrottle({ now }) }));
   for (const routes of ROUTES) app.route("/", routes(context));
   // The pages come after the API and behind the same token and headers.
-  app.route("/", dashboardRoutes({ store, baselines, regressionThreshold }));
+  app.route("/", dashboardRoutes({ store, baselines, regressionThreshold, signOut: token !== undefined }));
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",
     info: {

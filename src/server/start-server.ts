@@ -1,15 +1,21 @@
-// Starts the HTTP server on a store location: opens the store, checks the host against the token, listens,
-// and hands back the URL and a close that stops listening, ends open connections and closes the store.
+// Starts the HTTP server on a store location: checks the host, the token and the allowed hosts before it
+// opens the store, listens, and hands back the URL and a close that stops listening, ends open connections
+// and closes the store.
 import type { AddressInfo } from "node:net";
 import { InputError, type StoreLocation } from "../core/index.ts";
 import { openStore, type Store } from "../store/index.ts";
 import { createServerApp, type ServerAppOptions } from "./create-server-app.ts";
 import { checkHost } from "./host.ts";
+import { acceptedHosts } from "./host-check.ts";
+import { checkToken } from "./token.ts";
 
 export interface StartServerOptions extends Omit<ServerAppOptions, "store"> {
   /** The store: a location (PGlite folder, `postgres://…`, `memory://`) or an open store (left open on close). */
   db: string | StoreLocation | Store;
-  /** Default 127.0.0.1. Any other than loopback needs `token`. */
+  /**
+   * Default 127.0.0.1. Any other than loopback needs `token`. Requests must name it in their Host header
+   * (a wildcard, 0.0.0.0 or ::, names nothing), a loopback name, or one of `allowedHosts`.
+   */
   host?: string;
   /** Default 4477; 0 picks a free port. */
   port?: number;
@@ -31,6 +37,8 @@ export async function startServer({
   ...app
 }: StartServerOptions): Promise<RunningServer> {
   checkHost(host, app.token);
+  checkToken(app.token);
+  acceptedHosts(host, app.allowedHosts);
   const token = app.token === "" ? undefined : app.token;
   // Loaded here, not with the module: `import("dramaturg")` should not pay for an HTTP server it may not start.
   const { serve } = await import("@hono/node-server");
@@ -38,8 +46,9 @@ export async function startServer({
   const store = isStore(db) ? db : await openStore(db);
   try {
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: createServerApp({ ...app, token, store }).fetch, hostname: host, port }, () =>
-        resolve(s),
+      const s = serve(
+        { fetch: createServerApp({ ...app, token, host, store }).fetch, hostname: host, port },
+        () => resolve(s),
       );
       s.once("error", (error: NodeJS.ErrnoException) =>
         reject(

@@ -47,6 +47,7 @@ export type {
   RunRow,
   StoredDimensionScore,
 } from "./runs.ts";
+export { agentMatches } from "./runs.ts";
 export type { ScoreWriter, ScoreWriterOptions } from "./score-writer.ts";
 export {
   type ScoreInput,
@@ -55,6 +56,22 @@ export {
   type ScoreStatus,
   scoreFromVerdict,
 } from "./scores.ts";
+export {
+  type AgentHit,
+  MAX_SEARCH_LIMIT,
+  MAX_SEARCH_QUERY,
+  type MessageHit,
+  type RunHit,
+  SEARCH_KINDS,
+  type SearchGroup,
+  type SearchKind,
+  type SearchQuery,
+  type SearchRepository,
+  type SearchResults,
+  type SessionHit,
+  type SnippetPart,
+  searchQueryProblem,
+} from "./search.ts";
 export { storeOver } from "./sql-store.ts";
 export {
   type OpenStoreOptions,

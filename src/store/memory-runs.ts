@@ -31,7 +31,14 @@ import {
   timestampIn,
   timestampInOrNull,
 } from "./memory-columns.ts";
-import type { DimensionScores, HistoryPoint, RunJudge, RunRepository, RunRow } from "./runs.ts";
+import {
+  agentMatches,
+  type DimensionScores,
+  type HistoryPoint,
+  type RunJudge,
+  type RunRepository,
+  type RunRow,
+} from "./runs.ts";
 import { documentOf } from "./stored-document.ts";
 
 export interface EvaluationRecord {
@@ -287,14 +294,14 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
 export function memoryRuns(
   table: Map<string, RunRecord>,
   evaluations: ReadonlyMap<string, EvaluationRecord>,
-  /** The stored persona hash of an agent; undefined when there is no such agent. */
-  personaHashOf: (agent: string) => string | undefined,
+  /** A stored agent's name and persona hash; undefined when there is no such agent. */
+  agentOf: (agent: string) => { name: string; persona_hash: string } | undefined,
 ): RunRepository {
   const runMove = (id: string, rule: Transition, apply: (r: RunRecord, now: number) => void) =>
     runRow(move(table, "run", id, rule, apply));
   return {
     async create(run) {
-      const agentHash = personaHashOf(run.agent_id);
+      const agentHash = agentOf(run.agent_id)?.persona_hash;
       if (agentHash === undefined)
         throw new StoreError(`run of agent ${run.agent_id}: there is no such agent (foreign key violation)`);
       const evaluation_id = run.evaluation_id ?? null;
@@ -357,10 +364,25 @@ export function memoryRuns(
       const r = byUuid(table, id);
       return r && runRow(r);
     },
-    async list({ agent, evaluation, status, isBaseline, dimension, since, until, after, limit = 50 } = {}) {
+    async list({
+      agent,
+      agentMatch,
+      evaluation,
+      status,
+      isBaseline,
+      dimension,
+      since,
+      until,
+      after,
+      limit = 50,
+    } = {}) {
       if (evaluation !== undefined && !isUuid(evaluation)) return [];
       if (after !== undefined && !isUuid(after.id)) return [];
       const evaluationId = evaluation?.toLowerCase();
+      const matching = (id: string) => {
+        const stored = agentOf(id);
+        return stored !== undefined && agentMatches({ id, name: stored.name }, agentMatch!);
+      };
       const inRange = createdIn(since, until);
       const cursor =
         after &&
@@ -372,6 +394,7 @@ export function memoryRuns(
       const rows = [...table.values()].filter(
         (r) =>
           (agent === undefined || r.agent_id === agent) &&
+          (agentMatch === undefined || matching(r.agent_id)) &&
           (evaluationId === undefined || r.evaluation_id === evaluationId) &&
           (status === undefined || r.status === status) &&
           (isBaseline === undefined || r.is_baseline === isBaseline) &&

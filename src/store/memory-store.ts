@@ -17,6 +17,7 @@ import { clock, compareText, isoAt, jsonbText, jsonOut, timestampIn } from "./me
 import { memoryAgentConfig, memoryCorrectionLogs } from "./memory-corrections.ts";
 import { type EvaluationRecord, memoryEvaluations, memoryRuns, type RunRecord } from "./memory-runs.ts";
 import { memoryScoreBatchWriter, memoryScores, type ScoreTable } from "./memory-scores.ts";
+import { memorySearch } from "./memory-search.ts";
 import { memoryVerdictCache } from "./memory-verdict-cache.ts";
 import type { MessageRepository, MessageRow } from "./messages.ts";
 import { MIGRATIONS } from "./migrations.ts";
@@ -51,6 +52,7 @@ export function openMemoryStore(): Store {
   const runs = new Map<string, RunRecord>();
   const agents = new Map<string, AgentRecord>();
   const scores: ScoreTable = new Map();
+  const messages = new Map<string, MessageRecord>();
   let closed = false;
   const unguarded = memoryScoreBatchWriter(scores, evaluations, runs);
   // The writer's batches are refused once closed too (the writer itself is made without a call to refuse).
@@ -62,9 +64,9 @@ export function openMemoryStore(): Store {
     location: "memory://",
     dialect: "memory",
     agents: memoryAgents(agents),
-    messages: memoryMessages(),
+    messages: memoryMessages(messages),
     evaluations: memoryEvaluations(evaluations),
-    runs: memoryRuns(runs, evaluations, (id) => agents.get(id)?.persona_hash),
+    runs: memoryRuns(runs, evaluations, (id) => agents.get(id)),
     scores: {
       ...memoryScores(scores, writeBatch, runs),
       writer: (options) => createScoreWriter(writeBatch, options),
@@ -72,6 +74,7 @@ export function openMemoryStore(): Store {
     verdictCache: memoryVerdictCache(),
     corrections: memoryCorrectionLogs(),
     agentConfig: memoryAgentConfig(),
+    search: memorySearch({ agents, runs, evaluations, messages }),
     async migrationStatus() {
       // Nothing to migrate: the store is born at the latest version.
       const latest = MIGRATIONS.at(-1)?.version ?? 0;
@@ -117,6 +120,7 @@ function guarded(store: Store, isClosed: () => boolean): Store {
     verdictCache: wrap(store.verdictCache),
     corrections: wrap(store.corrections),
     agentConfig: wrap(store.agentConfig),
+    search: wrap(store.search),
     migrationStatus: wrap({ m: store.migrationStatus }).m,
   };
 }
@@ -170,8 +174,7 @@ function memoryAgents(table: Map<string, AgentRecord>): AgentRepository {
   };
 }
 
-function memoryMessages(): MessageRepository {
-  const table = new Map<string, MessageRecord>();
+function memoryMessages(table: Map<string, MessageRecord>): MessageRepository {
   return {
     async import(source, messages) {
       // Checked whole first, so that a bad timestamp stores nothing of the batch.

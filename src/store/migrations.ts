@@ -425,4 +425,19 @@ CREATE UNIQUE INDEX online_alerts_open ON online_alerts (rule, agent_id, dimensi
 CREATE INDEX online_alerts_agent ON online_alerts (agent_id, opened_at DESC);
 `,
   },
+  {
+    version: 11,
+    name: "message_full_text_search",
+    sql: /* sql */ `
+-- The dashboard's search finds imported messages by their words (issue 38): PostgreSQL's own full-text search
+-- with the 'simple' configuration (no stemming and no stop words, so that it serves every language alike), a
+-- GIN index over each message's words. The words are a stored column rather than an index expression: ranking
+-- the candidates and checking a phrase's word positions read them for every candidate row, and parsing the
+-- text again there cost 2.5-7 times as much (100,000 messages on PGlite: a two-word phrase over 1,000
+-- candidates 146 ms, stored 25 ms). About 45% more bytes per message row.
+ALTER TABLE run_messages
+  ADD COLUMN text_words tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED;
+CREATE INDEX run_messages_text_words ON run_messages USING gin (text_words);
+`,
+  },
 ];

@@ -111,6 +111,11 @@ export interface RunRepository {
   list(
     options?: {
       agent?: string;
+      /**
+       * Only runs of agents whose id or display name contains this text, ignoring case (the dashboard's
+       * agent filter); `agent` stays the exact id the API and CLI mean.
+       */
+      agentMatch?: string;
       evaluation?: string;
       status?: LifecycleStatus;
       isBaseline?: boolean;
@@ -154,6 +159,15 @@ const toRow = (r: Raw): RunRow => ({
   started_at: isoOrNull(r.started_at),
   completed_at: isoOrNull(r.completed_at),
 });
+
+/**
+ * Whether an agent answers to a filter's text: its id or display name contains it, ignoring case. The
+ * dashboard's agent filter everywhere, and `runs.list({ agentMatch })` in SQL and in memory alike.
+ */
+export function agentMatches(agent: { id: string; name: string }, text: string): boolean {
+  const wanted = text.toLowerCase();
+  return agent.id.toLowerCase().includes(wanted) || agent.name.toLowerCase().includes(wanted);
+}
 
 export function runRepository(db: Queryable): RunRepository {
   const move = async (id: string, args: Omit<Parameters<typeof transition>[1], "table" | "id">) =>
@@ -221,7 +235,18 @@ export function runRepository(db: Queryable): RunRepository {
       const row = result.rows[0];
       return row && toRow(row);
     },
-    async list({ agent, evaluation, status, isBaseline, dimension, since, until, after, limit = 50 } = {}) {
+    async list({
+      agent,
+      agentMatch,
+      evaluation,
+      status,
+      isBaseline,
+      dimension,
+      since,
+      until,
+      after,
+      limit = 50,
+    } = {}) {
       if (evaluation !== undefined && !isUuid(evaluation)) return [];
       if (after !== undefined && !isUuid(after.id)) return [];
       // The cursor row's own key, to the microsecond (an ISO string keeps milliseconds); its given time
@@ -235,6 +260,9 @@ export function runRepository(db: Queryable): RunRepository {
             AND ($6::text IS NULL OR $6::text = ANY(dimensions))
             AND ($7::timestamptz IS NULL OR created_at >= $7::timestamptz)
             AND ($8::timestamptz IS NULL OR created_at <= $8::timestamptz)
+            AND ($11::text IS NULL OR agent_id IN (
+                 SELECT id FROM agents
+                  WHERE strpos(lower(id), lower($11::text)) > 0 OR strpos(lower(name), lower($11::text)) > 0))
             AND ($9::uuid IS NULL OR (created_at, trial, id) <
                  (SELECT COALESCE(MAX(created_at), $10::timestamptz), COALESCE(MAX(trial), 2147483647), $9::uuid
                     FROM evaluation_runs WHERE id = $9::uuid))
@@ -251,6 +279,7 @@ export function runRepository(db: Queryable): RunRepository {
           until ?? null,
           after?.id ?? null,
           after?.created_at ?? null,
+          agentMatch ?? null,
         ],
       );
       return result.rows.map(toRow);

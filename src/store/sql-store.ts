@@ -9,6 +9,7 @@ import { migrationStatus } from "./migrator.ts";
 import { runRepository } from "./runs.ts";
 import { createScoreWriter } from "./score-writer.ts";
 import { scoreRepository, writeScoreBatch } from "./scores.ts";
+import { searchRepository } from "./search.ts";
 import type { Store } from "./store.ts";
 import { verdictCacheRepository } from "./verdict-cache.ts";
 
@@ -31,6 +32,7 @@ export function storeOver(db: Db, location: string): Store {
     verdictCache: verdictCacheRepository(db),
     corrections: correctionLogRepository(db),
     agentConfig: agentConfigRepository(db),
+    search: searchRepository(db),
     migrationStatus: () => migrationStatus(db),
     close: () => {
       closed ??= db.close();

@@ -13,6 +13,7 @@ import type { MigrationStatus } from "./migrator.ts";
 import type { RunRepository } from "./runs.ts";
 import type { ScoreWriter, ScoreWriterOptions } from "./score-writer.ts";
 import type { ScoreRepository } from "./scores.ts";
+import type { SearchRepository } from "./search.ts";
 import type { VerdictCacheRepository } from "./verdict-cache.ts";
 
 export interface OpenStoreOptions {
@@ -42,6 +43,8 @@ export interface Store {
   readonly corrections: CorrectionLogRepository;
   /** Per-agent runtime-correction settings (`agent_evaluation_config`). */
   readonly agentConfig: AgentConfigRepository;
+  /** The dashboard's search over agents, runs, session analyses and messages (full-text on SQL stores). */
+  readonly search: SearchRepository;
   migrationStatus(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }

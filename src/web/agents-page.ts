@@ -3,7 +3,7 @@
 import { AGENT_DIMENSIONS, isPersonaDimension, renderTemplate } from "../core/index.ts";
 import { regressionStatus } from "../harness/index.ts";
 import { builtinPropositionSet } from "../propositions/index.ts";
-import type { RunRow, ScoreRow } from "../store/index.ts";
+import { agentMatches, type RunRow, type ScoreRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type DriftPoint, driftChart } from "./drift-chart.ts";
 import { filterForm } from "./filter-form.ts";
@@ -36,7 +36,7 @@ export async function agentsPage({ store }: DashboardContext, query: PageQuery):
   const to = query.until === undefined ? Infinity : Date.parse(query.until);
   const agents = (await store.agents.list()).filter((a) => {
     const at = Date.parse(a.created_at);
-    return at >= from && at <= to && (query.agent === undefined || a.id.includes(query.agent));
+    return at >= from && at <= to && (query.agent === undefined || agentMatches(a, query.agent));
   });
   const rows = await Promise.all(
     agents.map(async (agent) => {
@@ -51,7 +51,7 @@ export async function agentsPage({ store }: DashboardContext, query: PageQuery):
         ? html`<p>No agent matches these filters.</p>`
         : firstRun("agents")
       : html`<table class="agents">
-<thead><tr><th>Agent</th><th>Latest run</th><th>Overall</th>${dimensions.map((d) => html`<th>${d}</th>`)}</tr></thead>
+<thead><tr><th>Agent</th><th>Latest run</th><th class="num">Overall</th>${dimensions.map((d) => html`<th class="num">${d}</th>`)}</tr></thead>
 <tbody>${rows.map(
           ({ agent, latest }) => html`<tr>
 <td><a href="/agents/${encodeURIComponent(agent.id)}">${agent.name}</a> <span class="muted">${agent.id}</span></td>
@@ -166,7 +166,10 @@ export async function agentPage(
   if (!agent) return undefined;
   const from = query.since === undefined ? -Infinity : Date.parse(query.since);
   const to = query.until === undefined ? Infinity : Date.parse(query.until);
-  const runs = (await store.runs.list({ agent: id, status: "completed", limit: CHART_RUNS }))
+  // Newest first: each run's previous one is the next in the list (also for the first run in the range).
+  const all = await store.runs.list({ agent: id, status: "completed", limit: CHART_RUNS });
+  const previousOf = new Map(all.map((r, i) => [r.id, all[i + 1]?.id]));
+  const runs = all
     .filter((r) => {
       const at = Date.parse(r.created_at);
       return at >= from && at <= to;
@@ -177,6 +180,7 @@ export async function agentPage(
     run_id: r.id,
     created_at: r.created_at,
     scores: Object.fromEntries(Object.keys(r.dimension_scores ?? {}).map((d) => [d, dimensionScore(r, d)])),
+    previous_run_id: previousOf.get(r.id),
   }));
   const dimensions = scoredDimensions(runs).filter(
     (d) => query.dimension === undefined || d === query.dimension,
@@ -219,12 +223,12 @@ ${driftChart({ points, dimensions, baselines: baselines.scores, isRegression })}
 <p class="muted">${
         baselines.source
           ? `Dashed lines: the ${baselines.source}'s scores. A ring marks a score more than ${context.regressionThreshold} below its baseline.`
-          : "No baseline yet: make one with `dramaturg baseline` (or serve with --baselines DIR) to draw reference lines and mark regressions."
+          : "No baseline yet, so no reference lines and no regression marks (see Regressions below)."
       }</p>
 </section>
 <section>
 <h2>Latest scores</h2>
-<table class="scores"><thead><tr><th>Dimension</th><th>Latest</th><th>Previous</th><th>Baseline</th></tr></thead>
+<table class="scores"><thead><tr><th>Dimension</th><th class="num">Latest</th><th class="num">Previous</th><th class="num">Baseline</th></tr></thead>
 <tbody>${dimensions.map(
         (d) =>
           html`<tr><td>${d}</td><td class="num">${score9(latest ? dimensionScore(latest, d) : null)}</td><td class="num">${score9(previous ? dimensionScore(previous, d) : null)}</td><td class="num">${score9(baselines.scores[d])}</td></tr>`,
@@ -233,12 +237,24 @@ ${driftChart({ points, dimensions, baselines: baselines.scores, isRegression })}
 <section>
 <h2>Regressions</h2>
 ${
-  regressions.length === 0
-    ? html`<p>None: no dimension is more than ${context.regressionThreshold} below its baseline.</p>`
-    : html`<ul class="regressions">${regressions.map(
+  regressions.length > 0
+    ? html`<ul class="regressions">${regressions.map(
         ({ p, d }) =>
-          html`<li><a href="/runs/${p.run_id}">${when(p.created_at)}</a>: ${d} ${score9(p.scores[d])}, baseline ${score9(baselines.scores[d])}</li>`,
+          html`<li><a href="/runs/${p.run_id}">${when(p.created_at)}</a>: ${d} ${score9(p.scores[d])}, baseline ${score9(baselines.scores[d])}${
+            p.previous_run_id
+              ? html` — <a href="${hrefWith("/compare", { a: p.previous_run_id, b: p.run_id })}">compare with previous run</a>`
+              : ""
+          }</li>`,
       )}</ul>`
+    : dimensions.some((d) => typeof baselines.scores[d] === "number")
+      ? html`<p>None: no dimension is more than ${context.regressionThreshold} below its baseline${
+          dimensions.every((d) => typeof baselines.scores[d] === "number")
+            ? ""
+            : html` (${dimensions.filter((d) => typeof baselines.scores[d] !== "number").join(", ")} ha${
+                dimensions.filter((d) => typeof baselines.scores[d] !== "number").length === 1 ? "s" : "ve"
+              } no baseline to compare with)`
+        }.</p>`
+      : noBaseline(agent.id)
 }
 </section>
 ${alertsSection(alerts)}
@@ -249,7 +265,7 @@ ${
     ? html`<p>One run so far: nothing to compare with.</p>`
     : fallen.length === 0
       ? html`<p>No proposition scored lower in the latest run (<a href="/runs/${latest!.id}">${shortId(latest!.id)}</a>) than in the one before.</p>`
-      : html`<table class="fallen"><thead><tr><th>Proposition</th><th>Before</th><th>Now</th><th>Reasoning</th><th>Recommendations</th></tr></thead>
+      : html`<table class="fallen"><thead><tr><th>Proposition</th><th class="num">Before</th><th class="num">Now</th><th>Reasoning</th><th>Recommendations</th></tr></thead>
 <tbody>${fallen.map(
           (
             f,
@@ -260,6 +276,20 @@ ${
 </section>`
 }`;
   return layout({ title: agent.name, section: "agents", body });
+}
+
+/**
+ * What an agent without a baseline shows instead of an all-clear: nothing can be a regression yet, and how
+ * to set one — `dramaturg baseline` evaluates, marks the runs as the agent's baseline in the store and
+ * writes the golden file that `serve --baselines` and `ci` read.
+ */
+/** An agent id as one shell word, quoted unless it is plain, so the command can be pasted as shown. */
+const shellWord = (word: string) => (/^[\w.@-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+
+function noBaseline(agentId: string): Html {
+  return html`<p>No baseline yet, so nothing can be called a regression. Set one by evaluating a transcript of a good version of the agent against this store (the server's <code>--db</code>); its runs become the baseline:</p>
+<pre>dramaturg baseline transcript.json --agent ${shellWord(agentId)} --judge openai:gpt-4o-mini --out baselines</pre>
+<p>Or serve with <code>--baselines DIR</code>, a folder of baselines written that way.</p>`;
 }
 
 /**

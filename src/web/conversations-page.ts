@@ -1,14 +1,30 @@
-// The Conversations pages: stored conversation runs, and one run's result — both passes side by side,
-// task scores with reasoning, assertions with expected and actual values, the composite and its parts.
+// The Conversations pages: stored conversation runs (failures only, sortable columns), and one run's result —
+// both passes side by side, task scores with reasoning, assertions with expected and actual values, the
+// composite and its parts.
 
-import type { ConversationResult, PassResult } from "../conversations/index.ts";
-import { listConversationResults, loadConversationResult } from "../conversations/index.ts";
-import { fetchPage } from "../store/index.ts";
+import {
+  CONVERSATION_RESULT_FORMAT,
+  type ConversationResult,
+  loadConversationResult,
+  type PassResult,
+} from "../conversations/index.ts";
+import { RECOMMENDATION_THRESHOLD } from "../sessions/index.ts";
+import { type EvaluationRow, fetchPage, type PageAfter, type Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, jsonText, milliseconds, score1, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
+import {
+  failuresSwitch,
+  filteredPage,
+  parseListView,
+  type SortColumn,
+  sortedWithinPage,
+  sortHeader,
+  sortRows,
+  viewParams,
+} from "./list-view.ts";
 import { decodeCursor, type PageQuery } from "./page-query.ts";
 
 const PASS_TITLE: Record<string, string> = {
@@ -16,40 +32,149 @@ const PASS_TITLE: Record<string, string> = {
   with_facts: "With the facts",
 };
 
-export async function conversationsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
-  const { agent, since, until, limit } = query;
-  const page = await fetchPage(limit, (n) =>
-    listConversationResults({
-      store,
-      agent,
-      since,
-      until,
-      after: decodeCursor(query.cursor),
-      limit: n,
+/**
+ * A composite or task score under this is a failure for the failures-only view. A job has no threshold of
+ * its own (`converse --min-score` is the command's and is not stored), so the page uses the sessions'
+ * recommendation threshold, and says so.
+ */
+const PASS_THRESHOLD = RECOMMENDATION_THRESHOLD;
+
+interface ConversationListRow {
+  id: string;
+  created_at: string;
+  status: string;
+  job: string;
+  agent: string | null;
+  passes: { pass: string; score: number | null }[];
+  failures: string[];
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/**
+ * What failed in a conversation run: the run itself, a pass that could not be scored or whose agent
+ * failed, a composite or task score under the threshold, a failed assertion, failed requests to the agent.
+ */
+function conversationFailures(status: string, result: Partial<ConversationResult> | undefined): string[] {
+  const out: string[] = [];
+  if (status === "failed") out.push("the run failed");
+  if (result?.unscored) out.push(`not scored: ${result.unscored}`);
+  const low = (v: number | null | undefined): v is number => typeof v === "number" && v < PASS_THRESHOLD;
+  for (const p of (result?.passes ?? []) as StoredPass[]) {
+    const title = PASS_TITLE[p.pass] ?? p.pass;
+    if (p.unscored) out.push(`${title}: not scored (${p.unscored})`);
+    else if (low(p.composite?.score))
+      out.push(`${title}: composite ${score1(p.composite?.score)} < ${PASS_THRESHOLD}`);
+    for (const t of p.tasks ?? [])
+      if (low(t.score)) out.push(`${title}: task ${t.task} ${score1(t.score)} < ${PASS_THRESHOLD}`);
+    const failed = (p.assertions ?? []).filter((a) => !a.passed).length;
+    if (failed > 0) out.push(`${title}: ${plural(failed, "assertion")} failed`);
+    if (p.transcript?.ended === "agent_failed") out.push(`${title}: the agent failed`);
+    else if ((p.transcript?.failures ?? 0) > 0)
+      out.push(`${title}: ${plural(p.transcript!.failures, "failed request")}`);
+  }
+  return out;
+}
+
+async function conversationListRows(
+  store: Store,
+  rows: readonly EvaluationRow[],
+): Promise<ConversationListRow[]> {
+  return Promise.all(
+    rows.map(async (row) => {
+      const result =
+        row.status === "completed"
+          ? ((await store.evaluations.result(row.id)) as Partial<ConversationResult> | undefined)
+          : undefined;
+      const ours = result?.format === CONVERSATION_RESULT_FORMAT;
+      return {
+        id: row.id,
+        created_at: row.created_at,
+        status: row.status,
+        job: result?.job ?? row.source,
+        agent: row.agents[0] ?? null,
+        passes: ours
+          ? ((result.passes ?? []) as StoredPass[]).map((p) => ({
+              pass: p.pass,
+              score: p.composite?.score ?? null,
+            }))
+          : [],
+        failures: conversationFailures(row.status, ours ? result : undefined),
+      };
     }),
   );
+}
+
+const CONVERSATION_SORTS = ["created", "job", "agent", "status", "score"] as const;
+type ConversationSort = (typeof CONVERSATION_SORTS)[number];
+
+const CONVERSATION_COLUMNS: Record<ConversationSort, SortColumn<ConversationListRow, ConversationSort>> = {
+  created: { key: "created", label: "Created", value: (r) => r.created_at },
+  job: { key: "job", label: "Job", value: (r) => r.job },
+  agent: { key: "agent", label: "Agent under test", value: (r) => r.agent },
+  status: { key: "status", label: "Status", value: (r) => r.status },
+  score: {
+    key: "score",
+    label: "Lowest composite",
+    numeric: true,
+    value: (r) => {
+      const known = r.passes.map((p) => p.score).filter((v): v is number => v !== null);
+      return known.length > 0 ? Math.min(...known) : null;
+    },
+  },
+};
+
+export async function conversationsPage(
+  { store }: DashboardContext,
+  query: PageQuery,
+  raw: Readonly<Record<string, string>> = {},
+): Promise<Html> {
+  const { agent, since, until, limit } = query;
+  const view = parseListView(raw, CONVERSATION_SORTS);
+  const after = decodeCursor(query.cursor);
+  const list = async (from: PageAfter | undefined, n: number) =>
+    conversationListRows(
+      store,
+      await store.evaluations.list({ kind: "conversation", agent, since, until, after: from, limit: n }),
+    );
+  const page = view.failures
+    ? await filteredPage({ limit, after, list, keep: (r) => r.failures.length > 0 })
+    : { ...(await fetchPage(limit, (n) => list(after, n))), scanned: 0, stopped: false };
+  const filters = { agent, since, until };
+  const here = { path: "/conversations", params: { ...filters, cursor: query.cursor } };
+  const rows = sortRows(page.rows, view, Object.values(CONVERSATION_COLUMNS));
+  const header = (key: ConversationSort) => sortHeader(CONVERSATION_COLUMNS[key], view, here);
   const body =
-    page.rows.length === 0
-      ? agent || since || until || query.cursor
-        ? html`<p>No conversation matches these filters.</p>`
+    rows.length === 0
+      ? agent || since || until || query.cursor || view.failures
+        ? html`<p>No conversation matches these filters${view.failures ? " among the failures" : ""}.</p>`
         : firstRun("conversations")
       : html`<table class="conversations">
-<thead><tr><th>Run</th><th>Created</th><th>Job</th><th>Agent under test</th><th>Status</th><th>Composite per pass</th></tr></thead>
-<tbody>${page.rows.map(
-          (r) => html`<tr>
+<thead><tr><th>Run</th>${header("created")}${header("job")}${header("agent")}${header("status")}<th>Composite per pass</th>${header("score")}<th>Failures</th></tr></thead>
+<tbody>${rows.map(
+          (r) => html`<tr class="${r.failures.length > 0 ? "failed" : ""}">
 <td><a href="/conversations/${r.id}">${shortId(r.id)}</a></td><td>${when(r.created_at)}</td><td>${r.job}</td>
-<td>${r.agent === null ? "—" : html`<a href="${hrefWith("/conversations", { agent: r.agent })}">${r.agent}</a>`}</td>
+<td>${r.agent === null ? "—" : html`<a href="${hrefWith("/conversations", { ...filters, ...viewParams(view), agent: r.agent })}">${r.agent}</a>`}</td>
 <td><span class="status ${r.status}">${r.status}</span></td>
 <td>${r.passes.map((p) => html`<span class="chip">${PASS_TITLE[p.pass] ?? p.pass} ${score1(p.score)}</span> `)}</td>
+<td class="num">${score1(CONVERSATION_COLUMNS.score.value(r) as number | null)}</td>
+<td>${r.failures.length === 0 ? "—" : html`<ul class="failure-reasons">${r.failures.slice(0, 3).map((f) => html`<li>${f}</li>`)}${r.failures.length > 3 ? html`<li class="muted">and ${r.failures.length - 3} more</li>` : ""}</ul>`}</td>
 </tr>`,
         )}</tbody></table>`;
   return layout({
     title: "Conversations",
     section: "conversations",
     body: html`<h1>Conversations</h1>
-${filterForm("/conversations", query, ["agent", "since", "until"])}
+${filterForm("/conversations", query, ["agent", "since", "until"], viewParams(view))}
+${failuresSwitch(
+  view,
+  here,
+  html`runs that failed, passes not scored or whose agent failed, a composite or task under ${PASS_THRESHOLD} (the sessions' threshold: a job stores none), a failed assertion or request.`,
+)}
 ${body}
-${nextPageLink(page.next && hrefWith("/conversations", { agent, since, until, cursor: page.next }))}`,
+${sortedWithinPage(view)}
+${page.stopped ? html`<p class="muted">Looked at ${page.scanned} runs for failures; the next page looks further.</p>` : ""}
+${nextPageLink(page.next && hrefWith("/conversations", { ...filters, ...viewParams(view), cursor: page.next }))}`,
   });
 }
 
@@ -77,7 +202,7 @@ function passColumn(p: StoredPass): Html {
 <tr><th>Tone</th><td class="num">${score1(p.tone)}</td></tr>
 </tbody></table>
 <h3>Tasks</h3>
-<table class="tasks"><thead><tr><th>Task</th><th>Score</th><th>Reasoning</th></tr></thead>
+<table class="tasks"><thead><tr><th>Task</th><th class="num">Score</th><th>Reasoning</th></tr></thead>
 <tbody>${tasks.map((t) => html`<tr><td>${t.task} <span class="muted">${t.type}</span></td><td class="num">${score1(t.score)}</td><td>${t.reasoning}</td></tr>`)}</tbody></table>
 <h3>Assertions</h3>
 ${

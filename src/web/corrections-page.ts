@@ -79,7 +79,7 @@ ${filterForm("/corrections", query, ["agent", "dimension", "since", "until"])}
 <div class="tile"><span class="label">Similarity mean</span><span class="value">${score1(stats.similarity.mean)}</span></div>
 </div>
 <section><h2>Outcomes</h2>
-<table class="outcomes"><thead><tr>${CORRECTION_OUTCOMES.map((o) => html`<th>${o.replaceAll("_", " ")}</th>`)}</tr></thead>
+<table class="outcomes"><thead><tr>${CORRECTION_OUTCOMES.map((o) => html`<th class="num">${o.replaceAll("_", " ")}</th>`)}</tr></thead>
 <tbody><tr>${CORRECTION_OUTCOMES.map((o) => html`<td class="num">${stats.outcomes[o]}</td>`)}</tr></tbody></table>
 </section>
 <section><h2>Outcomes over time, per agent and dimension</h2>
@@ -95,7 +95,7 @@ ${overTime.days.map((d) => {
   )}</tbody></table>
 </section>
 <section><h2>Checks</h2>
-<table class="checks"><thead><tr><th>Time</th><th>Agent</th><th>Outcome</th><th>Attempt</th><th>Original</th><th>Committed</th><th>Retry feedback</th></tr></thead>
+<table class="checks"><thead><tr><th>Time</th><th>Agent</th><th>Outcome</th><th class="num">Attempt</th><th>Original</th><th>Committed</th><th>Retry feedback</th></tr></thead>
 <tbody>${page.rows.map(
     (
       c,

@@ -5,26 +5,39 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { agentPage, agentsPage } from "./agents-page.ts";
 import { ASSETS } from "./assets.ts";
+import { comparePage } from "./compare-page.ts";
 import { conversationPage, conversationsPage } from "./conversations-page.ts";
 import { correctionsPage } from "./corrections-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type Html, html } from "./html.ts";
-import { layout } from "./layout.ts";
-import { PageInputError, type PageQuery, pageId, parsePageQuery } from "./page-query.ts";
+import { layout, withAccount } from "./layout.ts";
+import { decodeCursor, PageInputError, type PageQuery, pageId, parsePageQuery } from "./page-query.ts";
 import { runPage, runsPage } from "./runs-page.ts";
+import { searchPage } from "./search-page.ts";
 import { sessionPage, sessionsPage } from "./sessions-page.ts";
 
 export interface DashboardOptions extends Omit<DashboardContext, "regressionThreshold"> {
   /** A regression is a 0–9 dimension more than this below its baseline. Default 1.0. */
   regressionThreshold?: number;
+  /** Visitors sign in (the server has a token): every page's navigation ends with a sign-out link. */
+  signOut?: boolean;
 }
 
 /** Renders a page, turning bad input into a 400 page and a missing row into a 404 page. */
-async function render(c: Context, make: (query: PageQuery) => Promise<Html | undefined>): Promise<Response> {
+async function render(
+  c: Context,
+  make: (query: PageQuery) => Promise<Html | undefined>,
+  signOut = false,
+): Promise<Response> {
+  const page = (markup: Html, status: 200 | 400 | 404 = 200) => c.html(withAccount(markup, signOut), status);
   try {
-    const page = await make(parsePageQuery(c.req.query()));
-    if (page !== undefined) return c.html(page);
-    return c.html(
+    const query = parsePageQuery(c.req.query());
+    // A cursor this dashboard did not give is refused on every page, as the API refuses it, even on
+    // pages that do not page (an agent's), rather than silently ignored.
+    decodeCursor(query.cursor);
+    const made = await make(query);
+    if (made !== undefined) return page(made);
+    return page(
       layout({
         title: "Not found",
         body: html`<h1>Not found</h1><p>Nothing is stored under <code>${c.req.path}</code>. <a href="/agents">Back to the agents</a>.</p>`,
@@ -33,10 +46,12 @@ async function render(c: Context, make: (query: PageQuery) => Promise<Html | und
     );
   } catch (error) {
     if (!(error instanceof PageInputError)) throw error;
-    return c.html(
+    // A bad path id has no filters to drop: the way out is the section's list (`/runs/x` → `/runs`).
+    const back = error.parameter === "id" ? `/${c.req.path.split("/")[1] ?? ""}` : c.req.path;
+    return page(
       layout({
         title: "Bad request",
-        body: html`<h1>Bad request</h1><p>The <code>${error.parameter}</code> parameter: ${error.message.slice(error.parameter.length + 2)}.</p><p><a href="${c.req.path}">Without the filters</a></p>`,
+        body: html`<h1>Bad request</h1><p>The <code>${error.parameter}</code> parameter: ${error.message.slice(error.parameter.length + 2)}.</p><p><a href="${back}">${error.parameter === "id" ? "Back to the list" : "Without the filters"}</a></p>`,
       }),
       400,
     );
@@ -44,25 +59,35 @@ async function render(c: Context, make: (query: PageQuery) => Promise<Html | und
 }
 
 /**
- * The dashboard as a Hono app: `/agents`, `/agents/:id`, `/runs`, `/runs/:id`, `/sessions`, `/sessions/:id`,
+ * The dashboard as a Hono app: `/agents`, `/agents/:id`, `/runs`, `/runs/:id`, `/compare`, `/sessions`, `/sessions/:id`,
  * `/conversations`, `/conversations/:id`, `/corrections`, and `/assets/*`.
  */
-export function dashboardRoutes({ regressionThreshold = 1, ...options }: DashboardOptions): Hono {
+export function dashboardRoutes({
+  regressionThreshold = 1,
+  signOut = false,
+  ...options
+}: DashboardOptions): Hono {
   const context: DashboardContext = { ...options, regressionThreshold };
+  const show = (c: Context, make: (query: PageQuery) => Promise<Html | undefined>) =>
+    render(c, make, signOut);
   const app = new Hono();
   app.get("/", (c) => c.redirect("/agents", 302));
   // No icon: an empty answer, so that a browser's request for one is not a 404 on every page.
   app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   for (const [name, asset] of Object.entries(ASSETS))
     app.get(`/assets/${name}`, (c) => c.body(asset.body, 200, { "Content-Type": asset.type }));
-  app.get("/agents", (c) => render(c, (q) => agentsPage(context, q)));
-  app.get("/agents/:id", (c) => render(c, (q) => agentPage(context, c.req.param("id"), q)));
-  app.get("/runs", (c) => render(c, (q) => runsPage(context, q)));
-  app.get("/runs/:id", (c) => render(c, (q) => runPage(context, pageId(c.req.param("id")), q)));
-  app.get("/sessions", (c) => render(c, (q) => sessionsPage(context, q)));
-  app.get("/sessions/:id", (c) => render(c, () => sessionPage(context, pageId(c.req.param("id")))));
-  app.get("/conversations", (c) => render(c, (q) => conversationsPage(context, q)));
-  app.get("/conversations/:id", (c) => render(c, () => conversationPage(context, pageId(c.req.param("id")))));
-  app.get("/corrections", (c) => render(c, (q) => correctionsPage(context, q)));
+  app.get("/agents", (c) => show(c, (q) => agentsPage(context, q)));
+  app.get("/agents/:id", (c) => show(c, (q) => agentPage(context, c.req.param("id"), q)));
+  app.get("/runs", (c) => show(c, (q) => runsPage(context, q, c.req.query())));
+  app.get("/runs/:id", (c) => show(c, (q) => runPage(context, pageId(c.req.param("id")), q, c.req.query())));
+  app.get("/compare", (c) => show(c, () => comparePage(context, c.req.query())));
+  app.get("/sessions", (c) => show(c, (q) => sessionsPage(context, q, c.req.query())));
+  app.get("/sessions/:id", (c) =>
+    show(c, () => sessionPage(context, pageId(c.req.param("id")), c.req.query())),
+  );
+  app.get("/conversations", (c) => show(c, (q) => conversationsPage(context, q, c.req.query())));
+  app.get("/conversations/:id", (c) => show(c, () => conversationPage(context, pageId(c.req.param("id")))));
+  app.get("/corrections", (c) => show(c, (q) => correctionsPage(context, q)));
+  app.get("/search", (c) => show(c, () => searchPage(context, c.req.query())));
   return app;
 }

@@ -13,8 +13,20 @@ const LABELS: Record<Field, string> = {
   until: "Until",
 };
 
-export function filterForm(action: string, query: PageQuery, fields: readonly Field[]): Html {
+/**
+ * The form of `fields`; `keep` are the view's other parameters (failures only, the sort), carried through a
+ * new filter as hidden fields so that filtering does not reset them.
+ */
+export function filterForm(
+  action: string,
+  query: PageQuery,
+  fields: readonly Field[],
+  keep: Readonly<Record<string, string | undefined>> = {},
+): Html {
   return html`<form class="filters" method="get" action="${action}">
+${Object.entries(keep).map(([name, value]) =>
+  value === undefined ? "" : html`<input type="hidden" name="${name}" value="${value}">`,
+)}
 ${fields.map(
   (field) =>
     html`<label>${LABELS[field]} <input name="${field}" value="${query[field] ?? ""}"${

@@ -42,7 +42,13 @@ ${
     : html`<nav aria-label="sections">${NAV.map(
         ([id, label]) =>
           html`<a href="/${id}"${id === section ? html` aria-current="page"` : ""}>${label}</a>`,
-      )}</nav>`
+      )}<!--account--></nav>`
+}
+${
+  // The search box of every page: a plain GET form to /search, no script.
+  signedOut
+    ? ""
+    : html`<form class="site-search" method="get" action="/search" role="search"><label class="visually-hidden" for="site-search">Search agents, runs, sessions and messages</label><input id="site-search" type="search" name="q" placeholder="Search…" maxlength="200" required><button type="submit">Search</button></form>`
 }
 </header>
 <main>
@@ -53,13 +59,24 @@ ${body}
 `;
 }
 
+/**
+ * Where the navigation ends: the routes put the sign-out link there when the server has a token (a page
+ * does not know whether it has; the routes do). See {@link withAccount}.
+ */
+const ACCOUNT_SLOT = "<!--account-->";
+
+/** A page with its account slot filled: a sign-out link when visitors sign in, else nothing. */
+export function withAccount(page: Html, signOut: boolean): string {
+  return page.replace(ACCOUNT_SLOT, signOut ? '<a class="sign-out" href="/logout">Sign out</a>' : "");
+}
+
 /** What to run to fill an empty page, per section. */
 const FIRST_RUN: Record<Section, { what: string; commands: string[] }> = {
   agents: {
     what: "No agent has been evaluated yet.",
     commands: [
       "dramaturg eval transcript.json --propositions propositions --judge openai:gpt-4o-mini",
-      "npm run demo:serve   # or look around the demo data first",
+      "npm run demo:serve   # in a clone of the Dramaturg repository: look around the demo data first",
     ],
   },
   runs: {
@@ -70,7 +87,10 @@ const FIRST_RUN: Record<Section, { what: string; commands: string[] }> = {
     what: "No session has been analysed yet.",
     commands: [
       "dramaturg session analyze session.json --judge openai:gpt-4o-mini",
-      "curl -X POST --data @session.json http://127.0.0.1:4477/api/sessions/analyze",
+      // The page cannot know the address it is reached by (a port of its own, a proxy): a placeholder, said so.
+      "curl -X POST -H 'Content-Type: application/json' --data @session.json http://HOST:PORT/api/sessions/analyze",
+      "   # HOST:PORT: this server's address, as in your browser's address bar;",
+      '   # with a token, also -H "Authorization: Bearer $DRAMATURG_TOKEN"',
     ],
   },
   conversations: {
@@ -79,7 +99,10 @@ const FIRST_RUN: Record<Section, { what: string; commands: string[] }> = {
   },
   corrections: {
     what: "The action gate has logged no check yet.",
-    commands: ["dramaturg simulate world.yml   # with the gate on for an agent (dramaturg config agent set)"],
+    commands: [
+      "dramaturg config agent set AGENT gate_adherence_enabled=true   # the gate on for an agent",
+      "dramaturg simulate world.yml --judge openai:gpt-4o-mini",
+    ],
   },
 };
 

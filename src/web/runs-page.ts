@@ -1,42 +1,111 @@
-// The Runs pages: evaluation runs newest first (filters and cursor in the URL), and one run — its
-// dimensions, verdicts with reasoning, errored verdicts, token usage and the messages that were judged.
-import { fetchPage, type MessageRow, type RunRow, type ScoreRow } from "../store/index.ts";
+// The Runs pages: evaluation runs newest first (filters, cursor, sort and "failures only" in the URL), and
+// one run — its facts, dimensions, links to compare it, and its verdicts as evidence (see run-verdicts.ts).
+import { fetchPage, type RunRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
+import {
+  failuresSwitch,
+  filteredPage,
+  type ListView,
+  parseListView,
+  type SortColumn,
+  sortedWithinPage,
+  sortHeader,
+  sortRows,
+  viewParams,
+} from "./list-view.ts";
 import { decodeCursor, type PageQuery } from "./page-query.ts";
+import {
+  type AgentBaseline,
+  agentBaseline,
+  allBaselines,
+  previousRun,
+  regressedDimensions,
+} from "./run-baselines.ts";
+import { runEvidence } from "./run-evidence.ts";
+import {
+  isFailure,
+  PASS_MARK,
+  SCORE_EXPLANATION,
+  VERDICT_COLUMNS,
+  verdictSections,
+  windowsSection,
+} from "./run-verdicts.ts";
 
-const judgeText = (run: RunRow) =>
+export const judgeText = (run: RunRow) =>
   run.judge ? `${run.judge.provider}:${run.judge.model} (${run.judge.mode})` : "—";
 
-export async function runsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
+const RUN_COLUMNS = ["created", "agent", "status", "overall", "errored", "trial"] as const;
+type RunColumn = (typeof RUN_COLUMNS)[number];
+
+// The store pages runs by creation time (a keyset cursor on created_at, trial, id), so another column sorts
+// the rows of one page: a global sort by score would need a cursor and an index per column, and a deep page
+// of 10,000 runs would then cost an OFFSET scan or one index each to stay under the pages' 200 ms.
+const RUN_SORTS: readonly SortColumn<RunRow, RunColumn>[] = [
+  { key: "created", label: "Created", value: (r) => r.created_at },
+  { key: "agent", label: "Agent", value: (r) => r.agent_id },
+  { key: "status", label: "Status", value: (r) => r.status },
+  { key: "overall", label: "Overall", numeric: true, value: (r) => r.overall_score },
+  { key: "errored", label: "Errored", numeric: true, value: (r) => r.errored },
+  { key: "trial", label: "Trial", numeric: true, value: (r) => r.trial },
+];
+
+/** What "failures only" keeps on /runs, in the page's words. */
+const RUN_FAILURES =
+  "runs that failed, have errored verdicts, or have a dimension more than the regression threshold below their agent's baseline";
+
+/** Why a run is in the failures view, as tags: failed, errored verdicts, regressed dimensions. */
+function failureTags(run: RunRow, regressed: readonly string[]): Html {
+  return html`${run.status === "failed" ? html` <span class="tag">failed</span>` : ""}${
+    run.errored > 0 ? html` <span class="tag">errored verdicts</span>` : ""
+  }${regressed.map((d) => html` <span class="tag regression">regression: ${d}</span>`)}`;
+}
+
+export async function runsPage(
+  context: DashboardContext,
+  query: PageQuery,
+  raw: Readonly<Record<string, string>> = {},
+): Promise<Html> {
+  const { store } = context;
+  const view = parseListView(raw, RUN_COLUMNS);
   const { agent, dimension, since, until, limit } = query;
-  const page = await fetchPage(limit, (n) =>
-    store.runs.list({
-      agent,
-      dimension,
-      since,
-      until,
-      after: decodeCursor(query.cursor),
-      limit: n,
-    }),
-  );
-  const filtered = agent || dimension || since || until || query.cursor;
+  const list = (after: ReturnType<typeof decodeCursor>, n: number) =>
+    store.runs.list({ agentMatch: agent, dimension, since, until, after, limit: n });
+  const baselines = view.failures ? await allBaselines(context) : new Map<string, AgentBaseline>();
+  const regressions = (run: RunRow) =>
+    regressedDimensions(run, baselines.get(run.agent_id), context.regressionThreshold);
+  const page = view.failures
+    ? await filteredPage({
+        limit,
+        after: decodeCursor(query.cursor),
+        list,
+        keep: (r) => r.status === "failed" || r.errored > 0 || regressions(r).length > 0,
+      })
+    : { ...(await fetchPage(limit, (n) => list(decodeCursor(query.cursor), n))), stopped: false, scanned: 0 };
+  const filters = { agent, dimension, since, until };
+  const base = { path: "/runs", params: { ...filters, cursor: query.cursor } };
+  // Without a column asked for, the rows are in the store's order: the newest first.
+  const shownView: ListView<RunColumn> =
+    view.sort === undefined ? { ...view, sort: "created", order: "desc" } : view;
+  const th = (key: RunColumn) => sortHeader(RUN_SORTS.find((c) => c.key === key)!, shownView, base);
+  const rows = sortRows(page.rows, view, RUN_SORTS);
+  const filtered = agent || dimension || since || until || query.cursor || view.failures;
   const body =
-    page.rows.length === 0
+    rows.length === 0
       ? filtered
-        ? html`<p>No run matches these filters.</p>`
+        ? html`<p>No run matches these filters${view.failures ? " among the runs looked at" : ""}.</p>`
         : firstRun("runs")
       : html`<table class="runs">
-<thead><tr><th>Run</th><th>Created</th><th>Agent</th><th>Status</th><th>Overall</th><th>Dimensions</th><th>Errored</th><th>Trial</th><th>Judge</th></tr></thead>
-<tbody>${page.rows.map(
+<thead><tr><th>Run</th>${th("created")}${th("agent")}${th("status")}${th("overall")}<th>Dimensions</th>${th("errored")}${th("trial")}<th>Judge</th></tr></thead>
+<tbody>${rows.map(
           (r) => html`<tr>
 <td><a href="/runs/${r.id}">${shortId(r.id)}</a>${r.is_baseline ? html` <span class="tag">baseline</span>` : ""}</td>
 <td>${when(r.created_at)}</td>
 <td><a href="/agents/${encodeURIComponent(r.agent_id)}">${r.agent_id}</a></td>
-<td><span class="status ${r.status}">${r.status}</span></td>
+<td><span class="status ${r.status}">${r.status}</span>${view.failures ? failureTags(r, regressions(r)) : ""}</td>
 <td class="num">${score9(r.overall_score)}</td>
 <td>${Object.entries(r.dimension_scores ?? {}).map(([d, s]) => html`<span class="chip">${d} ${s.score === null && s.count != null ? String(s.count) : score9(s.score)}</span> `)}</td>
 <td class="num">${r.errored}</td><td class="num">${r.trial}</td><td>${judgeText(r)}</td>
@@ -46,43 +115,57 @@ export async function runsPage({ store }: DashboardContext, query: PageQuery): P
     title: "Runs",
     section: "runs",
     body: html`<h1>Runs</h1>
-${filterForm("/runs", query, ["agent", "dimension", "since", "until"])}
+${filterForm("/runs", query, ["agent", "dimension", "since", "until"], viewParams(view))}
+${failuresSwitch(view, base, RUN_FAILURES)}
+${page.stopped ? html`<p class="muted">Looked at ${page.scanned} runs for this page; the next page goes on from there.</p>` : ""}
 ${body}
-${nextPageLink(page.next && hrefWith("/runs", { agent, dimension, since, until, cursor: page.next }))}`,
+${sortedWithinPage(view)}
+${nextPageLink(page.next && hrefWith("/runs", { ...filters, cursor: page.next, ...viewParams(view) }))}`,
   });
 }
 
-function verdictRow(s: ScoreRow): Html {
-  return html`<tr class="${s.status}">
-<td>${s.proposition_id}</td><td>${s.message_id ?? s.channel ?? "—"}</td><td>${s.trial}</td>
-<td><span class="status ${s.status}">${s.status}</span></td>
-<td class="num">${s.count !== null ? String(s.count) : score9(s.score)}</td><td class="num">${score9(s.raw_score)}</td>
-<td>${s.reasoning}${s.ideas?.length ? html`<ul>${s.ideas.map((i) => html`<li>${i}</li>`)}</ul>` : ""}</td>
-</tr>`;
+/** Links to compare this run with the agent's previous run and with its baseline run, where there are. */
+async function compareLinks(context: DashboardContext, run: RunRow): Promise<Html> {
+  const [previous, baseline] = await Promise.all([
+    previousRun(context, run),
+    agentBaseline(context, run.agent_id),
+  ]);
+  const links: Html[] = [];
+  if (previous)
+    links.push(
+      html`<a href="${hrefWith("/compare", { a: previous.id, b: run.id })}">Compare with the previous run of ${run.agent_id}</a> (${when(previous.created_at)})`,
+    );
+  if (baseline?.runId && baseline.runId !== run.id)
+    links.push(
+      html`<a href="${hrefWith("/compare", { a: baseline.runId, b: run.id })}">Compare with the baseline run</a>`,
+    );
+  return links.length === 0
+    ? html`<p class="muted">Nothing to compare with: ${run.agent_id} has no earlier run and no baseline run in this store.</p>`
+    : html`<p class="compare-links">${links.map((l, i) => html`${i > 0 ? " · " : ""}${l}`)}</p>`;
 }
 
 export async function runPage(
-  { store }: DashboardContext,
+  context: DashboardContext,
   id: string,
   query: PageQuery,
+  raw: Readonly<Record<string, string>> = {},
 ): Promise<Html | undefined> {
+  const { store } = context;
+  const view = parseListView(raw, VERDICT_COLUMNS);
   const run = await store.runs.get(id);
   if (!run) return undefined;
   const scores = run.evaluation_id
     ? await store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension: query.dimension })
     : [];
-  const errored = scores.filter((s) => s.status === "errored");
-  const dimensions = [...new Set(scores.map((s) => s.dimension))];
-  const messages: MessageRow[] = await store.messages.query({
-    agent: run.agent_id,
-    from: run.window_start ?? undefined,
-    to: run.window_end ?? undefined,
-    limit: 200,
-  });
-  // Without stored messages (an evaluation of a file), the judged text is in the verdicts' context.
-  const snippets = [...new Set(scores.map((s) => s.context_snippet).filter((s): s is string => !!s))];
+  const [evidence, compare] = await Promise.all([
+    runEvidence(store, run, scores),
+    compareLinks(context, run),
+  ]);
+  const failing = scores.filter(isFailure).length;
   const usage = run.token_usage;
-  const body = html`<h1>Run ${shortId(run.id)} <span class="muted">of <a href="/agents/${encodeURIComponent(run.agent_id)}">${run.agent_id}</a></span></h1>
+  const path = `/runs/${run.id}`;
+  const base = { path, params: { dimension: query.dimension } };
+  const body = html`<h1>Run ${shortId(run.id)} <span class="muted">of <a href="/agents/${encodeURIComponent(run.agent_id)}">${evidence.agentName}</a></span></h1>
 <dl class="facts">
 <dt>Status</dt><dd><span class="status ${run.status}">${run.status}</span>${run.error ? html` — ${run.error}` : ""}</dd>
 <dt>Created</dt><dd>${when(run.created_at)}</dd>
@@ -93,40 +176,29 @@ export async function runPage(
 <dt>Errored verdicts</dt><dd>${run.errored}</dd>
 <dt>Token usage</dt><dd>${usage ? `${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out` : "—"}</dd>
 <dt>Propositions hash</dt><dd><code>${run.propositions_hash ?? "—"}</code></dd>
+<dt>Persona hash</dt><dd><code>${run.persona_hash ?? "—"}</code></dd>
 </dl>
+${compare}
 <section><h2>Dimensions</h2>
-<table class="scores"><thead><tr><th>Dimension</th><th>Score</th><th>Judged</th><th>Errored</th></tr></thead>
+<table class="scores"><thead><tr><th>Dimension</th><th class="num">Score</th><th class="num">Judged</th><th class="num">Errored</th></tr></thead>
 <tbody>${Object.entries(run.dimension_scores ?? {}).map(
     ([d, s]) =>
-      html`<tr><td><a href="${hrefWith(`/runs/${run.id}`, { dimension: d })}">${d}</a></td><td class="num">${s.score === null && s.count != null ? String(s.count) : score9(s.score)}</td><td class="num">${s.judged ?? "—"}</td><td class="num">${s.errored ?? 0}</td></tr>`,
+      html`<tr><td><a href="${hrefWith(path, { dimension: d, ...viewParams(view) })}">${d}</a></td><td class="num">${s.score === null && s.count != null ? String(s.count) : score9(s.score)}</td><td class="num">${s.judged ?? "—"}</td><td class="num">${s.errored ?? 0}</td></tr>`,
   )}</tbody></table>
-${query.dimension ? html`<p>Showing ${query.dimension} only · <a href="/runs/${run.id}">all dimensions</a></p>` : ""}
+${query.dimension ? html`<p>Showing ${query.dimension} only · <a href="${hrefWith(path, viewParams(view))}">all dimensions</a></p>` : ""}
 </section>
-${
-  errored.length > 0
-    ? html`<section><h2>Errored verdicts</h2><p>These were left out of the scores: the judge failed, it did not give a 9.</p>
-<table><thead><tr><th>Proposition</th><th>Target</th><th>Error</th></tr></thead><tbody>${errored.map(
-        (s) =>
-          html`<tr><td>${s.dimension} / ${s.proposition_id}</td><td>${s.message_id ?? s.channel ?? "—"}</td><td>${s.error ?? "—"}</td></tr>`,
-      )}</tbody></table></section>`
-    : ""
-}
-${dimensions.map(
-  (d) => html`<section><h2>Verdicts: ${d}</h2>
-<table class="verdicts"><thead><tr><th>Proposition</th><th>Target</th><th>Trial</th><th>Status</th><th>Score</th><th>Raw</th><th>Reasoning</th></tr></thead>
-<tbody>${scores.filter((s) => s.dimension === d).map(verdictRow)}</tbody></table></section>`,
-)}
-<section id="messages"><h2>Messages judged</h2>
-${
-  messages.length > 0
-    ? html`<ol class="messages">${messages.map(
-        (m) =>
-          html`<li><span class="muted">${when(m.at)} · ${m.channel}${m.recipient ? ` → ${m.recipient}` : ""}</span><p class="message-text">${m.text}</p></li>`,
-      )}</ol>`
-    : snippets.length > 0
-      ? html`${snippets.map((s) => html`<pre class="snippet">${s}</pre>`)}`
-      : html`<p>The messages are not stored with this run.</p>`
-}
-</section>`;
+<section id="verdicts"><h2>Verdicts by proposition</h2>
+${SCORE_EXPLANATION}
+<p>Each dimension's propositions are listed lowest score first, and within one the lowest verdict first. ${
+    evidence.messagesFrom === "store"
+      ? "The messages come from the store's imported messages (this evaluation kept no transcript)."
+      : evidence.messagesFrom === "none"
+        ? "The judged messages are not kept with this run: only their ids are shown."
+        : ""
+  }</p>
+${failuresSwitch(view, base, `verdicts scored below ${PASS_MARK} and errored ones: ${failing} of ${scores.length}`)}
+${scores.length === 0 ? html`<p>This run has no verdict${query.dimension ? ` in ${query.dimension}` : ""}.</p>` : verdictSections(scores, evidence, view, base)}
+</section>
+${windowsSection(evidence, view.failures ? scores.filter(isFailure) : scores)}`;
   return layout({ title: `Run ${shortId(run.id)}`, section: "runs", body });
 }

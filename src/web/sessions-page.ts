@@ -1,45 +1,199 @@
-// The Sessions pages: stored session analyses, and one analysis as the seed shows it — overall,
-// coordination and intent-drift scores, a card per agent with its scores and recommendations, the turns
-// with their bad-turn detections and the tool findings in place, the latency table.
+// The Sessions pages: stored session analyses (failures only, sortable columns), and one analysis as the
+// seed shows it — overall, coordination and intent-drift scores, a card per agent with its scores and
+// recommendations, the turns with their bad-turn detections, the session as a trace (session-timeline.ts),
+// the latency table.
 
-import type { Session, SessionAnalysis, ToolFinding } from "../sessions/index.ts";
-import { listSessionAnalyses, loadSessionAnalysis } from "../sessions/index.ts";
-import { fetchPage } from "../store/index.ts";
+import {
+  type AgentScores,
+  loadSessionAnalysis,
+  RECOMMENDATION_THRESHOLD,
+  type Session,
+  type SessionAnalysis,
+  type SessionsAnalysis,
+  type ToolFinding,
+} from "../sessions/index.ts";
+import { type EvaluationRow, fetchPage, type PageAfter, type Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
-import { hrefWith, jsonText, score1, shortId, when } from "./format.ts";
+import { hrefWith, score1, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
+import {
+  failuresSwitch,
+  filteredPage,
+  parseFailuresOnly,
+  parseListView,
+  type SortColumn,
+  sortedWithinPage,
+  sortHeader,
+  sortRows,
+  viewParams,
+} from "./list-view.ts";
 import { decodeCursor, type PageQuery } from "./page-query.ts";
+import { sessionTrace, turnAnchor, turnIssues, turnNumber } from "./session-timeline.ts";
 
-export async function sessionsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
-  const { agent, since, until, limit } = query;
-  const page = await fetchPage(limit, (n) =>
-    listSessionAnalyses({
-      store,
-      agent,
-      since,
-      until,
-      after: decodeCursor(query.cursor),
-      limit: n,
+/** A stored session analysis as the list shows it: its sessions' figures and what failed in them. */
+interface SessionListRow {
+  id: string;
+  created_at: string;
+  status: string;
+  source: string;
+  agents: string[];
+  judge: string | null;
+  sessions: {
+    session_id: string | null;
+    overall: number | null;
+    bad_turns: number;
+    /** Calls that broke their tool's schema, and tool errors. */
+    findings: number;
+    failures: string[];
+  }[];
+  /** Every failure of its sessions (and of the analysis itself). */
+  failures: string[];
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * What failed in a session: a judged metric below the recommendation threshold (an agent's or the
+ * coordination), a bad turn, a call that broke its tool's schema, a tool error, a task not completed.
+ */
+export function sessionFailures(a: SessionAnalysis): string[] {
+  const out: string[] = [];
+  const low = (v: number | null): v is number => v !== null && v < RECOMMENDATION_THRESHOLD;
+  for (const [agent, s] of Object.entries(a.per_agent_scores))
+    for (const m of METRICS)
+      if (low(s[m]))
+        out.push(`${agent} ${m.replace("_", " ")} ${score1(s[m])} < ${RECOMMENDATION_THRESHOLD}`);
+  if (low(a.coordination_score))
+    out.push(`coordination ${score1(a.coordination_score)} < ${RECOMMENDATION_THRESHOLD}`);
+  if (a.conversation.bad_responses > 0) out.push(plural(a.conversation.bad_responses, "bad turn"));
+  const invalid = a.tool_validation.filter((f) => f.type !== "tool_error").length;
+  if (invalid > 0) out.push(`${plural(invalid, "tool call")} breaking the tool's schema`);
+  const errors = a.tool_validation.length - invalid;
+  if (errors > 0) out.push(plural(errors, "tool error"));
+  if (a.task_completion === false) out.push("task not completed");
+  return out;
+}
+
+async function sessionListRows(store: Store, rows: readonly EvaluationRow[]): Promise<SessionListRow[]> {
+  return Promise.all(
+    rows.map(async (row) => {
+      const result =
+        row.status === "completed"
+          ? ((await store.evaluations.result(row.id)) as SessionsAnalysis | undefined)
+          : undefined;
+      const analyses = Array.isArray(result?.analyses) ? result.analyses : [];
+      const sessions = analyses.map((a) => {
+        const failures = sessionFailures(a);
+        return {
+          session_id: a.session_id,
+          overall: a.overall_score,
+          bad_turns: a.conversation.bad_responses,
+          findings: a.tool_validation.length,
+          failures,
+        };
+      });
+      return {
+        id: row.id,
+        created_at: row.created_at,
+        status: row.status,
+        source: row.source,
+        agents: row.agents,
+        judge: result?.judge?.spec ?? (result ? "none" : null),
+        sessions,
+        failures: [
+          ...(row.status === "failed" ? ["the analysis failed"] : []),
+          ...sessions.flatMap((x) => x.failures),
+        ],
+      };
     }),
   );
+}
+
+const SESSION_SORTS = ["created", "source", "status", "overall", "bad_turns", "findings", "judge"] as const;
+type SessionSort = (typeof SESSION_SORTS)[number];
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+const lowest = (values: readonly (number | null)[]) => {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length > 0 ? Math.min(...known) : null;
+};
+
+const SESSION_COLUMNS: Record<SessionSort, SortColumn<SessionListRow, SessionSort>> = {
+  created: { key: "created", label: "Created", value: (r) => r.created_at },
+  source: { key: "source", label: "Source", value: (r) => r.source },
+  status: { key: "status", label: "Status", value: (r) => r.status },
+  overall: {
+    key: "overall",
+    label: "Overall (lowest)",
+    numeric: true,
+    value: (r) => lowest(r.sessions.map((x) => x.overall)),
+  },
+  bad_turns: {
+    key: "bad_turns",
+    label: "Bad turns",
+    numeric: true,
+    value: (r) => (r.sessions.length ? sum(r.sessions.map((x) => x.bad_turns)) : null),
+  },
+  findings: {
+    key: "findings",
+    label: "Tool findings",
+    numeric: true,
+    value: (r) => (r.sessions.length ? sum(r.sessions.map((x) => x.findings)) : null),
+  },
+  judge: { key: "judge", label: "Judge", value: (r) => r.judge },
+};
+
+/** A short list of what failed (the page of the analysis has the rest). */
+function failureList(failures: readonly string[]): Html {
+  if (failures.length === 0) return html``;
+  const shown = failures.slice(0, 3);
+  return html`<ul class="failure-reasons">${shown.map((f) => html`<li>${f}</li>`)}${
+    failures.length > shown.length
+      ? html`<li class="muted">and ${failures.length - shown.length} more</li>`
+      : ""
+  }</ul>`;
+}
+
+export async function sessionsPage(
+  { store }: DashboardContext,
+  query: PageQuery,
+  raw: Readonly<Record<string, string>> = {},
+): Promise<Html> {
+  const { agent, since, until, limit } = query;
+  const view = parseListView(raw, SESSION_SORTS);
+  const after = decodeCursor(query.cursor);
+  const list = async (from: PageAfter | undefined, n: number) =>
+    sessionListRows(
+      store,
+      await store.evaluations.list({ kind: "session", agent, since, until, after: from, limit: n }),
+    );
+  const page = view.failures
+    ? await filteredPage({ limit, after, list, keep: (r) => r.failures.length > 0 })
+    : { ...(await fetchPage(limit, (n) => list(after, n))), scanned: 0, stopped: false };
+  const filters = { agent, since, until };
+  const here = { path: "/sessions", params: { ...filters, cursor: query.cursor } };
+  const rows = sortRows(page.rows, view, Object.values(SESSION_COLUMNS));
+  const header = (key: SessionSort) => sortHeader(SESSION_COLUMNS[key], view, here);
   const body =
-    page.rows.length === 0
-      ? agent || since || until || query.cursor
-        ? html`<p>No session analysis matches these filters.</p>`
+    rows.length === 0
+      ? agent || since || until || query.cursor || view.failures
+        ? html`<p>No session analysis matches these filters${view.failures ? " among the failures" : ""}.</p>`
         : firstRun("sessions")
       : html`<table class="sessions">
-<thead><tr><th>Analysis</th><th>Created</th><th>Source</th><th>Status</th><th>Agents</th><th>Sessions</th><th>Judge</th></tr></thead>
-<tbody>${page.rows.map(
-          (r) => html`<tr>
+<thead><tr><th>Analysis</th>${header("created")}${header("source")}${header("status")}<th>Agents</th><th>Sessions</th>${header("overall")}${header("bad_turns")}${header("findings")}${header("judge")}</tr></thead>
+<tbody>${rows.map(
+          (r) => html`<tr class="${r.failures.length > 0 ? "failed" : ""}">
 <td><a href="/sessions/${r.id}">${shortId(r.id)}</a></td><td>${when(r.created_at)}</td><td>${r.source}</td>
 <td><span class="status ${r.status}">${r.status}</span></td>
-<td>${r.agents.map((a) => html`<a class="chip" href="${hrefWith("/sessions", { agent: a })}">${a}</a> `)}</td>
-<td>${r.scores.map(
-            (s) =>
-              html`<span class="chip">${s.session_id ?? "session"} ${score1(s.overall_score)}${s.bad_turns ? html` · ${s.bad_turns} bad turn${s.bad_turns === 1 ? "" : "s"}` : ""}${s.findings ? html` · ${s.findings} finding${s.findings === 1 ? "" : "s"}` : ""}</span> `,
-          )}</td>
+<td>${r.agents.map((a) => html`<a class="chip" href="${hrefWith("/sessions", { ...filters, ...viewParams(view), agent: a })}">${a}</a> `)}</td>
+<td>${r.sessions.map((x) => html`<span class="chip">${x.session_id ?? "session"}</span> ${failureList(x.failures)}`)}${
+            r.status === "failed" ? failureList(["the analysis failed"]) : ""
+          }</td>
+<td class="num">${score1(SESSION_COLUMNS.overall.value(r) as number | null)}</td>
+<td class="num">${SESSION_COLUMNS.bad_turns.value(r) ?? "—"}</td>
+<td class="num">${SESSION_COLUMNS.findings.value(r) ?? "—"}</td>
 <td>${r.judge ?? "—"}</td>
 </tr>`,
         )}</tbody></table>`;
@@ -47,15 +201,49 @@ export async function sessionsPage({ store }: DashboardContext, query: PageQuery
     title: "Sessions",
     section: "sessions",
     body: html`<h1>Sessions</h1>
-${filterForm("/sessions", query, ["agent", "since", "until"])}
+${filterForm("/sessions", query, ["agent", "since", "until"], viewParams(view))}
+${failuresSwitch(
+  view,
+  here,
+  html`analyses with a judged metric below ${RECOMMENDATION_THRESHOLD}, a bad turn, a tool call that broke its schema, a tool error, or a task not completed.`,
+)}
 ${body}
-${nextPageLink(page.next && hrefWith("/sessions", { agent, since, until, cursor: page.next }))}`,
+${sortedWithinPage(view)}
+${
+  page.stopped
+    ? html`<p class="muted">Looked at ${page.scanned} analyses for failures; the next page looks further.</p>`
+    : ""
+}
+${nextPageLink(page.next && hrefWith("/sessions", { ...filters, ...viewParams(view), cursor: page.next }))}`,
   });
 }
 
 const METRICS = ["tool_use", "reasoning", "handoff", "response_quality"] as const;
 
-function agentCard(id: string, scores: SessionAnalysis["per_agent_scores"][string]): Html {
+const LEFT_OUT_WORDS: Record<string, string> = {
+  not_judged: "not judged",
+  errored: "the judge failed",
+};
+
+/**
+ * Why an agent has no recommendation, without claiming more than was judged: with `--judge none` nothing
+ * was compared with its threshold, and a low metric the seed's table has no row for is named.
+ */
+function noRecommendation(scores: AgentScores): Html {
+  const unknown = scores.left_out
+    .filter((l) => l.reason !== "not_applicable")
+    .map((l) => `${l.metric.replace("_", " ")} (${LEFT_OUT_WORDS[l.reason] ?? l.reason})`);
+  const judged = METRICS.filter((m) => scores[m] !== null);
+  const below = judged.filter((m) => (scores[m] as number) < RECOMMENDATION_THRESHOLD);
+  if (judged.length === 0)
+    return html`<p class="muted">None: no metric was judged${unknown.length ? html` — ${unknown.join(", ")}` : ""}, so none was compared with its threshold.</p>`;
+  const rest = unknown.length ? html` Unknown: ${unknown.join(", ")}.` : "";
+  if (below.length > 0)
+    return html`<p class="muted">None in the seed's table for ${below.map((m) => `${m.replace("_", " ")} ${score1(scores[m])}`).join(", ")}, below ${RECOMMENDATION_THRESHOLD}.${rest}</p>`;
+  return html`<p class="muted">None: every judged metric is at or above its threshold (${RECOMMENDATION_THRESHOLD}).${rest}</p>`;
+}
+
+function agentCard(id: string, scores: AgentScores): Html {
   return html`<article class="agent-card" data-agent="${id}">
 <h3>${id} <span class="score">${score1(scores.overall)}</span></h3>
 <dl class="metrics">${METRICS.map((m) => html`<dt>${m.replace("_", " ")}</dt><dd>${score1(scores[m])}</dd>`)}</dl>
@@ -65,7 +253,7 @@ ${scores.issues.length > 0 ? html`<h4>Issues</h4><ul class="issues">${scores.iss
 ${
   scores.recommendations.length > 0
     ? html`<ul class="recommendations">${scores.recommendations.map((r) => html`<li>${r}</li>`)}</ul>`
-    : html`<p class="muted">None: every metric is at or above its threshold.</p>`
+    : noRecommendation(scores)
 }
 </article>`;
 }
@@ -74,48 +262,28 @@ function findingItem(f: ToolFinding): Html {
   return html`<li class="finding ${f.severity}"><strong>${f.agent_id} → ${f.tool_name}</strong>: ${f.message} <span class="muted">${f.type} · <code>${f.path}</code></span></li>`;
 }
 
-/** A finding's step in its session, from its JSON path (`turns[0].agent_interactions[1].agent_steps[2]…`). */
-const STEP_PATH = /^turns\[(\d+)\]\.agent_interactions\[(\d+)\]\.agent_steps\[(\d+)\]/;
-
-/**
- * The session's turns as they were analysed (the stored input: the analysis itself keeps only counts of
- * them), each tool finding beside the step whose call it is about.
- */
-function conversationSection(session: Session, findings: readonly ToolFinding[]): Html {
-  const byStep = new Map<string, ToolFinding[]>();
-  for (const f of findings) {
-    const m = STEP_PATH.exec(f.path);
-    if (m) byStep.set(`${m[1]}.${m[2]}.${m[3]}`, [...(byStep.get(`${m[1]}.${m[2]}.${m[3]}`) ?? []), f]);
-  }
-  return html`<h3>Conversation</h3>
-<ol class="conversation">${session.turns.map(
-    (turn, t) => html`<li class="turn" id="turn-${turn.turn_index}">
-<p class="user"><strong>User</strong> ${turn.user_message}</p>
-${turn.agent_interactions.map(
-  (x, i) => html`<div class="interaction" data-agent="${x.agent_id}">
-<p class="agent"><strong>${x.agent_id}</strong>${x.latency_ms === undefined ? "" : html` <span class="muted">${x.latency_ms} ms</span>`}</p>
-${
-  x.agent_steps.length > 0
-    ? html`<ol class="steps">${x.agent_steps.map((step, s) => {
-        const mine = byStep.get(`${t}.${i}.${s}`) ?? [];
-        return html`<li class="step${mine.length > 0 ? " with-findings" : ""}">
-${step.thought ? html`<p class="thought">${step.thought}</p>` : ""}
-${step.tool_call ? html`<p class="tool-call"><code>${step.tool_call.tool_name}</code> <code>${step.tool_call.arguments_text ?? jsonText(step.tool_call.parameters)}</code></p>` : ""}
-${step.handoff ? html`<p class="handoff">hands off to <strong>${step.handoff.to}</strong>${step.handoff.context ? html`: ${step.handoff.context}` : ""}</p>` : ""}
-${mine.length > 0 ? html`<ul class="findings">${mine.map(findingItem)}</ul>` : ""}
-</li>`;
-      })}</ol>`
-    : ""
-}
-${x.output ? html`<p class="output">${x.output}</p>` : ""}
-</div>`,
-)}
-${turn.final_response ? html`<p class="final"><strong>Answer</strong> ${turn.final_response}</p>` : ""}
-</li>`,
-  )}</ol>`;
+/** The Bad turns tile: a count only of the turns that were judged; unknown (—) when none was, and why. */
+function badTurnsTile(a: SessionAnalysis): Html {
+  const c = a.conversation;
+  const judged = c.total_responses - c.unknown_responses;
+  const why = a.judge.spec === "none" ? "not judged (judge none)" : "the judge gave no verdict";
+  const unknown = judged === 0 && c.total_responses > 0;
+  const note = unknown
+    ? why
+    : c.unknown_responses > 0
+      ? `${c.unknown_responses} of ${c.total_responses} unknown: ${why}`
+      : "";
+  return html`<div class="tile"><span class="label">Bad turns</span><span class="value">${unknown ? "—" : `${c.bad_responses} / ${judged}`}</span>${
+    note ? html`<span class="muted">${note}</span>` : ""
+  }</div>`;
 }
 
-function analysisSection(a: SessionAnalysis, session: Session | undefined): Html {
+function analysisSection(
+  a: SessionAnalysis,
+  session: Session | undefined,
+  idPrefix: string,
+  onlyIssues: boolean,
+): Html {
   const findingsByTurn = new Map<number, ToolFinding[]>();
   for (const f of a.tool_validation)
     findingsByTurn.set(f.turn_index, [...(findingsByTurn.get(f.turn_index) ?? []), f]);
@@ -124,16 +292,20 @@ function analysisSection(a: SessionAnalysis, session: Session | undefined): Html
     findings.length === 0
       ? "—"
       : session
-        ? html`<a href="#turn-${turn}">${findings.length} finding${findings.length === 1 ? "" : "s"}</a>`
+        ? html`<a href="#${turnAnchor(idPrefix, turn)}">${findings.length} finding${findings.length === 1 ? "" : "s"}</a>`
         : html`<ul class="findings">${findings.map(findingItem)}</ul>`;
+  const unjudged = a.judge.spec === "none" ? html`<span class="muted">not judged</span>` : "";
+  const turns = a.turn_results
+    .map((t, position) => ({ t, issues: turnIssues(a, position) }))
+    .filter(({ issues }) => !onlyIssues || issues.length > 0);
   return html`<section class="session">
 <h2>Session ${a.session_id ?? ""}${a.task_id ? html` <span class="muted">task ${a.task_id}</span>` : ""}</h2>
 <div class="tiles">
-<div class="tile"><span class="label">Overall</span><span class="value">${score1(a.overall_score)}</span></div>
-<div class="tile"><span class="label">Coordination</span><span class="value">${score1(a.coordination_score)}</span></div>
+<div class="tile"><span class="label">Overall</span><span class="value">${score1(a.overall_score)}</span>${a.overall_score === null ? unjudged : ""}</div>
+<div class="tile"><span class="label">Coordination</span><span class="value">${score1(a.coordination_score)}</span>${a.coordination_score === null ? unjudged : ""}</div>
 <div class="tile"><span class="label">Intent drift</span><span class="value">${score1(a.intent_drift_score)}</span><span class="muted">lower is better</span></div>
 <div class="tile"><span class="label">Task completed</span><span class="value">${a.task_completion === null ? "—" : a.task_completion ? "yes" : "no"}</span></div>
-<div class="tile"><span class="label">Bad turns</span><span class="value">${a.conversation.bad_responses} / ${a.conversation.total_responses}</span></div>
+${badTurnsTile(a)}
 <div class="tile"><span class="label">Tool calls with findings</span><span class="value">${a.tool_calls.with_findings} / ${a.tool_calls.total}</span></div>
 </div>
 <h3>Agents</h3>
@@ -149,20 +321,23 @@ ${
     : ""
 }
 <h3>Turns</h3>
-<table class="turns"><thead><tr><th>Turn</th><th>Detection</th><th>Confidence</th><th>Interactions</th><th>Tool findings</th></tr></thead>
-<tbody>${a.turn_results.map((t) => {
+${onlyIssues ? html`<p class="muted">Only the turns with an issue: ${turns.length} of ${a.turn_results.length}.</p>` : ""}
+<table class="turns"><thead><tr><th class="num">Turn</th><th>Detection</th><th class="num">Confidence</th><th>Interactions</th><th>Tool findings</th><th>Issues</th></tr></thead>
+<tbody>${turns.map(({ t, issues }) => {
     const findings = findingsByTurn.get(t.turn_index) ?? [];
+    const number = turnNumber(t.turn_index);
     return html`<tr class="${t.is_bad ? "bad" : ""}">
-<td>${t.turn_index + 1}</td>
-<td>${t.is_bad ? html`<span class="status failed">bad: ${t.detection_type}</span>` : t.is_bad === null ? "unknown" : "good"}${t.reason ? html`<p>${t.reason}</p>` : ""}</td>
-<td class="num">${score1(t.confidence)}</td>
+<td class="num">${session ? html`<a href="#${turnAnchor(idPrefix, t.turn_index)}">${number}</a>` : number}</td>
+<td>${t.is_bad ? html`<span class="status failed">bad: ${t.detection_type}</span>` : t.is_bad === null ? html`unknown ${unjudged}` : "good"}${t.reason ? html`<p>${t.reason}</p>` : ""}</td>
+<td class="num">${t.is_bad === null ? "—" : score1(t.confidence)}</td>
 <td>${t.interactions.map((x) => html`<span class="chip">${x.agent_id} ${score1(x.score)}</span> `)}</td>
 <td>${findingsCell(t.turn_index, findings)}</td>
+<td>${issues.length === 0 ? "—" : html`<ul class="failure-reasons">${issues.map((i) => html`<li>${i}</li>`)}</ul>`}</td>
 </tr>`;
   })}</tbody></table>
-${session ? conversationSection(session, a.tool_validation) : ""}
+${session ? sessionTrace(session, a, { idPrefix, onlyIssues }) : ""}
 <h3>Latency</h3>
-<table class="latency"><thead><tr><th>Agent or tool</th><th>Calls</th><th>p50 ms</th><th>p95 ms</th><th>Max ms</th><th>Total ms</th></tr></thead>
+<table class="latency"><thead><tr><th>Agent or tool</th><th class="num">Calls</th><th class="num">p50 ms</th><th class="num">p95 ms</th><th class="num">Max ms</th><th class="num">Total ms</th></tr></thead>
 <tbody>${Object.entries(a.latency.per_agent).map(
     ([id, l]) =>
       html`<tr><td>${id}</td><td class="num">${l.interactions}</td><td class="num">${l.p50_ms ?? "—"}</td><td class="num">${l.p95_ms ?? "—"}</td><td class="num">${l.max_ms ?? "—"}</td><td class="num">${l.total_ms}</td></tr>`,
@@ -174,9 +349,15 @@ ${session ? conversationSection(session, a.tool_validation) : ""}
 </section>`;
 }
 
-export async function sessionPage({ store }: DashboardContext, id: string): Promise<Html | undefined> {
+export async function sessionPage(
+  { store }: DashboardContext,
+  id: string,
+  raw: Readonly<Record<string, string>> = {},
+): Promise<Html | undefined> {
+  const onlyIssues = parseFailuresOnly(raw);
   const row = await store.evaluations.get(id);
   if (row?.kind !== "session") return undefined;
+  const here = { path: `/sessions/${id}`, params: {} };
   const body =
     row.status !== "completed"
       ? html`<h1>Session analysis ${shortId(id)}</h1><p>This analysis is ${row.status}; it has no result yet.</p>`
@@ -192,7 +373,8 @@ export async function sessionPage({ store }: DashboardContext, id: string): Prom
               : undefined;
           return html`<h1>Session analysis ${shortId(id)} <span class="muted">${when(row.created_at)}</span></h1>
 <p class="muted">From ${result.sources.map((s) => `${s.file} (${s.from})`).join(", ")}</p>
-${result.analyses.map((a, i) => analysisSection(a, sessionOf(i)))}`;
+${failuresSwitch({ failures: onlyIssues, sort: undefined, order: "asc" }, here, "turns with a bad-turn detection, a tool finding, or a judged metric below its threshold.", { all: "All turns", failures: "Only turns with an issue" })}
+${result.analyses.map((a, i) => analysisSection(a, sessionOf(i), `s${i + 1}-`, onlyIssues))}`;
         })();
   return layout({ title: `Session ${shortId(id)}`, section: "sessions", body });
 }

@@ -84,16 +84,18 @@ const anchorOf = (path: string) => `page${path.replaceAll("/", "-")}`;
 /**
  * The page's links made the report's: a link to another page of the report becomes its anchor; any other
  * link to the dashboard (filters, sorting, other agents) loses its href and stays as text. Forms go: there
- * is no server to answer them. This reads markup made by our own templates, where agent text is escaped,
+ * is no server to answer them. Ids within a page, and the links to them, get the page's `prefix`: two run
+ * pages in one document each have their own `window-1`. This reads markup made by our own templates, where agent text is escaped,
  * so no tag in it comes from an agent.
  */
-function staticLinks(main: string, anchors: ReadonlyMap<string, string>): string {
+function staticLinks(main: string, anchors: ReadonlyMap<string, string>, prefix = ""): string {
   return main
     .replace(/<form\b[\s\S]*?<\/form>/g, "")
     .replace(/<script\b[\s\S]*?<\/script>/g, "")
+    .replace(/\sid="([^"]*)"/g, (_, id: string) => ` id="${prefix}${id}"`)
     .replace(/\shref="([^"]*)"/g, (whole, href: string) => {
       if (/^(?:https?:|mailto:)/i.test(href)) return whole;
-      if (href.startsWith("#")) return whole;
+      if (href.startsWith("#")) return ` href="#${prefix}${href.slice(1)}"`;
       const path = href.replace(/&amp;/g, "&").split(/[?#]/)[0] ?? "";
       const anchor = anchors.get(path);
       return anchor === undefined ? "" : ` href="#${anchor}"`;
@@ -133,7 +135,7 @@ export async function staticReport({
     if (response.status !== 200)
       throw new Error(`the dashboard could not render ${path} (${response.status})`);
     sections.push(
-      `<section class="report-page" id="${anchorOf(path)}">\n${staticLinks(mainOf(await response.text()), anchors)}\n</section>`,
+      `<section class="report-page" id="${anchorOf(path)}">\n${staticLinks(mainOf(await response.text()), anchors, `${anchorOf(path)}-`)}\n</section>`,
     );
   }
   const runOf = (agentId: string) => {

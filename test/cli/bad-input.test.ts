@@ -168,7 +168,7 @@ const rows: Row[] = [
   {
     input: "--format xml",
     run: () => withFlag("--format", "xml"),
-    says: /^option '--format <format>' argument 'xml' is invalid\. Allowed choices are table, json, markdown\.\n/,
+    says: /^option '--format <format>' argument 'xml' is invalid\. Allowed choices are table, json, markdown, html\.\n/,
   },
   {
     input: "--judge fixtrues:x",

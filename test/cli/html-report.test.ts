@@ -21,6 +21,9 @@ function expectSelfContained(report: string): void {
   for (const [, anchor] of report.matchAll(/\shref="#([^"]+)"/g))
     expect(report, `anchor #${anchor}`).toContain(`id="${anchor}"`);
   expect(report).not.toMatch(/<form\b/i);
+  // Ids are unique across the pages of the document (each run page has its own "window-1").
+  const ids = [...report.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+  expect(ids.length).toBe(new Set(ids).size);
 }
 
 describe("the HTML report", () => {

@@ -57,7 +57,7 @@ describe("dramaturg serve", () => {
   });
 
   it("with a token on a public host, asks every request for it and never prints it", async () => {
-    const token = "do-not-print-this-token-0123";
+    const token = "do-not-print-this-token-0123456789abcdef";
     const server = serve(["--host", "0.0.0.0"], { DRAMATURG_TOKEN: token });
     try {
       const port = new URL(await server.url).port;

@@ -30,7 +30,9 @@ describe("the persona-check workflow", () => {
     const check = steps.find((s) => s.run?.split("\n").some(isCheck))!;
     const line = check.run!.split("\n").find(isCheck)!.trim();
     expect(line).toBe(script);
-    expect(script).toMatch(/--markdown persona-check\.md --junit persona-check\.xml --html persona-check\.html/);
+    expect(script).toMatch(
+      /--markdown persona-check\.md --junit persona-check\.xml --html persona-check\.html/,
+    );
   });
 
   it("checks out, sets up Node 24, installs, checks, comments, uploads JUnit and fails, in that order", () => {

@@ -248,6 +248,7 @@ describe("the API as a whole", () => {
         "/api/corrections",
         "/api/runs",
         "/api/runs/{id}",
+        "/api/search",
         "/api/sessions",
         "/api/sessions/analyze",
         "/api/sessions/{id}",

@@ -2,7 +2,8 @@
 // header or as the HttpOnly cookie the login form sets. The token never comes back in a response.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServerApp } from "../../src/server/index.ts";
-import { sameSecret, sessionValue } from "../../src/server/token.ts";
+import { sessionCookies } from "../../src/server/session-cookie.ts";
+import { sameSecret } from "../../src/server/token.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 
 /** A response's JSON body, read loosely: the tests check its fields. */
@@ -129,7 +130,7 @@ describe("a server started with a token", () => {
 
   it("a cookie made for another token is a 401", async () => {
     const response = await request("GET", "/api/runs", {
-      cookie: `dramaturg_session=${sessionValue("other")}`,
+      cookie: `dramaturg_session=${sessionCookies({ token: "another-token-0123456789abcdefghij" }).issue()}`,
     });
     expect(response.status).toBe(401);
   });

@@ -39,13 +39,13 @@ describe("startServer", () => {
       db: "memory://",
       host: "0.0.0.0",
       port: 0,
-      token: "a-token-for-this-test",
+      token: "a-token-for-this-test-0123456789abcdef",
     });
     try {
       const port = new URL(server.url).port;
       expect((await fetch(`http://127.0.0.1:${port}/api/runs`)).status).toBe(401);
       const authorized = await fetch(`http://127.0.0.1:${port}/api/runs`, {
-        headers: { authorization: "Bearer a-token-for-this-test" },
+        headers: { authorization: "Bearer a-token-for-this-test-0123456789abcdef" },
       });
       expect(authorized.status).toBe(200);
     } finally {

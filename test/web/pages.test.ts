@@ -212,7 +212,7 @@ describe("the pages", () => {
     // A one-session analysis is the seed's document, which has no id: the newest stored analysis is it.
     const [stored] = await store.evaluations.list({ kind: "session", limit: 1 });
     const { text } = await page(`/sessions/${stored!.id}`);
-    const steps = [...text.matchAll(/<li class="step with-findings">([\s\S]*?)<\/ul>\n<\/li>/g)].map(
+    const steps = [...text.matchAll(/<li class="step with-findings"[^>]*>([\s\S]*?)<\/ul>\n<\/li>/g)].map(
       (m) => m[1]!,
     );
     expect(steps.length).toBeGreaterThan(0);
@@ -246,5 +246,87 @@ describe("a server started with a token", () => {
     const guarded = createServerApp({ store, token: TOKEN });
     const response = await guarded.request("/agents", { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(response.status).toBe(200);
+  });
+});
+
+describe("issue 38's faults of filters, bad input and first-run hints", () => {
+  const agentIds = (text: string) =>
+    [...text.matchAll(/<a href="\/agents\/([^"]+)">/g)].map((m) => decodeURIComponent(m[1]!));
+
+  it("/agents?agent= matches part of the id or of the display name, ignoring case", async () => {
+    expect(agentIds((await page("/agents?agent=MAR")).text)).toEqual(["marta"]);
+    // "onerror" is only in Mallory's display name, not in its id.
+    expect(agentIds((await page("/agents?agent=OnError")).text)).toEqual(["mallory"]);
+  });
+
+  it("/runs?agent= matches the same way as /agents?agent=", async () => {
+    const runAgents = async (path: string) => [
+      ...new Set([...(await page(path)).text.matchAll(/<td><a href="\/agents\/([^"]+)">/g)].map((m) => m[1])),
+    ];
+    await expect(runAgents("/runs?agent=MAR")).resolves.toEqual(["marta"]);
+    await expect(runAgents("/runs?agent=do")).resolves.toEqual([]);
+    await expect(runAgents("/runs?agent=onerror")).resolves.toEqual(["mallory"]);
+    await expect(runAgents("/runs?agent=B")).resolves.toEqual(["bob"]);
+  });
+
+  it("a cursor the dashboard did not give is a 400 on an agent's page, as in the API", async () => {
+    const { status, text } = await page("/agents/bob?cursor=garbage");
+    expect(status).toBe(400);
+    expect(text).toContain("<code>cursor</code>");
+    expect((await app.request("/api/runs?cursor=garbage")).status).toBe(400);
+  });
+
+  it("a bad id in the path links back to the section's list, not to itself", async () => {
+    const { status, text } = await page("/runs/not-a-uuid");
+    expect(status).toBe(400);
+    expect(text).toContain("<code>id</code>");
+    expect(text).toContain('<a href="/runs">');
+    expect(text).not.toContain('href="/runs/not-a-uuid"');
+    // A bad filter still links to the page without its filters.
+    expect((await page("/runs?since=yesterday")).text).toContain('<a href="/runs">Without the filters</a>');
+  });
+
+  it("an agent without a baseline says so and how to set one, instead of an all-clear", async () => {
+    const { text } = await page("/agents/marta");
+    const regressions = text.slice(text.indexOf("<h2>Regressions</h2>"));
+    expect(regressions).not.toContain("no dimension is more than");
+    expect(regressions).toContain("No baseline yet, so nothing can be called a regression");
+    expect(regressions).toContain("dramaturg baseline transcript.json --agent marta --judge");
+  });
+
+  it("an agent with a baseline and no regression gets the all-clear", async () => {
+    const withBaseline = await openStore("memory://");
+    try {
+      await seedStore(withBaseline, { runs: 2 });
+      const [oldest] = (await withBaseline.runs.list({ agent: "bob", status: "completed" })).slice(-1);
+      await withBaseline.runs.markBaseline(oldest!.id);
+      const { text } = await page("/agents/bob", createServerApp({ store: withBaseline }));
+      expect(text).toContain("None: no dimension is more than 1 below its baseline");
+      expect(text).not.toContain("No baseline yet");
+    } finally {
+      await withBaseline.close();
+    }
+  });
+
+  it("the empty /sessions page's curl names no fixed port and sends JSON", async () => {
+    const { text } = await page("/sessions", createServerApp({ store: empty }));
+    const curl = text.split("\n").find((line) => line.startsWith("curl "));
+    expect(curl).toContain("-H &#39;Content-Type: application/json&#39;");
+    expect(curl).toContain("http://HOST:PORT/api/sessions/analyze");
+    expect(text).toContain("HOST:PORT: this server&#39;s address");
+    expect(text).not.toContain("4477");
+  });
+
+  it("numeric columns have right-aligned headers like their numbers", async () => {
+    const agents = (await page("/agents")).text;
+    expect(agents).toContain('<th class="num">Overall</th>');
+    expect(agents).toContain('<th class="num">adherence</th>');
+    const agent = (await page("/agents/mallory")).text;
+    expect(agent).toContain(
+      '<th class="num">Latest</th><th class="num">Previous</th><th class="num">Baseline</th>',
+    );
+    expect(agent).toContain('<th class="num">Before</th><th class="num">Now</th>');
+    const css = await (await app.request("/assets/dashboard.css")).text();
+    expect(css).toMatch(/th\.num,\s*td\.num\s*\{\s*text-align: right;/);
   });
 });

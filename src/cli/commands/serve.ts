@@ -1,5 +1,7 @@
 // `dramaturg serve`: the HTTP API and the dashboard over the store, until Ctrl-C or SIGTERM. Loopback by
-// default; any other host needs DRAMATURG_TOKEN, which every request must then carry. The token is never printed.
+// default; any other host needs DRAMATURG_TOKEN (32 characters at least), which every request must then
+// carry. Requests must name this server in their Host header (`--allowed-host` adds names). The token is
+// never printed.
 import type { Command } from "commander";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
@@ -14,6 +16,8 @@ export interface ServeFlags {
   judgeApiKeyEnv?: string;
   config?: string;
   baselines?: string;
+  allowedHost: string[];
+  sessionTtl: string;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -25,6 +29,17 @@ export function registerServeCommand(program: Command): void {
     .option("--db <location>", "store location (default .dramaturg)")
     .option("--host <host>", "address to listen on; other than loopback needs DRAMATURG_TOKEN", "127.0.0.1")
     .option("--port <n>", "port to listen on (0: any free port)", "4477")
+    .option(
+      "--allowed-host <name>",
+      "a name this server is reached by (dashboard.example.com, or NAME:PORT for one port); requests naming another host in Host get 421; repeatable",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      "--session-ttl <duration>",
+      "how long a sign-in at /login lasts: 30m, 12h, 7d (at most 30d)",
+      "12h",
+    )
     .option("--body-limit <bytes>", "largest request body; larger get 413 (default 10 MiB)")
     .option(
       "--judge <judge>",
@@ -43,7 +58,7 @@ export function registerServeCommand(program: Command): void {
       examples(
         "dramaturg serve",
         "dramaturg serve --db postgres://user@db/dramaturg --port 8080",
-        "DRAMATURG_TOKEN=$(openssl rand -hex 24) dramaturg serve --host 0.0.0.0",
+        "DRAMATURG_TOKEN=$(openssl rand -base64 32) dramaturg serve --host 0.0.0.0 --allowed-host dashboard.example.com",
       ),
     )
     .action(async (flags: ServeFlags) => setExitCode(await serveCommand(flags)));
@@ -63,6 +78,30 @@ function wholeFlag(
   return n;
 }
 
+const DURATION_SECONDS = { m: 60, h: 3600, d: 86_400 } as const;
+
+/** A session lifetime flag, `30m`, `12h` or `7d`, in seconds; an InputError naming the flag otherwise. */
+async function durationFlag(
+  value: string,
+  flag: string,
+  InputError: typeof import("../../core/index.ts").InputError,
+): Promise<number> {
+  const { z } = await import("zod");
+  const parsed = z
+    .string()
+    .regex(/^\d{1,6}[mhd]$/)
+    .transform(
+      (text) => Number(text.slice(0, -1)) * DURATION_SECONDS[text.at(-1) as keyof typeof DURATION_SECONDS],
+    )
+    .refine((seconds) => seconds >= 60 && seconds <= 30 * 86_400)
+    .safeParse(value);
+  if (!parsed.success)
+    throw new InputError(`expected a duration from 1m to 30d such as 30m, 12h or 7d, got "${value}"`, {
+      place: flag,
+    });
+  return parsed.data;
+}
+
 /** Serves until SIGINT or SIGTERM, then stops listening and closes the store; 0 when stopped so. */
 export async function serveCommand(
   flags: ServeFlags,
@@ -74,6 +113,7 @@ export async function serveCommand(
     import("../../server/index.ts"),
   ]);
   const port = wholeFlag(flags.port, "--port", 0, 65535, InputError);
+  const sessionTtl = await durationFlag(flags.sessionTtl, "--session-ttl", InputError);
   const bodyLimit =
     flags.bodyLimit === undefined
       ? undefined
@@ -96,6 +136,8 @@ export async function serveCommand(
     host: flags.host,
     port,
     token,
+    allowedHosts: flags.allowedHost,
+    sessionTtl,
     bodyLimit,
     judge: flags.judge,
     judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },

@@ -1,32 +1,73 @@
-// The login form of a server started with a token: the token, typed once, becomes an HttpOnly,
-// SameSite=Strict cookie (a value derived from it), so a browser can read the pages and call the API.
-// After signing in, the browser goes back to the page it asked for (`next`, a same-site path only).
+// Signing in and out of a server started with a token. The token, typed once, becomes a session cookie
+// (HttpOnly, SameSite=Strict, Secure over https, a fresh signed value each time, expiring), and the browser
+// goes back to the page it asked for (`next`, a same-site path only). Wrong tokens are throttled per client.
+// Signing out ends the session on the server too, so a copy of the cookie stops working.
 import { Hono } from "hono";
-import { deleteCookie, setCookie } from "hono/cookie";
-import { loginPage } from "../../web/index.ts";
-import { SESSION_COOKIE } from "../auth.ts";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { loginPage, signInThrottledPage, signOutPage } from "../../web/index.ts";
 import { sameSitePath } from "../next-path.ts";
-import { sameSecret, sessionValue } from "../token.ts";
+import { SESSION_COOKIE, type SessionCookies } from "../session-cookie.ts";
+import { type SignInThrottle, signInClient } from "../sign-in-throttle.ts";
+import { sameSecret } from "../token.ts";
 
-export function loginRoutes(token: string): Hono {
+export interface LoginRoutesOptions {
+  token: string;
+  sessions: SessionCookies;
+  throttle: SignInThrottle;
+}
+
+export function loginRoutes({ token, sessions, throttle }: LoginRoutesOptions): Hono {
   const app = new Hono();
   app.get("/login", (c) => c.html(loginPage({ next: sameSitePath(c.req.query("next")) })));
   app.post("/login", async (c) => {
+    const client = signInClient(c);
+    const wait = throttle.retryAfter(client);
+    if (wait !== undefined) {
+      c.header("Retry-After", String(wait));
+      return c.html(signInThrottledPage({ retryAfter: wait }), 429);
+    }
     const body = await c.req.parseBody();
     const given = typeof body.token === "string" ? body.token : "";
     const next = sameSitePath(body.next);
-    if (!sameSecret(given, token)) return c.html(loginPage({ next, failed: true }), 401);
-    setCookie(c, SESSION_COOKIE, sessionValue(token), {
+    if (!sameSecret(given, token)) {
+      throttle.failed(client);
+      return c.html(loginPage({ next, failed: true }), 401);
+    }
+    throttle.succeeded(client);
+    setCookie(c, SESSION_COOKIE, sessions.issue(), {
       httpOnly: true,
       sameSite: "Strict",
       path: "/",
+      maxAge: sessions.maxAge,
       secure: new URL(c.req.url).protocol === "https:",
     });
     return c.redirect(next, 303);
   });
+  app.get("/logout", (c) => c.html(signOutPage()));
   app.post("/logout", (c) => {
-    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    // SameSite=Strict already keeps the cookie off a cross-site post, so a forged one could not end the
+    // session on the server; refusing it also keeps it from clearing the browser's copy. The page it gets
+    // instead is the sign-out button, for the user to press.
+    if (!sameOrigin(c.req.header("origin"), c.req.header("host") ?? new URL(c.req.url).host))
+      return c.html(signOutPage(), 403);
+    const cookie = getCookie(c, SESSION_COOKIE);
+    if (cookie !== undefined) sessions.signOut(cookie);
+    deleteCookie(c, SESSION_COOKIE, { path: "/", secure: new URL(c.req.url).protocol === "https:" });
     return c.redirect("/login", 303);
   });
   return app;
+}
+
+/**
+ * Whether a form post comes from this server's own pages: no Origin header (not a browser, or one that sends
+ * none on same-origin posts), or one whose host is the request's. The scheme is not compared, so a proxy
+ * that ends TLS in front of the server does not make every sign-out cross-origin.
+ */
+function sameOrigin(origin: string | undefined, host: string): boolean {
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false; // "null" (a sandboxed or privacy-stripped origin) and anything unparsable
+  }
 }

@@ -1,0 +1,5 @@
+// Calibration: how far the judge agrees with human labels. The public surface of the folder; other folders
+// import only this.
+
+export * from "./agreement.ts";
+export * from "./bands.ts";

@@ -1,0 +1,313 @@
+// A persona run's verdicts as evidence: grouped by proposition within each dimension, the lowest-scoring
+// proposition first, each verdict with its target's speaker, id and channel, the judged message in full and the
+// judge's window (both in <details>, which open without JavaScript), raw and final score with what changed it,
+// and the reasoning — a reasoning repeated word for word is written once and referred to after that.
+import { HARD_PENALTY, MAX_SCORE } from "../core/index.ts";
+import type { ScoreRow } from "../store/index.ts";
+import { score9 } from "./format.ts";
+import { type Html, html } from "./html.ts";
+import { type ListView, type SortColumn, sortHeader, sortRows } from "./list-view.ts";
+import { type JudgedMessage, propositionKey, type RunEvidence, windowKey } from "./run-evidence.ts";
+
+/**
+ * A verdict fails below this final score: TinyTroupe's default threshold, which is also the default of this
+ * project's action gate (`gate_*_threshold`). Counts (ideas quantity) have no pass mark.
+ */
+export const PASS_MARK = 7;
+
+export const VERDICT_COLUMNS = ["target", "trial", "status", "raw", "score"] as const;
+export type VerdictColumn = (typeof VERDICT_COLUMNS)[number];
+
+/** The first characters of a message that stand for it until it is opened. */
+const SUMMARY_LENGTH = 160;
+
+/** Whether a verdict is a failure: errored (no score), or a final score below the pass mark. */
+export function isFailure(row: Pick<ScoreRow, "status" | "score" | "count">): boolean {
+  if (row.status === "errored") return true;
+  return row.count === null && row.score !== null && row.score < PASS_MARK;
+}
+
+/** A score as arithmetic shows it: 2, 1.6, 6.4 (at most two decimals, no trailing zeros). */
+const figure = (value: number) => String(Number(value.toFixed(2)));
+
+/** How the final score came from the raw one, spelled out: "inverted: 9 − 7 = 2; hard: 2 × 0.8 = 1.6". */
+export function scoreExplanation(
+  row: Pick<ScoreRow, "status" | "raw_score" | "count" | "inverted" | "hard">,
+): string {
+  if (row.status === "errored") return "errored: no score, left out of every mean";
+  if (row.count !== null) return `a count (${row.count} ideas), not a 0–9 score`;
+  if (row.raw_score === null) return "—";
+  const steps: string[] = [];
+  if (row.status === "trivial") steps.push("precondition false: trivially true, no judge call");
+  let score = row.raw_score;
+  if (row.inverted) {
+    steps.push(`inverted: ${MAX_SCORE} − ${figure(score)} = ${figure(MAX_SCORE - score)}`);
+    score = MAX_SCORE - score;
+  }
+  if (row.hard)
+    steps.push(
+      score < MAX_SCORE
+        ? `hard: ${figure(score)} × ${HARD_PENALTY} = ${figure(score * HARD_PENALTY)}`
+        : `hard: ${MAX_SCORE} is not penalised`,
+    );
+  return steps.length === 0 ? "as judged" : steps.join("; ");
+}
+
+export interface PropositionGroup {
+  dimension: string;
+  propositionId: string;
+  /** Mean of the verdicts' final scores (errored ones left out); null when none has one. */
+  score: number | null;
+  weight: number | null;
+  inverted: boolean | null;
+  hard: boolean | null;
+  verdicts: ScoreRow[];
+  errored: number;
+}
+
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+
+/**
+ * The verdicts by dimension (in the order they come) and, within one, by proposition: the lowest score
+ * first, a proposition whose every verdict errored before all (it has no score at all), ties by id.
+ */
+export function groupByProposition(rows: readonly ScoreRow[]): Map<string, PropositionGroup[]> {
+  const groups = new Map<string, PropositionGroup>();
+  for (const row of rows) {
+    const key = propositionKey(row.dimension, row.proposition_id);
+    let group = groups.get(key);
+    if (!group)
+      groups.set(
+        key,
+        (group = {
+          dimension: row.dimension,
+          propositionId: row.proposition_id,
+          score: null,
+          weight: row.weight,
+          inverted: row.inverted,
+          hard: row.hard,
+          verdicts: [],
+          errored: 0,
+        }),
+      );
+    group.verdicts.push(row);
+    if (row.status === "errored") group.errored++;
+  }
+  const byDimension = new Map<string, PropositionGroup[]>();
+  for (const group of groups.values()) {
+    group.score = mean(group.verdicts.flatMap((v) => (v.score === null ? [] : [v.score])));
+    let list = byDimension.get(group.dimension);
+    if (!list) byDimension.set(group.dimension, (list = []));
+    list.push(group);
+  }
+  for (const list of byDimension.values())
+    list.sort((a, b) => compareNumbers(a.score, b.score) || compareText(a.propositionId, b.propositionId));
+  return byDimension;
+}
+
+const targetText = (row: ScoreRow) => row.message_id ?? row.channel ?? row.agent_id ?? "";
+
+/** Compares two optional numbers, a missing one lowest (an errored verdict has no score: the worst). */
+export function compareNumbers(a: number | null | undefined, b: number | null | undefined): number {
+  const x = typeof a === "number" && Number.isFinite(a) ? a : Number.NEGATIVE_INFINITY;
+  const y = typeof b === "number" && Number.isFinite(b) ? b : Number.NEGATIVE_INFINITY;
+  return x === y ? 0 : x < y ? -1 : 1;
+}
+
+/** Text order with the numbers in it compared as numbers (m9 before m10), as ids are read. */
+export function compareText(a: string, b: string): number {
+  return a.localeCompare(b, "en", { numeric: true });
+}
+
+/** The verdict tables' sortable columns (the others, text in <details>, do not sort usefully). */
+export const VERDICT_SORTS: readonly SortColumn<ScoreRow, VerdictColumn>[] = [
+  { key: "target", label: "Target", value: targetText },
+  { key: "trial", label: "Trial", numeric: true, value: (r) => r.trial },
+  { key: "status", label: "Status", value: (r) => r.status },
+  { key: "raw", label: "Raw", numeric: true, value: (r) => r.raw_score },
+  { key: "score", label: "Score", numeric: true, value: (r) => r.score ?? r.count },
+];
+
+/** A verdict table's view: without a column asked for, by score, lowest first. */
+export const verdictView = (view: ListView<VerdictColumn>): ListView<VerdictColumn> =>
+  view.sort === undefined ? { ...view, sort: "score", order: "asc" } : view;
+
+/**
+ * Verdicts in a table's order. By score: the lowest first (descending: the highest), an errored verdict,
+ * which has none, counting as the lowest; ties by target and trial. By another column: as every list sorts
+ * (no value last), ties in the same order.
+ */
+export function sortVerdicts(rows: readonly ScoreRow[], view: ListView<VerdictColumn>): ScoreRow[] {
+  const lowestFirst = [...rows].sort(
+    (a, b) =>
+      compareNumbers(a.score ?? a.count, b.score ?? b.count) ||
+      compareText(targetText(a), targetText(b)) ||
+      a.trial - b.trial,
+  );
+  const { sort, order } = verdictView(view);
+  if (sort === "score") return order === "asc" ? lowestFirst : lowestFirst.reverse();
+  return sortRows(lowestFirst, view, VERDICT_SORTS);
+}
+
+/** The judged message: the first characters as the summary, the whole text when opened. */
+export function messageDetails(message: JudgedMessage | undefined, id: string | null): Html {
+  if (!message)
+    return id === null
+      ? html`<span class="muted">the agent's messages as a whole</span>`
+      : html`<span class="muted">message ${id} is not kept with this run</span>`;
+  const flat = message.text.replace(/\s+/g, " ").trim();
+  if (flat.length <= SUMMARY_LENGTH && flat === message.text)
+    return html`<p class="message-text">${message.text}</p>`;
+  return html`<details class="message"><summary>${flat.length > SUMMARY_LENGTH ? `${flat.slice(0, SUMMARY_LENGTH - 1)}…` : flat}</summary><p class="message-text">${message.text}</p></details>`;
+}
+
+/** The anchor of a judge window in the page's "What the judge read" section. */
+const windowAnchor = (evidence: RunEvidence, row: ScoreRow) => {
+  const at = [...evidence.windows.keys()].indexOf(windowKey(row));
+  return at < 0 ? undefined : `window-${at + 1}`;
+};
+
+/** A link to the window the judge read for this verdict (written once per target, at the page's end). */
+function windowLink(evidence: RunEvidence, row: ScoreRow): Html {
+  const anchor = windowAnchor(evidence, row);
+  if (anchor) return html`<p class="window-link"><a href="#${anchor}">What the judge read ↓</a></p>`;
+  if (row.status === "trivial") return html``;
+  return row.context_snippet && row.message_id === null
+    ? html`<details class="judge-window"><summary>Excerpt judged</summary><pre class="snippet">${row.context_snippet}</pre></details>`
+    : html``;
+}
+
+/**
+ * The windows the judge read for the shown verdicts, each once (a window is shared by every proposition of a
+ * dimension on one target, so written per verdict it would be most of the page), in <details> that a
+ * verdict's link leads to.
+ */
+export function windowsSection(evidence: RunEvidence, rows: readonly ScoreRow[]): Html {
+  const used = new Set(rows.map(windowKey));
+  const entries = [...evidence.windows].flatMap(([key, window], i) =>
+    used.has(key) ? [{ key, window, n: i + 1 }] : [],
+  );
+  if (entries.length === 0) return html``;
+  return html`<section id="windows"><h2>What the judge read</h2>
+<p>Beside the claim and the message, the judge read a window of the trajectory (the set's <code>first_n</code> and <code>last_n</code> lines), rebuilt here from the evaluation's kept input. One per dimension and target, shared by its propositions.</p>
+${entries.map(({ key, window, n }) => {
+  const [dimension, messageId] = key.split("\u0000") as [string, string];
+  const message = evidence.messages.get(messageId);
+  return html`<details class="judge-window"><summary>${dimension} · ${message ? `${message.speaker} ${message.id}` : messageId || evidence.agentName}: ${window.title}</summary><pre class="snippet" id="window-${n}">${window.text || "(empty: nothing came before)"}</pre></details>`;
+})}
+</section>`;
+}
+
+function targetCell(evidence: RunEvidence, row: ScoreRow): Html {
+  const message = row.message_id === null ? undefined : evidence.messages.get(row.message_id);
+  if (message)
+    return html`<td><strong>${message.speaker}</strong><br><code>${message.id}</code> · #${message.channel}${message.recipient ? ` → ${message.recipient}` : ""}</td>`;
+  if (row.message_id !== null)
+    return html`<td><strong>${evidence.agentName}</strong><br><code>${row.message_id}</code></td>`;
+  return html`<td><strong>${row.channel ? `#${row.channel}` : evidence.agentName}</strong><br><span class="muted">${row.channel ? "the channel" : "all of the agent's messages"}</span></td>`;
+}
+
+/** The reasoning cell: written in full the first time a text appears in the group, then referred to. */
+function reasoningCell(row: ScoreRow, first: ReadonlyMap<string, { row: ScoreRow; count: number }>): Html {
+  if (row.status === "errored") return html`<td>${row.error ?? "the judge failed"}</td>`;
+  const ideas = row.ideas?.length ? html`<ul>${row.ideas.map((i) => html`<li>${i}</li>`)}</ul>` : "";
+  const seen = row.reasoning ? first.get(row.reasoning) : undefined;
+  if (!seen || seen.count === 1) return html`<td>${row.reasoning}${ideas}</td>`;
+  if (seen.row === row)
+    return html`<td>${row.reasoning}${ideas} <span class="muted">(the same words for ${seen.count - 1} other ${seen.count === 2 ? "verdict" : "verdicts"} below)</span></td>`;
+  return html`<td><span class="muted">Same reasoning as ${targetText(seen.row)}${seen.row.trial > 1 ? ` (trial ${seen.row.trial})` : ""} above.</span>${ideas}</td>`;
+}
+
+function verdictRow(
+  evidence: RunEvidence,
+  row: ScoreRow,
+  first: ReadonlyMap<string, { row: ScoreRow; count: number }>,
+): Html {
+  const message = row.message_id === null ? undefined : evidence.messages.get(row.message_id);
+  return html`<tr class="${row.status}${isFailure(row) ? " failing" : ""}">
+${targetCell(evidence, row)}
+<td>${messageDetails(message, row.message_id)}${windowLink(evidence, row)}</td>
+<td class="num">${row.trial}</td>
+<td><span class="status ${row.status}">${row.status}</span></td>
+<td class="num">${score9(row.raw_score)}</td>
+<td class="num">${row.count !== null ? String(row.count) : score9(row.score)}</td>
+<td>${scoreExplanation(row)}</td>
+${reasoningCell(row, first)}
+</tr>`;
+}
+
+/** The page's words on Score and Raw, and on what "failing" means. */
+export const SCORE_EXPLANATION = html`<p class="explain"><strong>Raw</strong> is the judge's 0–9 answer to the claim.
+<strong>Score</strong> is what counts: an <em>inverted</em> proposition (a claim that should not hold) is flipped to
+${MAX_SCORE} − raw, then a <em>hard</em> proposition's score below ${MAX_SCORE} is multiplied by ${HARD_PENALTY}. A
+proposition's score is the mean of its verdicts' scores; a dimension's, the weight-normalised mean of its propositions'.
+An errored verdict (the judge failed) has no score and is left out, never counted as a 9. A verdict <em>fails</em>
+below ${PASS_MARK}, TinyTroupe's default pass mark (and this project's action gate's).</p>`;
+
+/**
+ * The verdict sections of a run page: one per dimension, a table per proposition. With `view.failures`,
+ * only failing verdicts, and only the propositions that have one. `base` is the page's path and the
+ * parameters its sort links keep.
+ */
+export function verdictSections(
+  rows: readonly ScoreRow[],
+  evidence: RunEvidence,
+  view: ListView<VerdictColumn>,
+  base: { path: string; params: Record<string, string | number | undefined> },
+): Html {
+  const sections: Html[] = [];
+  for (const [dimension, groups] of groupByProposition(rows)) {
+    const shown = groups
+      .map((group) => ({
+        group,
+        verdicts: sortVerdicts(view.failures ? group.verdicts.filter(isFailure) : group.verdicts, view),
+      }))
+      .filter((g) => g.verdicts.length > 0);
+    const hidden = groups.length - shown.length;
+    sections.push(html`<section class="verdicts" id="verdicts-${dimension}"><h3>${dimension}</h3>
+${
+  view.failures && hidden > 0
+    ? html`<p class="muted">${hidden} of ${groups.length} propositions have no failing verdict and are not shown.</p>`
+    : ""
+}
+${shown.map(({ group, verdicts }) => propositionTable(group, verdicts, evidence, view, base))}
+</section>`);
+  }
+  return html`${sections}`;
+}
+
+function propositionTable(
+  group: PropositionGroup,
+  verdicts: readonly ScoreRow[],
+  evidence: RunEvidence,
+  view: ListView<VerdictColumn>,
+  base: { path: string; params: Record<string, string | number | undefined> },
+): Html {
+  const facts = evidence.propositions.get(propositionKey(group.dimension, group.propositionId));
+  const weight = group.weight ?? facts?.weight;
+  const inverted = group.inverted ?? facts?.inverted;
+  const hard = group.hard ?? facts?.hard;
+  const yesNo = (flag: boolean | null | undefined) =>
+    flag === undefined || flag === null ? "—" : flag ? "yes" : "no";
+  // Each reasoning's first row in the table's order, and how many rows give it.
+  const first = new Map<string, { row: ScoreRow; count: number }>();
+  for (const v of verdicts) {
+    if (v.status === "errored" || !v.reasoning) continue;
+    const seen = first.get(v.reasoning);
+    if (seen) seen.count++;
+    else first.set(v.reasoning, { row: v, count: 1 });
+  }
+  const th = (column: VerdictColumn) =>
+    sortHeader(VERDICT_SORTS.find((c) => c.key === column)!, verdictView(view), base);
+  return html`<section class="proposition" id="p-${group.dimension}-${group.propositionId}">
+<h4><code>${group.propositionId}</code> ${
+    facts
+      ? html`<q class="claim">${facts.claim}</q>`
+      : html`<span class="muted">(its claim is not kept with this run: the evaluation stored no input or result document)</span>`
+  }</h4>
+<p class="proposition-facts">Score <strong>${score9(group.score)}</strong> · weight ${weight ?? "—"} · inverted: ${yesNo(inverted)} · hard: ${yesNo(hard)} · ${group.verdicts.length} ${group.verdicts.length === 1 ? "verdict" : "verdicts"}${group.errored > 0 ? `, ${group.errored} errored` : ""}${verdicts.length < group.verdicts.length ? ` (${verdicts.length} failing shown)` : ""}</p>
+<table class="verdicts"><thead><tr>${th("target")}<th>Message and judge's window</th>${th("trial")}${th("status")}${th("raw")}${th("score")}<th>How scored</th><th>Reasoning</th></tr></thead>
+<tbody>${verdicts.map((v) => verdictRow(evidence, v, first))}</tbody></table>
+</section>`;
+}

@@ -1,0 +1,176 @@
+// The search page (`/search?q=`): what the header's search box finds among agents, runs, session analyses
+// and imported messages, each kind's hits with links to their pages, messages with the matched words marked
+// and the whole message a click away (<details>, no script). Matching and ranking are the store's (search.ts).
+import { z } from "zod";
+import { plainIssueMessage } from "../core/index.ts";
+import {
+  MAX_SEARCH_LIMIT,
+  type MessageHit,
+  type SearchGroup,
+  type SearchResults,
+  type SnippetPart,
+  searchQueryProblem,
+} from "../store/index.ts";
+import type { DashboardContext } from "./dashboard-context.ts";
+import { hrefWith, score9, shortId, when } from "./format.ts";
+import { type Html, html } from "./html.ts";
+import { layout } from "./layout.ts";
+import { PageInputError } from "./page-query.ts";
+
+const DEFAULT_LIMIT = 20;
+
+/** `q` absent shows the form; present, it must be something to look for (else a 400 naming it). */
+const SearchPageQuery = z.object({
+  q: z
+    .string({ error: plainIssueMessage })
+    .superRefine((q, ctx) => {
+      const problem = searchQueryProblem(q);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
+  limit: z.coerce
+    .number({ error: plainIssueMessage })
+    .int({ error: plainIssueMessage })
+    .min(1, { error: plainIssueMessage })
+    .max(MAX_SEARCH_LIMIT, { error: plainIssueMessage })
+    .default(DEFAULT_LIMIT),
+});
+
+function parseSearchPageQuery(query: Record<string, string>) {
+  const parsed = SearchPageQuery.safeParse(query, { error: plainIssueMessage });
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new PageInputError(issue.message, issue.path.join(".") || "query");
+}
+
+const HINT = html`<p class="muted search-hint">Words in any order, case ignored; <code>"a phrase"</code>; <code>-word</code> to leave out; <code>or</code> between alternatives. Runs and session analyses also by the first characters of their id, or by an agent's id or name.</p>`;
+
+function searchForm(q: string | undefined): Html {
+  return html`<form class="search-form" method="get" action="/search" role="search">
+<label>Look for <input type="search" name="q" value="${q ?? ""}" maxlength="200" required></label>
+<button type="submit">Search</button>
+</form>`;
+}
+
+/** A snippet's text, its matched words in <mark>; every part escaped (it is message or persona text). */
+function snippet(parts: readonly SnippetPart[]): Html {
+  return html`${parts.map((p) => (p.match ? html`<mark>${p.text}</mark>` : p.text))}`;
+}
+
+function heading(title: string, group: SearchGroup<unknown>, limit: number, q: string): Html {
+  const count = group.hits.length;
+  const more = group.more
+    ? limit < MAX_SEARCH_LIMIT
+      ? html` <span class="muted">— the first ${count}; <a href="${hrefWith("/search", { q, limit: MAX_SEARCH_LIMIT })}">show up to ${MAX_SEARCH_LIMIT}</a></span>`
+      : html` <span class="muted">— the first ${count}; add words to narrow it down</span>`
+    : "";
+  return html`<h2>${title} <span class="muted">(${count}${group.more ? "+" : ""})</span>${more}</h2>`;
+}
+
+function agentsSection(results: SearchResults, limit: number): Html {
+  const { hits } = results.agents;
+  return html`<section class="search-agents">
+${heading("Agents", results.agents, limit, results.q)}
+${
+  hits.length === 0
+    ? html`<p class="muted">No agent.</p>`
+    : html`<ul class="search-hits">${hits.map(
+        (a) =>
+          html`<li><a href="/agents/${encodeURIComponent(a.id)}">${a.name}</a> <span class="muted">${a.id}</span><p class="snippet">${snippet(a.snippet)}</p></li>`,
+      )}</ul>`
+}
+</section>`;
+}
+
+function runsSection(results: SearchResults, limit: number): Html {
+  const { hits } = results.runs;
+  return html`<section class="search-runs">
+${heading("Runs", results.runs, limit, results.q)}
+${
+  hits.length === 0
+    ? html`<p class="muted">No run.</p>`
+    : html`<table class="search-runs">
+<thead><tr><th>Run</th><th>Created</th><th>Agent</th><th>Status</th><th class="num">Overall</th></tr></thead>
+<tbody>${hits.map(
+        (r) => html`<tr>
+<td><a href="/runs/${r.id}"><code>${shortId(r.id)}</code></a></td>
+<td>${when(r.created_at)}</td>
+<td><a href="/agents/${encodeURIComponent(r.agent_id)}">${r.agent_name ?? r.agent_id}</a></td>
+<td><span class="status ${r.status}">${r.status}</span></td>
+<td class="num">${score9(r.overall_score)}</td>
+</tr>`,
+      )}</tbody>
+</table>`
+}
+</section>`;
+}
+
+function sessionsSection(results: SearchResults, limit: number): Html {
+  const { hits } = results.sessions;
+  return html`<section class="search-sessions">
+${heading("Session analyses", results.sessions, limit, results.q)}
+${
+  hits.length === 0
+    ? html`<p class="muted">No session analysis.</p>`
+    : html`<table class="search-sessions">
+<thead><tr><th>Analysis</th><th>Created</th><th>Source</th><th>Status</th><th>Agents</th></tr></thead>
+<tbody>${hits.map(
+        (s) => html`<tr>
+<td><a href="/sessions/${s.id}"><code>${shortId(s.id)}</code></a></td>
+<td>${when(s.created_at)}</td>
+<td>${s.source}</td>
+<td><span class="status ${s.status}">${s.status}</span></td>
+<td>${s.agents.join(", ")}</td>
+</tr>`,
+      )}</tbody>
+</table>`
+}
+</section>`;
+}
+
+/** A message hit: who said it where and when (the sender's page when it is an agent), the snippet, the whole. */
+function messageHit(m: MessageHit): Html {
+  const sender = m.sender_is_agent
+    ? html`<a href="/agents/${encodeURIComponent(m.sender)}">${m.sender}</a>`
+    : html`<span>${m.sender}</span>`;
+  const cut = m.snippet.map((p) => p.text).join("") !== m.text;
+  return html`<li>
+<p class="muted">${sender} in ${m.channel}${m.recipient ? html` to ${m.recipient}` : ""} · ${when(m.at)} · <code>${m.id}</code> of ${m.source}</p>
+<p class="snippet">${snippet(m.snippet)}</p>
+${cut ? html`<details class="message"><summary>The whole message</summary><p class="message-text">${m.text}</p></details>` : ""}
+</li>`;
+}
+
+function messagesSection(results: SearchResults, limit: number): Html {
+  const { hits } = results.messages;
+  return html`<section class="search-messages">
+${heading("Messages", results.messages, limit, results.q)}
+${
+  hits.length === 0
+    ? html`<p class="muted">No imported message.</p>`
+    : html`<ol class="search-hits">${hits.map(messageHit)}</ol>`
+}
+</section>`;
+}
+
+export async function searchPage({ store }: DashboardContext, query: Record<string, string>): Promise<Html> {
+  const { q, limit } = parseSearchPageQuery(query);
+  if (q === undefined)
+    return layout({ title: "Search", body: html`<h1>Search</h1>${searchForm(undefined)}${HINT}` });
+  const results = await store.search.query({ q, limit });
+  const total = (["agents", "runs", "sessions", "messages"] as const).reduce(
+    (n, kind) => n + results[kind].hits.length,
+    0,
+  );
+  return layout({
+    title: `Search: ${results.q}`,
+    body: html`<h1>Search</h1>
+${searchForm(results.q)}
+${HINT}
+${total === 0 ? html`<p>Nothing matches <strong>${results.q}</strong>.</p>` : ""}
+${agentsSection(results, limit)}
+${runsSection(results, limit)}
+${sessionsSection(results, limit)}
+${messagesSection(results, limit)}`,
+  });
+}
