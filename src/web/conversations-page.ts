@@ -9,7 +9,7 @@ import {
   type PassResult,
 } from "../conversations/index.ts";
 import { RECOMMENDATION_THRESHOLD } from "../sessions/index.ts";
-import { type EvaluationRow, fetchPage, type PageAfter, type Store } from "../store/index.ts";
+import type { EvaluationRow, PageAfter, Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, jsonText, milliseconds, score1, shortId, when } from "./format.ts";
@@ -17,7 +17,7 @@ import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
 import {
   failuresSwitch,
-  filteredPage,
+  listPage,
   parseListView,
   type SortColumn,
   sortedWithinPage,
@@ -137,9 +137,13 @@ export async function conversationsPage(
       store,
       await store.evaluations.list({ kind: "conversation", agent, since, until, after: from, limit: n }),
     );
-  const page = view.failures
-    ? await filteredPage({ limit, after, list, keep: (r) => r.failures.length > 0 })
-    : { ...(await fetchPage(limit, (n) => list(after, n))), scanned: 0, stopped: false };
+  const page = await listPage({
+    failuresOnly: view.failures,
+    limit,
+    after,
+    list,
+    keep: (r) => r.failures.length > 0,
+  });
   const filters = { agent, since, until };
   const here = { path: "/conversations", params: { ...filters, cursor: query.cursor } };
   const rows = sortRows(page.rows, view, Object.values(CONVERSATION_COLUMNS));

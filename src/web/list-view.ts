@@ -4,7 +4,7 @@
 // scan that fills a page across the store's newest-first pages.
 import { z } from "zod";
 import { plainIssueMessage } from "../core/index.ts";
-import { encodePageCursor, type PageAfter } from "../store/index.ts";
+import { encodePageCursor, fetchPage, type PageAfter } from "../store/index.ts";
 import { hrefWith } from "./format.ts";
 import { type Fragment, type Html, html } from "./html.ts";
 import { PageInputError } from "./page-query.ts";
@@ -188,4 +188,17 @@ export async function filteredPage<R extends { created_at: string; id: string }>
     if (scanned >= maxScan) return { rows, next: encodePageCursor(last!), scanned, stopped: true };
     cursor = { id: last!.id, created_at: last!.created_at };
   }
+}
+
+/**
+ * A list page: the store's own page, or with `failuresOnly` the rows that pass `keep`, scanned as
+ * {@link filteredPage} does.
+ */
+export async function listPage<R extends { created_at: string; id: string }>({
+  failuresOnly,
+  ...scan
+}: Parameters<typeof filteredPage<R>>[0] & { failuresOnly: boolean }): Promise<FilteredPage<R>> {
+  if (failuresOnly) return filteredPage(scan);
+  const page = await fetchPage(scan.limit, (n) => scan.list(scan.after, n));
+  return { rows: [...page.rows], next: page.next, scanned: 0, stopped: false };
 }

@@ -1,6 +1,6 @@
 // The Runs pages: evaluation runs newest first (filters, cursor, sort and "failures only" in the URL), and
 // one run — its facts, dimensions, links to compare it, and its verdicts as evidence (see run-verdicts.ts).
-import { fetchPage, type RunRow } from "../store/index.ts";
+import type { RunRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
@@ -8,8 +8,8 @@ import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
 import {
   failuresSwitch,
-  filteredPage,
   type ListView,
+  listPage,
   parseListView,
   type SortColumn,
   sortedWithinPage,
@@ -77,14 +77,13 @@ export async function runsPage(
   const baselines = view.failures ? await allBaselines(context) : new Map<string, AgentBaseline>();
   const regressions = (run: RunRow) =>
     regressedDimensions(run, baselines.get(run.agent_id), context.regressionThreshold);
-  const page = view.failures
-    ? await filteredPage({
-        limit,
-        after: decodeCursor(query.cursor),
-        list,
-        keep: (r) => r.status === "failed" || r.errored > 0 || regressions(r).length > 0,
-      })
-    : { ...(await fetchPage(limit, (n) => list(decodeCursor(query.cursor), n))), stopped: false, scanned: 0 };
+  const page = await listPage({
+    failuresOnly: view.failures,
+    limit,
+    after: decodeCursor(query.cursor),
+    list,
+    keep: (r) => r.status === "failed" || r.errored > 0 || regressions(r).length > 0,
+  });
   const filters = { agent, dimension, since, until };
   const base = { path: "/runs", params: { ...filters, cursor: query.cursor } };
   // Without a column asked for, the rows are in the store's order: the newest first.

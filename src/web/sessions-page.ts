@@ -12,7 +12,7 @@ import {
   type SessionsAnalysis,
   type ToolFinding,
 } from "../sessions/index.ts";
-import { type EvaluationRow, fetchPage, type PageAfter, type Store } from "../store/index.ts";
+import type { EvaluationRow, PageAfter, Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score1, shortId, when } from "./format.ts";
@@ -20,7 +20,7 @@ import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
 import {
   failuresSwitch,
-  filteredPage,
+  listPage,
   parseFailuresOnly,
   parseListView,
   type SortColumn,
@@ -169,9 +169,13 @@ export async function sessionsPage(
       store,
       await store.evaluations.list({ kind: "session", agent, since, until, after: from, limit: n }),
     );
-  const page = view.failures
-    ? await filteredPage({ limit, after, list, keep: (r) => r.failures.length > 0 })
-    : { ...(await fetchPage(limit, (n) => list(after, n))), scanned: 0, stopped: false };
+  const page = await listPage({
+    failuresOnly: view.failures,
+    limit,
+    after,
+    list,
+    keep: (r) => r.failures.length > 0,
+  });
   const filters = { agent, since, until };
   const here = { path: "/sessions", params: { ...filters, cursor: query.cursor } };
   const rows = sortRows(page.rows, view, Object.values(SESSION_COLUMNS));

@@ -4,7 +4,8 @@
 // DRAMATURG_REQUIRE_CHROMIUM=1 (CI installs Debian's chromium): there a missing browser fails them.
 import { accessSync, constants, mkdtempSync, rmSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
 
 /** The names a Chromium goes by on PATH, in the order they are tried: Debian's, Ubuntu's and Fedora's, Google's. */
 export const CHROMIUM_NAMES = [
@@ -134,4 +135,29 @@ export async function launchChromium(
     rmSync(temp, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * A new tab at `url` (its answer must be 200) that records in `incidents` what must never happen on a page:
+ * a dialog (a script of a message ran), a CSP refusal, a console error or an uncaught script error.
+ */
+export async function openWatched(
+  context: BrowserContext,
+  url: string,
+  { width = 1280, height = 900, incidents }: { width?: number; height?: number; incidents: string[] },
+): Promise<Page> {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  page.on("dialog", async (dialog) => {
+    incidents.push(`dialog on ${url}: ${dialog.message()}`);
+    await dialog.dismiss();
+  });
+  page.on("console", (message) => {
+    if (message.type() === "error" || /Content Security Policy|Refused to/i.test(message.text()))
+      incidents.push(`${url} at ${width}px: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => incidents.push(`${url} at ${width}px: ${error.message}`));
+  const response = await page.goto(url);
+  expect(response?.status(), url).toBe(200);
+  return page;
 }

@@ -14,7 +14,7 @@ import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { listSessionAnalyses } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { browserSuite, launchChromium, skipBrowserTests } from "./chromium.ts";
+import { browserSuite, launchChromium, openWatched, skipBrowserTests } from "./chromium.ts";
 
 const TOKEN = "browser-test-token-0123456789abcdef";
 const dir = useTempDir("dramaturg-web-");
@@ -48,19 +48,7 @@ afterAll(async () => {
 
 /** A new tab that records every dialog (a script ran), console CSP violation and page error. */
 async function open(url: string): Promise<Page> {
-  const page = await browser.newPage();
-  page.on("dialog", async (dialog) => {
-    incidents.push(`dialog on ${url}: ${dialog.message()}`);
-    await dialog.dismiss();
-  });
-  page.on("console", (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text()))
-      incidents.push(`${url}: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => incidents.push(`${url}: ${error.message}`));
-  const response = await page.goto(url);
-  expect(response?.status()).toBe(200);
-  return page;
+  return openWatched(browser, url, { incidents });
 }
 
 describe.skipIf(skipBrowserTests)(browserSuite("the dashboard in Chromium"), () => {

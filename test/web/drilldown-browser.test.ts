@@ -10,7 +10,7 @@ import { readBaselineFolder } from "../../src/harness/index.ts";
 import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { browserSuite, launchChromium, skipBrowserTests } from "./chromium.ts";
+import { browserSuite, launchChromium, openWatched, skipBrowserTests } from "./chromium.ts";
 
 const dir = useTempDir("dramaturg-drilldown-browser-");
 let store: Store;
@@ -34,16 +34,7 @@ afterAll(async () => {
 });
 
 async function open(path: string, width: number): Promise<Page> {
-  const page = await chromium.context.newPage();
-  await page.setViewportSize({ width, height: 900 });
-  page.on("console", (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text()))
-      incidents.push(`${path}: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => incidents.push(`${path}: ${error.message}`));
-  const response = await page.goto(`${server.url}${path}`);
-  expect(response?.status()).toBe(200);
-  return page;
+  return openWatched(chromium.context, `${server.url}${path}`, { width, incidents });
 }
 
 /** The page's width as laid out: wider than the window means a sideways scroll of the whole page. */

@@ -8,7 +8,7 @@ import { buildDemoStore, INJECTION_AGENT } from "../../scripts/demo-store.ts";
 import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { browserSuite, launchChromium, skipBrowserTests } from "./chromium.ts";
+import { browserSuite, launchChromium, openWatched, skipBrowserTests } from "./chromium.ts";
 
 const dir = useTempDir("dramaturg-search-browser-");
 
@@ -35,15 +35,7 @@ afterAll(async () => {
 });
 
 async function open(path: string, width: number): Promise<Page> {
-  const page = await browser.newPage();
-  page.on("dialog", async (dialog) => {
-    dialogs.push(`${path}: ${dialog.message()}`);
-    await dialog.dismiss();
-  });
-  await page.setViewportSize({ width, height: 800 });
-  const response = await page.goto(`${server.url}${path}`);
-  expect(response?.status(), path).toBe(200);
-  return page;
+  return openWatched(browser, `${server.url}${path}`, { width, height: 800, incidents: dialogs });
 }
 
 /** The page's width against the window's, and whether the search box sits inside the dark header. */

@@ -8,7 +8,7 @@ import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { analyzeSession } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { browserSuite, launchChromium, skipBrowserTests } from "./chromium.ts";
+import { browserSuite, launchChromium, openWatched, skipBrowserTests } from "./chromium.ts";
 
 const TRACE = "test/fixtures/web/session-trace.session.json";
 const dir = useTempDir("dramaturg-session-browser-");
@@ -37,20 +37,7 @@ afterAll(async () => {
 });
 
 async function open(path: string, width: number): Promise<Page> {
-  const page = await browser.newPage();
-  await page.setViewportSize({ width, height: 900 });
-  page.on("dialog", async (dialog) => {
-    incidents.push(`dialog on ${path}: ${dialog.message()}`);
-    await dialog.dismiss();
-  });
-  page.on("console", (message) => {
-    if (message.type() === "error" || /Content Security Policy|Refused to/i.test(message.text()))
-      incidents.push(`${path} at ${width}px: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => incidents.push(`${path} at ${width}px: ${error.message}`));
-  const response = await page.goto(`${server.url}${path}`);
-  expect(response?.status()).toBe(200);
-  return page;
+  return openWatched(browser, `${server.url}${path}`, { width, incidents });
 }
 
 describe.skipIf(skipBrowserTests)(browserSuite("a session's timeline in Chromium"), () => {
