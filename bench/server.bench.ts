@@ -205,7 +205,15 @@ export async function benchServer({
       older =
         (await json(`/api/agents/agent-1/history?limit=200${older ? `&cursor=${older}` : ""}`)).next_cursor ??
         "";
-    const first = (await json("/api/runs?limit=1")) as unknown as { runs: { id: string }[] };
+    const first = (await json("/api/runs?limit=1")) as unknown as {
+      runs: { id: string; agent_id: string }[];
+    };
+    // The run before it of the same agent, for the comparison page.
+    const [, before] = (
+      (await json(`/api/runs?agent=${first.runs[0]!.agent_id}&limit=2`)) as unknown as {
+        runs: { id: string }[];
+      }
+    ).runs;
     const kinds: Record<string, (i: number) => string> = {
       "GET /api/runs": () => "/api/runs",
       "GET /api/runs?agent=…": (i) => `/api/runs?agent=agent-${1 + (i % AGENTS)}`,
@@ -227,6 +235,10 @@ export async function benchServer({
       "page /runs": () => "/runs",
       "page /runs?agent=…": (i) => `/runs?agent=agent-${1 + (i % AGENTS)}`,
       "page /runs/:id (100 verdicts)": () => `/runs/${first.runs[0]!.id}`,
+      "page /runs/:id?failures=1": () => `/runs/${first.runs[0]!.id}?failures=1`,
+      "page /runs?failures=1 (regressions against baselines)": () => "/runs?failures=1",
+      "page /runs?sort=overall": () => "/runs?sort=overall&order=asc",
+      "page /compare (two runs of 100 verdicts)": () => `/compare?a=${before!.id}&b=${first.runs[0]!.id}`,
       "page /sessions?agent=…": (i) => `/sessions?agent=agent-${1 + (i % AGENTS)}`,
     };
     // The search (issue 38) over the seeded messages, agents, runs and sessions: words of every frequency

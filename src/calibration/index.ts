@@ -3,3 +3,6 @@
 
 export * from "./agreement.ts";
 export * from "./bands.ts";
+export * from "./label-items.ts";
+export * from "./labels.ts";
+export * from "./read-labels.ts";

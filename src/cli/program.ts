@@ -149,6 +149,7 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     results,
     populations,
     profiles,
+    calibration,
   ] = await Promise.all([
     import("zod"),
     import("../core/index.ts"),
@@ -162,6 +163,7 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     import("../experiments/compare.ts"),
     import("../experiments/population.ts"),
     import("../experiments/population-profile.ts"),
+    import("../calibration/index.ts"),
   ]);
   return {
     transcript: () => z.toJSONSchema(core.TranscriptSchema, { io: "input" }),
@@ -178,6 +180,7 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     "population-profile": () => z.toJSONSchema(profiles.PopulationProfileFileSchema, { io: "input" }),
     "persona-fragment": () => z.toJSONSchema(profiles.PersonaFragmentFileSchema, { io: "input" }),
     ...harness.BASELINE_JSON_SCHEMAS,
+    ...calibration.LABELS_JSON_SCHEMAS,
   };
 }
 
