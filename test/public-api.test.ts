@@ -111,7 +111,15 @@ const EXPERIMENTS = [
 
 const QUEUE = ["onlineStatus", "runOnlineRuleNow", "scheduleOnlineRules", "startWorker"];
 
-const SERVER = ["ApiError", "TOKEN_ENV", "checkHost", "createServerApp", "isLoopback", "startServer"];
+const SERVER = [
+  "ApiError",
+  "TOKEN_ENV",
+  "checkHost",
+  "createServerApp",
+  "isLoopback",
+  "startServer",
+  "staticReport",
+];
 
 describe("public API", () => {
   it("the main entry exports exactly the chosen names", async () => {
