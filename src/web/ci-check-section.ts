@@ -23,8 +23,9 @@ const RANK: Record<DimensionCheck["status"], number> = {
   stale: 3,
   new: 4,
   "not-evaluated": 5,
-  info: 6,
-  ok: 7,
+  ok: 6,
+  // Counts (ideas) are reported, never compared: last.
+  info: 7,
 };
 
 const signed = (delta: number | null, count: boolean) =>
@@ -42,7 +43,7 @@ export function ciCheckSection(report: CiReport, runOf: (agentId: string) => str
     .sort((a, b) => RANK[a.dimension.status] - RANK[b.dimension.status] || a.order - b.order);
   const name = (s: SubjectCheck) => {
     const run = s.kind === "agent" ? runOf(s.id) : undefined;
-    return run ? html`<a href="${run}">${s.name}</a>` : s.kind === "channel" ? `#${s.name}` : s.name;
+    return run ? html`<a href="${run}">${s.name}</a>` : s.name;
   };
   return html`<section class="ci-check">
 <h2>Persona check: ${report.passed ? "passed" : `${report.counts.regressions} regression${report.counts.regressions === 1 ? "" : "s"}`}</h2>

@@ -49,11 +49,16 @@ interface ReportedRun {
 }
 
 /** The pages of one evaluation, as the dashboard's paths (a persona evaluation's runs, or the evaluation itself), and a persona evaluation's runs. */
-async function pagesOf(store: Store, id: string): Promise<{ paths: string[]; runs: ReportedRun[] }> {
+async function pagesOf(
+  store: Store,
+  id: string,
+): Promise<{ paths: string[]; labels: string[]; runs: ReportedRun[] }> {
   const row = await store.evaluations.get(id);
   if (!row) throw new RangeError(`no evaluation ${id} in the store`);
-  if (row.kind === "session") return { paths: [`/sessions/${id}`], runs: [] };
-  if (row.kind === "conversation") return { paths: [`/conversations/${id}`], runs: [] };
+  if (row.kind === "session")
+    return { paths: [`/sessions/${id}`], labels: [`Session analysis ${id.slice(0, 8)}`], runs: [] };
+  if (row.kind === "conversation")
+    return { paths: [`/conversations/${id}`], labels: [`Conversation ${id.slice(0, 8)}`], runs: [] };
   const result = (await store.evaluations.result(id)) as PersonaRuns | undefined;
   const runs = (result?.runs ?? []).flatMap((r): ReportedRun[] => {
     if (typeof r.run_id !== "string" || typeof r.agent_id !== "string") return [];
@@ -63,7 +68,11 @@ async function pagesOf(store: Store, id: string): Promise<{ paths: string[]; run
     const overall = typeof r.overall_score === "number" ? r.overall_score : null;
     return [{ id: r.run_id, agentId: r.agent_id, name: String(r.name ?? r.agent_id), overall, dimensions }];
   });
-  return { paths: runs.map((r) => `/runs/${r.id}`), runs };
+  return {
+    paths: runs.map((r) => `/runs/${r.id}`),
+    labels: runs.map((r) => `${r.name}: run ${r.id.slice(0, 8)}`),
+    runs,
+  };
 }
 
 /** The persona scores at a glance: one row per agent, linking to its run's page below. */
@@ -126,6 +135,7 @@ export async function staticReport({
 }: StaticReportOptions): Promise<string> {
   const pages = await Promise.all(evaluationIds.map((id) => pagesOf(store, id)));
   const paths = pages.flatMap((p) => p.paths);
+  const labels = pages.flatMap((p) => p.labels);
   const runs = pages.flatMap((p) => p.runs);
   const anchors = new Map(paths.map((p) => [p, anchorOf(p)]));
   const app = dashboardRoutes({ store, regressionThreshold });
@@ -149,7 +159,7 @@ export async function staticReport({
   const contents =
     paths.length > 1
       ? html`<nav class="report-contents" aria-label="contents"><ol>${paths.map(
-          (p) => html`<li><a href="#${anchorOf(p)}">${p.slice(1)}</a></li>`,
+          (p, i) => html`<li><a href="#${anchorOf(p)}">${labels[i]}</a></li>`,
         )}</ol></nav>`
       : "";
   // The stylesheet is the package's own file; "</style" cannot occur in it, but it is checked all the same.

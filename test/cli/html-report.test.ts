@@ -99,6 +99,14 @@ describe("the HTML report", () => {
     expect(report).toMatch(/<h2>Persona check: passed<\/h2>/);
     expect(report).toMatch(/<a href="#page-runs-[^"]+">Inés Okafor<\/a><\/td><td>adherence<\/td>/);
     expect(report.match(/<section class="report-page"/g)).toHaveLength(4);
+    // The contents name each page by its agent; counts (ideas) come last in the check's table.
+    expect(report).toMatch(
+      /<nav class="report-contents"[\s\S]*<a href="#page-runs-[^"]+">Inés Okafor: run [0-9a-f]{8}<\/a>/,
+    );
+    const check = report.match(/<section class="ci-check">[\s\S]*?<\/section>/)?.[0] ?? "";
+    const statuses = [...check.matchAll(/<span class="status (\w[\w-]*)">/g)].map((m) => m[1]);
+    expect(statuses).toContain("ok");
+    expect(statuses.indexOf("info")).toBeGreaterThan(statuses.lastIndexOf("ok"));
   });
 
   it("ci reports a regression first, with the propositions that fell", async () => {
