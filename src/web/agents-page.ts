@@ -11,6 +11,7 @@ import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout } from "./layout.ts";
 import type { PageQuery } from "./page-query.ts";
+import { agentBaseline } from "./run-baselines.ts";
 
 /**
  * The 0–9 dimensions that some run scored, the agent dimensions first (a count such as ideas_quantity has
@@ -68,30 +69,6 @@ ${dimensions.map((d) => html`<td class="num">${latest ? score9(dimensionScore(la
 ${filterForm("/agents", query, ["agent", "since", "until"])}
 ${body}`,
   });
-}
-
-/** An agent's baseline per dimension: the project's baseline file, else its baseline run in the store. */
-async function baselinesOf(context: DashboardContext, agentId: string) {
-  const file = context.baselines?.agents.get(agentId)?.baseline;
-  if (file) {
-    const scores: Record<string, number | null> = {};
-    const recommendations = new Map<string, string>();
-    for (const [dimension, baseline] of Object.entries(file.dimensions)) {
-      scores[dimension] = baseline?.score ?? null;
-      for (const p of baseline?.propositions ?? [])
-        if (p.recommendations) recommendations.set(`${dimension}/${p.id}`, p.recommendations);
-    }
-    return { scores, recommendations, source: "baseline file" };
-  }
-  const [run] = await context.store.runs.list({
-    agent: agentId,
-    status: "completed",
-    isBaseline: true,
-    limit: 1,
-  });
-  const scores: Record<string, number | null> = {};
-  for (const [dimension, s] of Object.entries(run?.dimension_scores ?? {})) scores[dimension] = s.score;
-  return { scores, recommendations: new Map<string, string>(), source: run ? "baseline run" : undefined };
 }
 
 /** Mean score of each (dimension, proposition) of a run's judged verdicts, with their reasoning. */
@@ -175,7 +152,13 @@ export async function agentPage(
       return at >= from && at <= to;
     })
     .reverse();
-  const baselines = await baselinesOf(context, id);
+  const baseline = await agentBaseline(context, id);
+  // Without a baseline, no dimension has a score to fall below: the page says so.
+  const baselines = {
+    scores: baseline?.scores ?? ({} as Record<string, number | null>),
+    recommendations: baseline?.recommendations ?? new Map<string, string>(),
+    source: baseline?.source,
+  };
   const points: DriftPoint[] = runs.map((r) => ({
     run_id: r.id,
     created_at: r.created_at,

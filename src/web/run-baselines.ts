@@ -1,35 +1,53 @@
 // An agent's baseline as the runs pages use it: its scores per dimension (to tell a regression) and its run
 // (to compare against) — the project's baseline file when the server was given one, else the store's baseline
 // run — and the run of the agent that came before a given one (from an earlier evaluation).
-import { regressionStatus } from "../harness/index.ts";
+import { type Baseline, regressionStatus } from "../harness/index.ts";
 import type { RunRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 
 export interface AgentBaseline {
   /** The baseline's score per dimension (null when it had none). */
   scores: Record<string, number | null>;
+  /** The baseline file's recommendations by `dimension/proposition` (a baseline run keeps none). */
+  recommendations: ReadonlyMap<string, string>;
+  /** Where it comes from, as the pages say it. */
+  source: "baseline file" | "baseline run";
   /** The baseline's run, when it is in this store. */
   runId?: string;
 }
 
-/** The agent's baseline, or undefined when it has none. */
+/** A baseline file's scores and recommendations (its run id as the file names it). */
+function fromFile(file: Baseline): AgentBaseline {
+  const scores: Record<string, number | null> = {};
+  const recommendations = new Map<string, string>();
+  for (const [dimension, baseline] of Object.entries(file.dimensions)) {
+    scores[dimension] = baseline?.score ?? null;
+    for (const p of baseline?.propositions ?? [])
+      if (p.recommendations) recommendations.set(`${dimension}/${p.id}`, p.recommendations);
+  }
+  return { scores, recommendations, source: "baseline file", runId: file.run_id };
+}
+
+/** A baseline run's scores (a run keeps no recommendations). */
+function fromRun(run: RunRow): AgentBaseline {
+  const scores: Record<string, number | null> = {};
+  for (const [dimension, s] of Object.entries(run.dimension_scores ?? {})) scores[dimension] = s.score;
+  return { scores, recommendations: new Map(), source: "baseline run", runId: run.id };
+}
+
+/** The agent's baseline: the project's baseline file, else its baseline run in the store; undefined when neither. */
 export async function agentBaseline(
   { store, baselines }: DashboardContext,
   agentId: string,
 ): Promise<AgentBaseline | undefined> {
   const file = baselines?.agents.get(agentId)?.baseline;
   if (file) {
-    const scores: Record<string, number | null> = {};
-    for (const [dimension, baseline] of Object.entries(file.dimensions))
-      scores[dimension] = baseline?.score ?? null;
+    // The file's run, only when this store has it (a link to it must open).
     const run = await store.runs.get(file.run_id);
-    return { scores, runId: run?.id };
+    return { ...fromFile(file), runId: run?.id };
   }
   const [run] = await store.runs.list({ agent: agentId, status: "completed", isBaseline: true, limit: 1 });
-  if (!run) return undefined;
-  const scores: Record<string, number | null> = {};
-  for (const [dimension, s] of Object.entries(run.dimension_scores ?? {})) scores[dimension] = s.score;
-  return { scores, runId: run.id };
+  return run && fromRun(run);
 }
 
 /** The dimensions of a run more than the threshold below the baseline (the drift chart's rings). */
@@ -80,17 +98,7 @@ export async function allBaselines(context: DashboardContext): Promise<Map<strin
     isBaseline: true,
     limit: BASELINE_RUNS_READ,
   });
-  for (const run of runs) {
-    if (out.has(run.agent_id)) continue;
-    const scores: Record<string, number | null> = {};
-    for (const [dimension, s] of Object.entries(run.dimension_scores ?? {})) scores[dimension] = s.score;
-    out.set(run.agent_id, { scores, runId: run.id });
-  }
-  for (const [agentId, entry] of context.baselines?.agents ?? []) {
-    const scores: Record<string, number | null> = {};
-    for (const [dimension, baseline] of Object.entries(entry.baseline.dimensions))
-      scores[dimension] = baseline?.score ?? null;
-    out.set(agentId, { scores, runId: entry.baseline.run_id });
-  }
+  for (const run of runs) if (!out.has(run.agent_id)) out.set(run.agent_id, fromRun(run));
+  for (const [agentId, entry] of context.baselines?.agents ?? []) out.set(agentId, fromFile(entry.baseline));
   return out;
 }
