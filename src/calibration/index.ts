@@ -3,6 +3,7 @@
 
 export * from "./agreement.ts";
 export * from "./bands.ts";
+export * from "./calibrate.ts";
 export * from "./label-items.ts";
 export * from "./labels.ts";
 export * from "./read-labels.ts";

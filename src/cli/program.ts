@@ -61,6 +61,11 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     description: "an agent's scores over its stored runs: sparkline and table, or JSON",
   },
   {
+    name: "calibrate",
+    term: "calibrate [options]",
+    description: "how far a stored evaluation's judge agrees with human labels, per proposition",
+  },
+  {
     name: "init",
     term: "init [options] [dir]",
     description: "create a Dramaturg project: dramaturg.yaml, propositions, an example, a CI workflow",
@@ -331,6 +336,7 @@ export async function buildProgram(): Promise<Command> {
   registerCiCommand(program);
   registerRecordCommand(program);
   registerHistoryCommand(program);
+  (await import("./commands/calibrate.ts")).registerCalibrateCommand(program);
   registerInitCommand(program);
   registerConfigCommand(program);
   registerDoctorCommand(program);

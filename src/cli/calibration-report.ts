@@ -1,0 +1,145 @@
+// Prints a `dramaturg.calibration/v1` document for a person: a terminal table (flagged propositions first,
+// then the rest, the overall line, the raters' ceiling, the flagged ones' worst items) or Markdown for a
+// pull request. Pure: the same document gives the same text.
+import type {
+  CalibrationDisagreement,
+  CalibrationFigures,
+  CalibrationProposition,
+  CalibrationResult,
+} from "../calibration/index.ts";
+import { padColumns } from "../harness/index.ts";
+
+const COLUMNS = ["", "dimension", "proposition", "n", "κ", "ρ", "MAE", "bias", "exact", "±1"];
+
+const fixed = (value: number | null, digits = 2) => (value === null ? "–" : value.toFixed(digits));
+const signed = (value: number | null) =>
+  value === null ? "–" : `${value > 0 ? "+" : value < 0 ? "−" : ""}${Math.abs(value).toFixed(2)}`;
+const share = (value: number | null) => (value === null ? "–" : `${Math.round(value * 100)}%`);
+
+/** Flagged first, then the rest; each part in the document's (dimension, proposition) order. */
+export function propositionsInReportOrder(result: CalibrationResult): CalibrationProposition[] {
+  return [...result.propositions.filter((p) => p.flagged), ...result.propositions.filter((p) => !p.flagged)];
+}
+
+function figureCells(f: CalibrationFigures): string[] {
+  const n = f.n_judged === f.n ? String(f.n) : `${f.n_judged}/${f.n}`;
+  return [
+    n,
+    fixed(f.kappa_quadratic),
+    fixed(f.spearman),
+    fixed(f.mae),
+    signed(f.bias),
+    share(f.exact),
+    share(f.within_1),
+  ];
+}
+
+function mark(p: CalibrationProposition): string {
+  if (p.flagged) return p.too_few ? "✗ (few)" : "✗";
+  return p.too_few ? "· (few)" : "✓";
+}
+
+function describeTarget(d: CalibrationDisagreement): string {
+  if (d.message_id !== undefined) return `${d.message_id} (${d.speaker ?? d.agent_id})`;
+  if (d.agent_id !== undefined) return `${d.speaker ?? d.agent_id} as a whole`;
+  return `channel ${d.channel}`;
+}
+
+const oneLine = (text: string, max = 160) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+function judgeName(result: CalibrationResult): string {
+  return result.judge ? `${result.judge.provider}:${result.judge.model}` : "an unknown judge";
+}
+
+function notes(result: CalibrationResult): string[] {
+  const out = [
+    `Scores are raw claim scores 0–9; the human reference is the mean of the raters, rounded half up for κ, exact and ±1.`,
+    `Flagged: κ < ${result.minimum_kappa} with at least 2 judged items; "few": under 5 judged items, too few to act on alone.`,
+  ];
+  if (result.judge_trials > 1)
+    out.push(
+      `The judge scored each item in ${result.judge_trials} trials: its score is their mean, rounded half up.`,
+    );
+  if (result.not_judged > 0)
+    out.push(`${result.not_judged} labelled item(s) not judged in this run, left out of every figure.`);
+  return out;
+}
+
+/** The terminal table. */
+export function renderCalibrationTable(result: CalibrationResult): string {
+  const out: string[] = [];
+  out.push(
+    `Calibration of ${judgeName(result)} on evaluation ${result.evaluation_id.slice(0, 8)} against ${result.labels.join(", ")}`,
+    "",
+  );
+  const rows = [COLUMNS];
+  for (const p of propositionsInReportOrder(result))
+    rows.push([mark(p), p.dimension, p.proposition_id, ...figureCells(p)]);
+  rows.push(["", "overall", "", ...figureCells(result.overall)]);
+  out.push(padColumns(rows), "");
+  const r = result.raters;
+  out.push(
+    r.items > 0
+      ? `Raters' own agreement (the ceiling), over ${r.items} item(s) with 2+ raters: α interval ${fixed(r.alpha_interval)}, α ordinal ${fixed(r.alpha_ordinal)}`
+      : "Raters' own agreement: no item has two raters",
+  );
+  const flagged = result.propositions.filter((p) => p.flagged);
+  for (const p of flagged) {
+    out.push(
+      "",
+      `✗ ${p.dimension}/${p.proposition_id}: κ ${fixed(p.kappa_quadratic)}, largest disagreements`,
+    );
+    for (const d of p.disagreements ?? []) {
+      out.push(`  ${describeTarget(d)}: judge ${d.judge}, people ${fixed(d.human_mean, 1)}`);
+      if (d.text !== undefined) out.push(`    message: ${oneLine(d.text)}`);
+      for (const rating of d.raters)
+        out.push(`    ${rating.rater}: ${rating.score}${rating.note ? ` — ${oneLine(rating.note)}` : ""}`);
+      out.push(`    judge: ${oneLine(d.reasoning)}`);
+    }
+  }
+  out.push("", ...notes(result));
+  return `${out.join("\n")}\n`;
+}
+
+const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim();
+
+/** Markdown for a pull request. */
+export function renderCalibrationMarkdown(result: CalibrationResult): string {
+  const flagged = result.propositions.filter((p) => p.flagged);
+  const out: string[] = [
+    `## Judge calibration: ${judgeName(result)}`,
+    "",
+    flagged.length > 0
+      ? `**${flagged.length} proposition(s) below κ ${result.minimum_kappa}**: the judge is not calibrated well enough there.`
+      : `Every proposition with enough items reaches κ ${result.minimum_kappa}.`,
+    "",
+    `| | dimension | proposition | ${COLUMNS.slice(3).join(" | ")} |`,
+    `|${"---|".repeat(COLUMNS.length)}`,
+  ];
+  for (const p of propositionsInReportOrder(result))
+    out.push(`| ${mark(p)} | ${p.dimension} | ${p.proposition_id} | ${figureCells(p).join(" | ")} |`);
+  out.push(`| | **overall** | | ${figureCells(result.overall).join(" | ")} |`, "");
+  const r = result.raters;
+  out.push(
+    r.items > 0
+      ? `Raters' own agreement (the ceiling), ${r.items} item(s): α interval ${fixed(r.alpha_interval)}, α ordinal ${fixed(r.alpha_ordinal)}.`
+      : "Raters' own agreement: no item has two raters.",
+  );
+  for (const p of flagged) {
+    out.push("", `### ${p.dimension}/${p.proposition_id} (κ ${fixed(p.kappa_quadratic)})`, "");
+    out.push("| target | message | people | judge | reasoning |", "|---|---|---|---|---|");
+    for (const d of p.disagreements ?? []) {
+      const people = d.raters
+        .map((x) => `${x.rater}: ${x.score}${x.note ? ` (${cell(x.note)})` : ""}`)
+        .join("; ");
+      out.push(
+        `| ${cell(describeTarget(d))} | ${cell(oneLine(d.text ?? ""))} | ${cell(people)} | ${d.judge} | ${cell(oneLine(d.reasoning))} |`,
+      );
+    }
+  }
+  out.push("", ...notes(result).map((line) => `_${line}_`));
+  return `${out.join("\n")}\n`;
+}
