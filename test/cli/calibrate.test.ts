@@ -286,3 +286,17 @@ describe("dramaturg calibrate --run", () => {
     expect((await cli(["calibrate", "--labels", ...LABELS, "--db", db])).code).toBe(2);
   }, 30_000);
 });
+
+describe("npm run demo:calibrate", () => {
+  it("evaluates the ensemble offline and prints its calibration against the example labels", async () => {
+    const { execFile } = await import("node:child_process");
+    const { promisify } = await import("node:util");
+    const demo = `${ROOT}scripts/demo-calibrate.mjs`;
+    const { stdout } = await promisify(execFile)(process.execPath, [demo], { timeout: 60_000 });
+    expect(stdout).toMatch(/^\$ dramaturg eval /m);
+    expect(stdout).toMatch(/Calibration of fixtures:hand-written on evaluation [0-9a-f]{8}/);
+    expect(stdout).toMatch(/^ +overall +\d+ /m);
+    expect(stdout).toMatch(/Raters' own agreement \(the ceiling\)/);
+    expect(stdout).toContain("(exit 1: propositions flagged, as these example labels are meant to show)");
+  }, 60_000);
+});
