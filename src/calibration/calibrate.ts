@@ -43,22 +43,10 @@ export interface CalibrateStoredRunOptions {
   seed?: number;
 }
 
-/** The figures that compare the judge with people, each with its CI. */
-export interface CalibrationFigures {
-  n: number;
-  /** Items with a judge score; the others errored in the run. */
-  n_judged: number;
-  pearson: number | null;
-  spearman: number | null;
-  kappa_quadratic: number | null;
-  alpha_interval: number | null;
-  alpha_ordinal: number | null;
-  mae: number | null;
-  bias: number | null;
-  exact: number | null;
-  within_1: number | null;
+/** The figures that compare the judge with people, each with its CI (n_judged: items with a judge score). */
+export type CalibrationFigures = Pick<AgreementStatistics, "n" | "n_judged" | JudgeStatistic> & {
   ci: Record<JudgeStatistic, Interval>;
-}
+};
 
 /** Overall and per dimension: the figures, the band confusion matrix and "fails" when a minimum is given. */
 export type CalibrationSummary = CalibrationFigures &
