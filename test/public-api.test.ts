@@ -109,6 +109,16 @@ const EXPERIMENTS = [
   "scaleScenario",
 ];
 
+const CALIBRATION = [
+  "CALIBRATION_FORMAT",
+  "LABELS_JSON_SCHEMAS",
+  "LabelSchema",
+  "agreement",
+  "calibrate",
+  "modelFamily",
+  "readLabels",
+];
+
 const QUEUE = ["onlineStatus", "runOnlineRuleNow", "scheduleOnlineRules", "startWorker"];
 
 const SERVER = [
@@ -133,6 +143,11 @@ describe("public API", () => {
   it("dramaturg/experiments exports the experiment runner and its statistics, which the main entry leaves out", async () => {
     expect(Object.keys(await import("../src/entries/experiments.ts")).sort()).toEqual(EXPERIMENTS);
     expect(await import("../src/index.ts")).not.toHaveProperty("runExperiment");
+  });
+
+  it("dramaturg/calibration exports calibration against human labels, which the main entry leaves out", async () => {
+    expect(Object.keys(await import("../src/entries/calibration.ts")).sort()).toEqual(CALIBRATION);
+    expect(await import("../src/index.ts")).not.toHaveProperty("calibrate");
   });
 
   it("dramaturg/queue exports the worker and the online rules, which the main entry leaves out", async () => {

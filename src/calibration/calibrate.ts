@@ -1,9 +1,9 @@
 // Calibration against a stored persona evaluation (issue 39, `dramaturg calibrate --run`): the labels set
 // beside the verdicts the evaluation already holds (no judge call), agreement per proposition, per dimension
 // and overall, and the propositions whose judge disagrees with people too much, with their worst items.
-import { InputError } from "../core/index.ts";
+import { InputError, type TokenUsage, type Transcript, ZERO_USAGE } from "../core/index.ts";
 import { findEvaluation, openStore, type Store } from "../engine/index.ts";
-import { parseStoredPersonaInput } from "../scorers/index.ts";
+import { parseStoredPersonaInput, type StoredPersonaInput } from "../scorers/index.ts";
 import type { ScoreRow } from "../store/index.ts";
 import {
   type AgreementItem,
@@ -99,8 +99,19 @@ export interface NotJudgedItem {
 
 export interface CalibrationResult {
   format: typeof CALIBRATION_FORMAT;
-  evaluation_id: string;
+  /** This calibration's own id, when it is stored (`calibrate`); null for one only computed (`calibrateStoredRun`). */
+  evaluation_id: string | null;
+  /** The stored persona evaluation whose transcript (and, when `judged` is false, verdicts) were used. */
+  calibrated_evaluation: string | null;
+  /** Whether the judge's scores were judged for this calibration (`--judge`) or read from the evaluation's verdicts. */
+  judged: boolean;
   judge: { provider: string; model: string } | null;
+  /** The rubric version: the hash of the propositions the labels and the judge were compared on. */
+  propositions_hash: string;
+  /** What may make the figures read better or worse than they are (self-preference, a changed rubric…). */
+  warnings: string[];
+  /** Tokens the judge spent on this calibration (zero when nothing was judged). */
+  token_usage: TokenUsage;
   /** The label files, as given. */
   labels: string[];
   minimum_kappa: number;
@@ -148,43 +159,22 @@ export async function calibrateStoredRun({
   const set = isLabelSet(labels) ? labels : readLabels(labels);
   const store = typeof where === "string" ? await openStore(where) : where;
   try {
-    const evaluation = await findEvaluation(store, id, { kind: "persona", pick: "latest", place: "--run" });
-    const short = evaluation.id.slice(0, 8);
-    if (evaluation.kind !== "persona")
-      throw new InputError(
-        `${short} is a ${evaluation.kind} evaluation; calibrate reads persona evaluations`,
-        {
-          place: "--run",
-        },
-      );
-    const kept = parseStoredPersonaInput(await store.evaluations.input(evaluation.id));
-    if (!kept)
-      throw new InputError(
-        `evaluation ${short} was stored without its transcript and propositions (by an older version); evaluate again`,
-        { place: "--run" },
-      );
-    const items = labelItems(set, kept);
-    const rows = await store.scores.forEvaluation(evaluation.id);
-    const judge = judgeOf(
-      evaluation.config,
-      (await store.runs.list({ evaluation: evaluation.id }))[0]?.judge,
-    );
-    const names = new Map(kept.transcript.agents.map((a) => [a.id, a.name]));
-    const messages = new Map(kept.transcript.messages.map((m) => [m.id, m]));
+    const stored = await storedPersonaEvaluation(store, id);
+    const items = labelItems(set, stored.kept);
     return calibrationOf({
-      evaluationId: evaluation.id,
-      judge,
+      provenance: {
+        evaluation_id: null,
+        calibrated_evaluation: stored.id,
+        judged: false,
+        judge: stored.judge,
+        propositions_hash: stored.kept.propositions.hash,
+        warnings: [],
+        token_usage: ZERO_USAGE,
+      },
       files: set.files,
       items,
-      rows,
-      describe: (item) => {
-        const agent = item.agent_id;
-        const message = item.message_id !== undefined ? messages.get(item.message_id) : undefined;
-        return {
-          ...(agent !== undefined ? { speaker: names.get(agent) ?? agent } : {}),
-          ...(message ? { text: message.text } : {}),
-        };
-      },
+      rows: await store.scores.forEvaluation(stored.id),
+      describe: itemDescriber(stored.kept.transcript),
       minimum,
       minKappa,
       resamples,
@@ -195,7 +185,46 @@ export async function calibrateStoredRun({
   }
 }
 
-function isLabelSet(labels: LabelSet | readonly string[]): labels is LabelSet {
+/** A stored persona evaluation to calibrate: its id, kept transcript and propositions, and who judged it. */
+export interface StoredPersonaEvaluation {
+  id: string;
+  kept: StoredPersonaInput;
+  judge: CalibrationResult["judge"];
+}
+
+/** Finds a stored persona evaluation by id (or one of its runs', or a prefix) with the input it kept. */
+export async function storedPersonaEvaluation(store: Store, id: string): Promise<StoredPersonaEvaluation> {
+  const evaluation = await findEvaluation(store, id, { kind: "persona", pick: "latest", place: "--run" });
+  const short = evaluation.id.slice(0, 8);
+  if (evaluation.kind !== "persona")
+    throw new InputError(`${short} is a ${evaluation.kind} evaluation; calibrate reads persona evaluations`, {
+      place: "--run",
+    });
+  const kept = parseStoredPersonaInput(await store.evaluations.input(evaluation.id));
+  if (!kept)
+    throw new InputError(
+      `evaluation ${short} was stored without its transcript and propositions (by an older version); evaluate again`,
+      { place: "--run" },
+    );
+  const judge = judgeOf(evaluation.config, (await store.runs.list({ evaluation: evaluation.id }))[0]?.judge);
+  return { id: evaluation.id, kept, judge };
+}
+
+/** How a disagreement shows its item: the speaker's display name and the message's text. */
+export function itemDescriber(transcript: Transcript): CalibrationInput["describe"] {
+  const names = new Map(transcript.agents.map((a) => [a.id, a.name]));
+  const messages = new Map(transcript.messages.map((m) => [m.id, m]));
+  return (item) => {
+    const agent = item.agent_id;
+    const message = item.message_id !== undefined ? messages.get(item.message_id) : undefined;
+    return {
+      ...(agent !== undefined ? { speaker: names.get(agent) ?? agent } : {}),
+      ...(message ? { text: message.text } : {}),
+    };
+  };
+}
+
+export function isLabelSet(labels: LabelSet | readonly string[]): labels is LabelSet {
   return !Array.isArray(labels);
 }
 
@@ -222,9 +251,20 @@ function targetKey(x: {
   );
 }
 
-interface CalibrationInput {
-  evaluationId: string;
-  judge: CalibrationResult["judge"];
+/** What a calibration document says of where it comes from, besides its figures. */
+export type CalibrationProvenance = Pick<
+  CalibrationResult,
+  | "evaluation_id"
+  | "calibrated_evaluation"
+  | "judged"
+  | "judge"
+  | "propositions_hash"
+  | "warnings"
+  | "token_usage"
+>;
+
+export interface CalibrationInput {
+  provenance: CalibrationProvenance;
   files: readonly string[];
   items: readonly LabelItem[];
   rows: readonly ScoreRow[];
@@ -235,7 +275,7 @@ interface CalibrationInput {
   seed: number;
 }
 
-function calibrationOf(input: CalibrationInput): CalibrationResult {
+export function calibrationOf(input: CalibrationInput): CalibrationResult {
   const { items, rows, minimum, minKappa, resamples, seed } = input;
   const byTarget = new Map<string, ScoreRow[]>();
   for (const row of rows) {
@@ -292,8 +332,7 @@ function calibrationOf(input: CalibrationInput): CalibrationResult {
 
   return {
     format: CALIBRATION_FORMAT,
-    evaluation_id: input.evaluationId,
-    judge: input.judge,
+    ...input.provenance,
     labels: [...input.files],
     minimum_kappa: minKappa,
     minimum: minimum ?? null,

@@ -2,6 +2,7 @@
 // then the rest, the overall line, the raters' ceiling, the flagged ones' worst items) or Markdown for a
 // pull request. Pure: the same document gives the same text.
 import type {
+  CalibrationComparison,
   CalibrationDisagreement,
   CalibrationFigures,
   CalibrationProposition,
@@ -50,7 +51,7 @@ const oneLine = (text: string, max = 160) => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-function judgeName(result: CalibrationResult): string {
+export function judgeName(result: CalibrationResult): string {
   return result.judge ? `${result.judge.provider}:${result.judge.model}` : "an unknown judge";
 }
 
@@ -68,13 +69,21 @@ function notes(result: CalibrationResult): string[] {
   return out;
 }
 
+/** Where the judge's scores came from: an evaluation's stored verdicts, or judged for this calibration. */
+function whereFrom(result: CalibrationResult): string {
+  const of = result.calibrated_evaluation ? ` evaluation ${result.calibrated_evaluation.slice(0, 8)}` : "";
+  return result.judged ? `judging the labelled items afresh${of ? ` of${of}` : ""}` : `on${of}`;
+}
+
 /** The terminal table. */
 export function renderCalibrationTable(result: CalibrationResult): string {
   const out: string[] = [];
   out.push(
-    `Calibration of ${judgeName(result)} on evaluation ${result.evaluation_id.slice(0, 8)} against ${result.labels.join(", ")}`,
+    `Calibration${result.evaluation_id ? ` ${result.evaluation_id.slice(0, 8)}` : ""} of ${judgeName(result)} ${whereFrom(result)} against ${result.labels.join(", ")}`,
     "",
   );
+  for (const warning of result.warnings) out.push(`! ${warning}`);
+  if (result.warnings.length > 0) out.push("");
   const rows = [COLUMNS];
   for (const p of propositionsInReportOrder(result))
     rows.push([mark(p), p.dimension, p.proposition_id, ...figureCells(p)]);
@@ -116,6 +125,7 @@ export function renderCalibrationMarkdown(result: CalibrationResult): string {
       ? `**${flagged.length} proposition(s) below κ ${result.minimum_kappa}**: the judge is not calibrated well enough there.`
       : `Every proposition with enough items reaches κ ${result.minimum_kappa}.`,
     "",
+    ...result.warnings.flatMap((w) => [`> **Warning:** ${cell(w)}`, ""]),
     `| | dimension | proposition | ${COLUMNS.slice(3).join(" | ")} |`,
     `|${"---|".repeat(COLUMNS.length)}`,
   ];
@@ -141,5 +151,67 @@ export function renderCalibrationMarkdown(result: CalibrationResult): string {
     }
   }
   out.push("", ...notes(result).map((line) => `_${line}_`));
+  return `${out.join("\n")}\n`;
+}
+
+const COMPARISON_COLUMNS = [
+  "judge",
+  "n",
+  "κ",
+  "κ 95% CI",
+  "ρ",
+  "MAE",
+  "bias",
+  "exact",
+  "flagged",
+  "tokens",
+  "cost",
+];
+
+function comparisonCells(c: CalibrationComparison["judges"][number]): string[] {
+  const tokens = c.token_usage.input_tokens + c.token_usage.output_tokens;
+  return [
+    c.judge,
+    String(c.n_judged),
+    fixed(c.kappa_quadratic),
+    c.kappa_ci ? `${fixed(c.kappa_ci[0])}–${fixed(c.kappa_ci[1])}` : "–",
+    fixed(c.spearman),
+    fixed(c.mae),
+    signed(c.bias),
+    share(c.exact),
+    `${c.flagged}/${c.propositions}`,
+    tokens.toLocaleString("en-US"),
+    c.cost_usd === null ? "?" : `$${c.cost_usd.toFixed(4)}`,
+  ];
+}
+
+const COST_NOTE =
+  'Cost is at the built-in or dramaturg.yaml prices ("?": no price known; cached verdicts cost nothing again).';
+
+/** Several judges on the same items: the comparison first, then each judge's calibration. */
+export function renderComparisonTable(comparison: CalibrationComparison): string {
+  const out = [
+    `Judges compared on the same labelled items (${comparison.judges.length})`,
+    "",
+    padColumns([COMPARISON_COLUMNS, ...comparison.judges.map(comparisonCells)]),
+    "",
+    COST_NOTE,
+  ];
+  for (const result of comparison.calibrations) out.push("", renderCalibrationTable(result).trimEnd());
+  return `${out.join("\n")}\n`;
+}
+
+export function renderComparisonMarkdown(comparison: CalibrationComparison): string {
+  const out = [
+    "## Judges compared",
+    "",
+    `| ${COMPARISON_COLUMNS.join(" | ")} |`,
+    `|${"---|".repeat(COMPARISON_COLUMNS.length)}`,
+    ...comparison.judges.map((c) => `| ${comparisonCells(c).map(cell).join(" | ")} |`),
+    "",
+    COST_NOTE,
+  ];
+  for (const result of comparison.calibrations)
+    out.push("", renderCalibrationMarkdown(result).replace(/^## /, "### ").trimEnd());
   return `${out.join("\n")}\n`;
 }

@@ -16,6 +16,13 @@ export const AgentSchema = z
     name: z.string().min(1).describe("Display name, used in trajectories and {{agent_name}}"),
     persona: PersonaSchema,
     tools: z.array(z.unknown()).optional().describe("Tools the agent may call (kept for session analysis)"),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The model that spoke as this agent, when known (openai:gpt-4o-mini, llama3.1:8b): calibration warns when the judge is of its family",
+      ),
   })
   .strict();
 

@@ -9,7 +9,8 @@ import { documentColumn, documentOf } from "./stored-document.ts";
 
 /**
  * `experiment` is a treatment-vs-control experiment (its result the experiment's document);
- * `experiment_environment` one arm's run of one of its environments (its result the environment's record).
+ * `experiment_environment` one arm's run of one of its environments (its result the environment's record);
+ * `calibration` a judge compared with human labels (its result the `dramaturg.calibration/v1` document).
  */
 export type EvaluationKind =
   | "persona"
@@ -17,7 +18,8 @@ export type EvaluationKind =
   | "conversation"
   | "simulation"
   | "experiment"
-  | "experiment_environment";
+  | "experiment_environment"
+  | "calibration";
 
 /** Verdict-cache effect on one evaluation or run. */
 export interface CacheStats {

@@ -11,6 +11,7 @@ import {
   readLabels,
 } from "../../src/calibration/index.ts";
 import { openStore } from "../../src/store/index.ts";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { cli, DEMO, ROOT } from "./run-cli.ts";
 
@@ -84,7 +85,12 @@ describe("dramaturg calibrate --run", () => {
     expect(Object.keys(result)).toEqual([
       "format",
       "evaluation_id",
+      "calibrated_evaluation",
+      "judged",
       "judge",
+      "propositions_hash",
+      "warnings",
+      "token_usage",
       "labels",
       "minimum_kappa",
       "minimum",
@@ -102,7 +108,7 @@ describe("dramaturg calibrate --run", () => {
     expect(result.minimum_kappa).toBe(0.6);
     expect(result.not_judged).toBe(0);
 
-    const byProposition = await itemsFromVerdicts(result.evaluation_id);
+    const byProposition = await itemsFromVerdicts(result.calibrated_evaluation!);
     const options = { resamples: 200, seed: 7 };
     const all = [...byProposition.values()].flat();
     const overall = agreement(all, options);
@@ -184,13 +190,30 @@ describe("dramaturg calibrate --run", () => {
     expect(r.stdout).toContain("### adherence/priya-measured-facts");
   }, 30_000);
 
-  it("gives the same bytes twice", async () => {
+  it("gives the same bytes twice, its own stored id aside, and show prints the stored one again", async () => {
+    // Each calibration is stored under an id of its own: the only difference between two.
+    const ownId = (text: string) => {
+      const id = (JSON.parse(text) as CalibrationResult).evaluation_id!;
+      return text.replaceAll(id, "ID").replaceAll(id.slice(0, 8), "ID");
+    };
     const a = await calibrate("--format", "json", "--resamples", "100");
     const b = await calibrate("--format", "json", "--resamples", "100");
-    expect(a.stdout).toBe(b.stdout);
+    expect(ownId(a.stdout)).toBe(ownId(b.stdout));
+    const shown = await cli([
+      "show",
+      (JSON.parse(a.stdout) as CalibrationResult).evaluation_id!,
+      "--format",
+      "json",
+      "--db",
+      db,
+    ]);
+    expect(shown.stdout).toBe(a.stdout);
     const c = await calibrate("--resamples", "100");
     const d = await calibrate("--resamples", "100");
-    expect(c.stdout).toBe(d.stdout);
+    const idOf = (text: string) => /^Calibration ([0-9a-f]{8})/.exec(text)![1]!;
+    expect(c.stdout.replace(idOf(c.stdout), "ID")).toBe(d.stdout.replace(idOf(d.stdout), "ID"));
+    const shownTable = await cli(["show", idOf(c.stdout), "--db", db]);
+    expect(shownTable.stdout).toBe(c.stdout);
   }, 30_000);
 
   it("writes --out, and a different seed gives other intervals but the same figures", async () => {
@@ -294,9 +317,117 @@ describe("npm run demo:calibrate", () => {
     const demo = `${ROOT}scripts/demo-calibrate.mjs`;
     const { stdout } = await promisify(execFile)(process.execPath, [demo], { timeout: 60_000 });
     expect(stdout).toMatch(/^\$ dramaturg eval /m);
-    expect(stdout).toMatch(/Calibration of fixtures:hand-written on evaluation [0-9a-f]{8}/);
+    expect(stdout).toMatch(/Calibration [0-9a-f]{8} of fixtures:hand-written on evaluation [0-9a-f]{8}/);
     expect(stdout).toMatch(/^ +overall +\d+ /m);
     expect(stdout).toMatch(/Raters' own agreement \(the ceiling\)/);
     expect(stdout).toContain("(exit 1: propositions flagged, as these example labels are meant to show)");
+  }, 60_000);
+});
+
+describe("dramaturg calibrate --judge", () => {
+  let server: FakeOpenAIServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAIServer();
+    return () => server.close();
+  });
+
+  it("judges only the labelled items through the real provider client, stores the calibration, and a rerun is cached", async () => {
+    const before = server.stats.calls;
+    const judge = ["--judge", "openai-compatible:fake-a", "--judge-base-url", server.url];
+    const first = await calibrate(...judge, "--format", "json", "--resamples", "0");
+    expect(first.stderr).not.toMatch(/Error/);
+    const result = JSON.parse(first.stdout) as CalibrationResult;
+    const labelled = new Set(
+      readLabels(LABELS).labels.map((l) =>
+        JSON.stringify([l.dimension, l.proposition_id, l.message_id ?? l.agent_id ?? l.channel]),
+      ),
+    );
+    expect(result.judged).toBe(true);
+    expect(result.judge).toEqual({ provider: "openai-compatible", model: "fake-a" });
+    expect(result.overall.n_judged).toBe(labelled.size);
+    expect(server.stats.calls - before).toBe(labelled.size);
+    expect(result.token_usage.input_tokens).toBeGreaterThan(0);
+    const again = await calibrate(...judge, "--format", "json", "--resamples", "0");
+    expect(server.stats.calls - before).toBe(labelled.size);
+    expect(JSON.parse(again.stdout).overall).toEqual(result.overall);
+  }, 60_000);
+
+  it("compares several judges on the same items, with tokens and cost at the project's prices", async () => {
+    const project = join(folder(), "dramaturg.yaml");
+    writeFileSync(
+      project,
+      "prices:\n  openai-compatible:fake-b:\n    input_per_million: 1\n    output_per_million: 2\n",
+    );
+    const r = await calibrate(
+      "--judge",
+      "openai-compatible:fake-b",
+      "fixtures:examples/ensemble/judge-fixtures.json",
+      "--judge-base-url",
+      server.url,
+      "--config",
+      project,
+      "--format",
+      "json",
+      "--resamples",
+      "0",
+    );
+    const comparison = JSON.parse(r.stdout);
+    expect(comparison.format).toBe("dramaturg.calibration-comparison/v1");
+    expect(comparison.judges.map((j: { judge: string }) => j.judge)).toEqual([
+      "openai-compatible:fake-b",
+      "fixtures:examples/ensemble/judge-fixtures.json",
+    ]);
+    const [live, fixtures] = comparison.judges;
+    const usage = comparison.calibrations[0].token_usage;
+    expect(live.cost_usd).toBeCloseTo((usage.input_tokens * 1 + usage.output_tokens * 2) / 1e6, 12);
+    expect(live.cost_usd).toBeGreaterThan(0);
+    expect(fixtures.cost_usd).toBe(0);
+    expect(live.n_judged).toBe(fixtures.n_judged);
+    const table = await calibrate(
+      "--judge",
+      "openai-compatible:fake-b",
+      "openai-compatible:fake-c",
+      "--judge-base-url",
+      server.url,
+      "--resamples",
+      "0",
+    );
+    expect(table.stdout).toMatch(/^Judges compared on the same labelled items \(2\)/);
+    // fake-c has no price: its cost is unknown, not zero.
+    expect(table.stdout).toMatch(/openai-compatible:fake-c .* \?\n/);
+  }, 60_000);
+
+  it("judges a transcript given directly, and refuses a transcript without a judge", async () => {
+    const r = await cli([
+      "calibrate",
+      "--labels",
+      ...LABELS,
+      "--transcript",
+      `${ROOT}examples/ensemble/transcript.json`,
+      "--propositions",
+      `${ROOT}examples/ensemble/propositions`,
+      "--judge",
+      `fixtures:${ROOT}examples/ensemble/judge-fixtures.json`,
+      "--db",
+      "memory://",
+      "--format",
+      "json",
+      "--resamples",
+      "0",
+    ]);
+    const result = JSON.parse(r.stdout) as CalibrationResult;
+    expect(result.calibrated_evaluation).toBeNull();
+    expect(result.judged).toBe(true);
+    const refused = await cli([
+      "calibrate",
+      "--labels",
+      ...LABELS,
+      "--transcript",
+      `${ROOT}examples/ensemble/transcript.json`,
+      "--db",
+      "memory://",
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--judge/);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 // `dramaturg calibrate --labels FILE… --run ID`: how far a stored persona evaluation's judge agrees with
 // human labels, per proposition, per dimension and overall; exit 1 when a proposition's judge falls below the bar.
 import { type Command, Option } from "commander";
+import type { CalibrationResult } from "../../calibration/index.ts";
 import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { wholeFlag } from "../flags.ts";
@@ -9,7 +10,18 @@ import { resolveSettings } from "../settings.ts";
 
 export interface CalibrateFlags {
   labels: string[];
-  run: string;
+  run?: string;
+  transcript?: string;
+  judge?: string[];
+  propositions?: string;
+  judgeBaseUrl?: string;
+  judgeApiKeyEnv?: string;
+  mode?: string;
+  trials?: string;
+  concurrency?: string;
+  timeout?: string;
+  retries?: string;
+  cache?: boolean;
   db?: string;
   config?: string;
   minKappa?: string;
@@ -23,15 +35,29 @@ export interface CalibrateFlags {
 export function registerCalibrateCommand(program: Command): void {
   program
     .command("calibrate")
-    .description("how far a stored evaluation's judge agrees with human labels, per proposition")
+    .description("how far a judge agrees with human labels, per proposition; judges compared, with cost")
     .requiredOption(
       "--labels <files...>",
       "human label files (YAML, JSON, JSONL or CSV; dramaturg schema labels)",
     )
-    .requiredOption(
+    .option(
       "--run <id>",
-      "the stored persona evaluation (or one of its runs) whose verdicts are compared, or its first 8+ characters",
+      "a stored persona evaluation (or one of its runs, or its first 8+ characters): its verdicts are compared, or with --judge its transcript is judged",
     )
+    .option("--transcript <file>", "without --run: the transcript the labels are of (needs --judge)")
+    .option(
+      "--judge <specs...>",
+      "judge the labelled items afresh (through the verdict cache); several: compared on the same items, with cost",
+    )
+    .option("--propositions <dir>", "with --transcript: the propositions folder (default: the project's)")
+    .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+    .option("--judge-api-key-env <var>", "environment variable holding the judge's API key")
+    .option("--mode <mode>", "with --judge: individual (one claim per call) or batch (up to 10)")
+    .option("--trials <n>", "with --judge: judge each item N times (its score: their mean, rounded half up)")
+    .option("--concurrency <n>", "with --judge: judge calls in flight at once")
+    .option("--timeout <ms>", "with --judge: per-call timeout in milliseconds")
+    .option("--retries <n>", "with --judge: retries per judge call")
+    .option("--no-cache", "with --judge: neither read nor write the verdict cache")
     .option("--min-kappa <k>", "flag a proposition whose quadratic-weighted κ is below this", "0.6")
     .option(
       "--minimum <score>",
@@ -49,8 +75,10 @@ export function registerCalibrateCommand(program: Command): void {
     .option("--config <file>", "project file to use")
     .addHelpText(
       "after",
-      `\nThe judge's verdicts are the stored run's: nothing is judged. Judging the labelled items afresh (--judge) comes next.\n${examples(
+      `\nEach calibration is stored (dramaturg show ID prints it again). Exit 1 when a judge falls below --min-kappa on a proposition.\n${examples(
         "dramaturg calibrate --labels labels/rater-a.yaml labels/rater-b.csv --run 3f2a91c0",
+        "dramaturg calibrate --labels labels.csv --run 3f2a91c0 --judge openai:gpt-4o-mini anthropic:claude-haiku-4-5",
+        "dramaturg calibrate --labels labels.csv --transcript chat.json --judge openai-compatible:llama3.1:8b --judge-base-url http://127.0.0.1:11434/v1",
         "dramaturg calibrate --labels labels.csv --run 3f2a91c0 --format markdown --out calibration.md",
       )}`,
     )
@@ -88,46 +116,113 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
   if (seed !== undefined && seed >= 2 ** 32)
     throw new InputError(`expected a whole number below 2^32, got "${flags.seed}"`, { place: "--seed" });
   const given = minimumFlag(flags.minimum);
-  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  if (flags.run === undefined && flags.transcript === undefined)
+    throw new InputError(
+      "give the stored evaluation (--run ID) or the transcript the labels are of (--transcript FILE)",
+      {
+        place: "--run",
+      },
+    );
+  if (flags.run !== undefined && flags.transcript !== undefined)
+    throw new InputError("give either --run or --transcript, not both", { place: "--transcript" });
+  if (flags.transcript !== undefined && !flags.judge?.length)
+    throw new InputError("a transcript has no verdicts of its own: give --judge SPEC to judge it", {
+      place: "--judge",
+    });
+  const judges = [...new Set(flags.judge ?? [])];
+  const { settings } = resolveSettings({
+    flags: {
+      db: flags.db,
+      propositions: flags.propositions,
+      judge: judges[0],
+      judgeBaseUrl: flags.judgeBaseUrl,
+      judgeApiKeyEnv: flags.judgeApiKeyEnv,
+      mode: flags.mode,
+      trials: flags.trials,
+      concurrency: flags.concurrency,
+      timeout: flags.timeout,
+      retries: flags.retries,
+      cache: flags.cache,
+    },
+    projectFile: flags.config,
+  });
   const minimum = given ?? projectMinimum(settings.thresholds.minimum);
 
   const { storeExists } = await import("../../store/index.ts");
-  if (!storeExists(settings.db))
+  if (flags.run !== undefined && !storeExists(settings.db))
     throw new InputError("no store here to calibrate from; evaluate first", { place: settings.db });
-  const { calibrateStoredRun, readLabels } = await import("../../calibration/index.ts");
-  // Read before the store is opened: bad labels stop here, having touched nothing.
+  const [{ calibrate, compareJudges, readLabels }, { createJudge }, { judgeSettingsOf }] = await Promise.all([
+    import("../../calibration/index.ts"),
+    import("../../judge/index.ts"),
+    import("../persona-evaluation.ts"),
+  ]);
+  // Read before anything opens: bad labels (or a bad judge spec, a missing key) stop here, having touched nothing.
   const labels = readLabels(flags.labels);
-  const result = await calibrateStoredRun({
-    store: settings.db,
-    id: flags.run,
-    labels,
-    minimum,
-    minKappa,
-    resamples,
-    seed,
-  });
-
-  let text: string;
-  if (format === "json") text = `${JSON.stringify(result, null, 2)}\n`;
-  else {
-    const report = await import("../calibration-report.ts");
-    text =
-      format === "markdown"
-        ? report.renderCalibrationMarkdown(result)
-        : report.renderCalibrationTable(result);
+  const judgeSettings = judgeSettingsOf(settings);
+  const built = judges.map((spec) => createJudge(spec, judgeSettings));
+  const { openStore } = await import("../../engine/index.ts");
+  const store = await openStore(settings.db);
+  const results: CalibrationResult[] = [];
+  try {
+    for (const judge of built.length > 0 ? built : [undefined])
+      results.push(
+        await calibrate({
+          store,
+          labels,
+          run: flags.run,
+          transcript: flags.transcript,
+          propositions: settings.propositions,
+          judge,
+          mode: settings.judge.mode,
+          trials: settings.trials,
+          concurrency: settings.judge.concurrency,
+          cache: settings.cache,
+          minimum,
+          minKappa,
+          resamples,
+          seed,
+        }),
+      );
+  } finally {
+    await store.close();
+    await Promise.all(built.map((j) => j.close?.()));
   }
+
+  const report = await import("../calibration-report.ts");
+  const { cost, priceFor } = await import("../prices.ts");
+  const compared =
+    results.length > 1
+      ? compareJudges(results, {
+          specs: judges,
+          costOf: (spec, usage) => {
+            const price = priceFor(spec, settings.prices);
+            return price && cost(usage, price);
+          },
+        })
+      : undefined;
+  let text: string;
+  if (format === "json") text = `${JSON.stringify(compared ?? results[0]!, null, 2)}\n`;
+  else if (format === "markdown")
+    text = compared
+      ? report.renderComparisonMarkdown(compared)
+      : report.renderCalibrationMarkdown(results[0]!);
+  else text = compared ? report.renderComparisonTable(compared) : report.renderCalibrationTable(results[0]!);
   if (flags.out) {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(flags.out, text);
     process.stderr.write(`wrote ${flags.out}\n`);
   } else process.stdout.write(text);
 
-  const flagged = result.propositions.filter((p) => p.flagged);
-  if (flagged.length === 0) return 0;
-  process.stderr.write(
-    `dramaturg: the judge is not calibrated well enough on ${flagged.length} proposition(s) (κ < ${minKappa}): ${flagged
-      .map((p) => `${p.dimension}/${p.proposition_id}`)
-      .join(", ")}\n`,
-  );
-  return 1;
+  let failing = 0;
+  for (const result of results) {
+    const flagged = result.propositions.filter((p) => p.flagged);
+    if (flagged.length === 0) continue;
+    failing++;
+    process.stderr.write(
+      `dramaturg: ${report.judgeName(result)} is not calibrated well enough on ${flagged.length} proposition(s) (κ < ${minKappa}): ${flagged
+        .map((p) => `${p.dimension}/${p.proposition_id}`)
+        .join(", ")}\n`,
+    );
+  }
+  return failing > 0 ? 1 : 0;
 }

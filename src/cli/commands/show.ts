@@ -88,6 +88,18 @@ export async function showCommand(
             : `${renderConversationTable([conversation])}\n`,
         );
       }
+      const { loadCalibration } = await import("../../calibration/index.ts");
+      const calibration = await ofKind(loadCalibration({ store, id }));
+      if (calibration) {
+        const report = await import("../calibration-report.ts");
+        return print(
+          format === "json"
+            ? `${JSON.stringify(calibration, null, 2)}\n`
+            : format === "markdown"
+              ? report.renderCalibrationMarkdown(calibration)
+              : report.renderCalibrationTable(calibration),
+        );
+      }
       const { loadSimulationResult } = await import("../../corrections/index.ts");
       const simulation = await ofKind(loadSimulationResult({ store, id }));
       if (simulation) {
