@@ -3,6 +3,7 @@
 // and overall, and the propositions whose judge disagrees with people too much, with their worst items.
 import { InputError, type TokenUsage, type Transcript, ZERO_USAGE } from "../core/index.ts";
 import { findEvaluation, openStore, type Store } from "../engine/index.ts";
+import type { LoadedPropositions } from "../propositions/index.ts";
 import { parseStoredPersonaInput, type StoredPersonaInput } from "../scorers/index.ts";
 import type { ScoreRow } from "../store/index.ts";
 import {
@@ -16,6 +17,7 @@ import {
 } from "./agreement.ts";
 import { type LabelItem, labelItems } from "./label-items.ts";
 import { type LabelSet, readLabels } from "./read-labels.ts";
+import { propositionRubrics, rubricKey } from "./rubric.ts";
 
 export const CALIBRATION_FORMAT = "dramaturg.calibration/v1";
 
@@ -77,6 +79,8 @@ export interface CalibrationDisagreement {
 export interface CalibrationProposition extends CalibrationFigures {
   dimension: string;
   proposition_id: string;
+  /** Its rubric version (claim, inversion, window): `dramaturg ci` trusts the figures only for the same one. */
+  rubric_hash: string;
   /**
    * κ below the bar with at least {@link MIN_FLAGGED_ITEMS} judged items. κ is undefined (null) only when the
    * judge and the rounded human mean sit on one same score throughout, which is full agreement: not flagged.
@@ -173,6 +177,7 @@ export async function calibrateStoredRun({
       },
       files: set.files,
       items,
+      propositions: stored.kept.propositions,
       rows: await store.scores.forEvaluation(stored.id),
       describe: itemDescriber(stored.kept.transcript),
       minimum,
@@ -267,6 +272,8 @@ export interface CalibrationInput {
   provenance: CalibrationProvenance;
   files: readonly string[];
   items: readonly LabelItem[];
+  /** The propositions the items were judged on, for each proposition's rubric hash. */
+  propositions: LoadedPropositions;
   rows: readonly ScoreRow[];
   describe: (item: LabelItem) => { speaker?: string; text?: string };
   minimum: number | undefined;
@@ -311,8 +318,12 @@ export function calibrationOf(input: CalibrationInput): CalibrationResult {
     dimension,
     ...summaryOf(statsOf(group)),
   }));
-  const propositions = groupBy(judged, (j) => `${j.item.dimension}\u0000${j.item.proposition_id}`).map(
-    ([, group]): CalibrationProposition => {
+  const rubrics = propositionRubrics(
+    input.propositions,
+    judged.map((j) => j.item),
+  );
+  const propositions = groupBy(judged, (j) => rubricKey(j.item)).map(
+    ([key, group]): CalibrationProposition => {
       const stats = statsOf(group);
       const flagged =
         stats.n_judged >= MIN_FLAGGED_ITEMS &&
@@ -322,6 +333,7 @@ export function calibrationOf(input: CalibrationInput): CalibrationResult {
       return {
         dimension: first.dimension,
         proposition_id: first.proposition_id,
+        rubric_hash: rubrics.get(key)!,
         ...figuresOf(stats),
         flagged,
         too_few: stats.n_judged < TOO_FEW_ITEMS,

@@ -89,6 +89,7 @@ interface CalibrationSubject {
   set: LabelSet;
   items: LabelItem[];
   transcript: Transcript;
+  propositions: LoadedPropositions;
   propositionsHash: string;
   /** The evaluation whose transcript (and, unjudged, verdicts) are used. */
   evaluationId: string | null;
@@ -222,6 +223,7 @@ export function calibrationEvaluation(
         },
         files: subject.set.files,
         items: subject.items,
+        propositions: subject.propositions,
         rows,
         describe: itemDescriber(subject.transcript),
         minimum: config.minimum ?? undefined,
@@ -275,6 +277,7 @@ async function subjectOf(
     set,
     items,
     transcript: kept.transcript,
+    propositions: kept.propositions,
     propositionsHash: kept.propositions.hash,
     evaluationId,
     storedJudge,

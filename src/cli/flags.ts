@@ -25,3 +25,12 @@ export function wholeFlag(value: string | undefined, flag: string, min: number):
     throw new InputError(`expected a whole number of ${min} or more, got "${value}"`, { place: flag });
   return n;
 }
+
+/** A κ bar (`--min-kappa`, `--min-agreement`): a number from -1 to 1; undefined when not given. */
+export function kappaFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const k = Number(value);
+  if (value.trim() === "" || !Number.isFinite(k) || k < -1 || k > 1)
+    throw new InputError(`expected a quadratic κ from -1 to 1, got "${value}"`, { place: flag });
+  return k;
+}

@@ -113,10 +113,25 @@ export const ProjectFileSchema = z
           .partialRecord(z.enum(PERSONA_DIMENSIONS), z.number().min(0).max(9))
           .optional()
           .describe("Fail when a dimension score is below this"),
+        agreement: z
+          .number()
+          .min(-1)
+          .max(1)
+          .optional()
+          .describe(
+            "dramaturg ci: fail when a compared proposition's judge agrees with people below this quadratic κ (or was not calibrated)",
+          ),
       })
       .strict()
       .optional(),
     baselines: z.string().min(1).optional().describe("Folder of golden baseline files"),
+    calibration: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A calibration document (dramaturg calibrate --format json --out FILE) that dramaturg ci reads its agreement from",
+      ),
     db: z
       .string()
       .min(1)
@@ -165,8 +180,15 @@ export interface Settings {
   agents?: string[];
   trials: number;
   sample?: { size: number; seed: number };
-  thresholds: { regression: number; minimum: Partial<Record<PersonaDimension, number>> };
+  thresholds: {
+    regression: number;
+    minimum: Partial<Record<PersonaDimension, number>>;
+    /** `ci`'s minimum quadratic κ of a compared proposition's judge against people. */
+    agreement?: number;
+  };
   baselines: string;
+  /** The calibration document `ci` reads agreement from (else the store's latest calibration of the judge). */
+  calibration?: string;
   db: string;
   cache: boolean;
   prices: Record<string, { input_per_million: number; output_per_million: number }>;
@@ -435,7 +457,9 @@ export function resolveSettings({
     set("sample", "file", p.sample);
     set("thresholds.regression", "file", p.thresholds?.regression);
     set("thresholds.minimum", "file", p.thresholds?.minimum);
+    set("thresholds.agreement", "file", p.thresholds?.agreement);
     set("baselines", "file", rel(p.baselines));
+    set("calibration", "file", rel(p.calibration));
     set("db", "file", storeLocationText(p.db, root, { file, place: placeOf(["db"]), label: "db" }));
     set("cache", "file", p.cache);
     set("prices", "file", p.prices);

@@ -1,6 +1,7 @@
 // The regression check: a measurement against its baselines, per dimension and per proposition. Pure.
 // A changed persona, proposition set or judge makes a baseline stale: not comparable, so never a regression.
 import { AGENT_DIMENSIONS, round } from "../core/index.ts";
+import type { AgreementCheck } from "./agreement-check.ts";
 import type { Baseline, BaselineFolder, ChannelBaseline, DimensionBaseline } from "./baseline.ts";
 import type { MeasuredDimension, MeasuredJudge, Measurement } from "./measurement.ts";
 
@@ -80,6 +81,8 @@ export interface CiReport {
   /** Things to know that are not per dimension (channels without baseline, agents skipped…). */
   notes: string[];
   counts: Record<"regressions" | "stale" | "noise" | "no_score" | "compared", number>;
+  /** With a minimum agreement: how well the judge of each compared proposition is calibrated against people. */
+  agreement?: AgreementCheck;
 }
 
 export function ruleText({ threshold, trials }: CheckRule): string {
@@ -295,7 +298,7 @@ export function checkAgainstBaselines(m: Measurement, folder: BaselineFolder, ru
 
 /** 1 on a regression; 3 when a baselined dimension could not be scored; else 0 (stale alone passes). */
 export function ciExitCode(report: CiReport): number {
-  if (report.counts.regressions > 0) return 1;
+  if (report.counts.regressions > 0 || (report.agreement?.uncalibrated ?? 0) > 0) return 1;
   if (report.counts.no_score > 0) return 3;
   return 0;
 }

@@ -1,5 +1,6 @@
 // Public surface of harness/: golden baselines, the regression rule, and the CI reports (table,
 // Markdown pull-request comment, JUnit XML), plus an agent's score history.
+export * from "./agreement-check.ts";
 export * from "./baseline.ts";
 export * from "./compare.ts";
 export * from "./history.ts";

@@ -1,6 +1,7 @@
 // JUnit XML of `dramaturg ci --junit`: one test case per agent (or channel) × dimension, so any CI shows
 // regressions as failures and stale baselines as skipped tests.
 import { escapeXml } from "../core/index.ts";
+import { uncalibratedLines } from "./agreement-check.ts";
 import type { CiReport, DimensionCheck, SubjectCheck } from "./compare.ts";
 import { formatDelta, formatScore } from "./report-markdown.ts";
 
@@ -54,6 +55,22 @@ export function renderCiJunit(report: CiReport): string {
     skipped += k;
     suites.push(
       `  <testsuite name="${escapeXml(`${s.kind} ${s.name} (${s.id})`)}" tests="${n}" failures="${f}" errors="${e}" skipped="${k}">\n${s.dimensions.map((d) => testcase(s, d, report.threshold)).join("\n")}\n  </testsuite>`,
+    );
+  }
+  if (report.agreement) {
+    const check = report.agreement;
+    const n = check.propositions.length;
+    tests += n;
+    failures += check.uncalibrated;
+    suites.push(
+      `  <testsuite name="judge calibration (κ ≥ ${check.min_kappa})" tests="${n}" failures="${check.uncalibrated}" errors="0" skipped="0">\n${check.propositions
+        .map((p) => {
+          const open = `    <testcase classname="dramaturg.calibration" name="${escapeXml(`${p.dimension}/${p.proposition_id}`)}">`;
+          if (p.status === "calibrated") return `${open}</testcase>`;
+          const [line] = uncalibratedLines({ ...check, propositions: [p] });
+          return `${open}\n      <failure type="uncalibrated" message="${escapeXml(line!)}"/>\n    </testcase>`;
+        })
+        .join("\n")}\n  </testsuite>`,
     );
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="dramaturg persona check" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${suites.join("\n")}\n</testsuites>\n`;

@@ -1,6 +1,7 @@
 // The pull-request comment of `dramaturg ci --markdown`: agents × dimensions with baseline, now and delta,
 // what fell and what to do about it. A hidden marker lets the workflow find and update its one comment.
 import { escapeMarkdown, markdownTable } from "../core/index.ts";
+import { uncalibratedLines } from "./agreement-check.ts";
 import type { CiReport, DimensionCheck, SubjectCheck } from "./compare.ts";
 
 /** The hidden first line the workflow searches for to update its comment instead of adding another. */
@@ -46,6 +47,7 @@ function headline(report: CiReport): string {
     stale ? `⚠ ${stale} stale` : "",
     noise ? `〰️ ${noise} within judge noise` : "",
     no_score ? `⚠ ${no_score} not scored` : "",
+    report.agreement?.uncalibrated ? `❌ ${report.agreement.uncalibrated} not calibrated well enough` : "",
   ].filter(Boolean);
   const main =
     regressions > 0
@@ -115,6 +117,17 @@ export function renderCiMarkdown(report: CiReport): string {
       out.push(`- **${escapeMarkdown(s.name)}**: ${escapeMarkdown(reasons.join("; "))}`);
     }
     out.push("", "If the change is intended, run `dramaturg baseline` and commit the new baselines.", "");
+  }
+  const agreement = report.agreement;
+  if (agreement?.uncalibrated) {
+    out.push(
+      `#### ❌ Judge not calibrated well enough (κ ≥ ${agreement.min_kappa} against people required)`,
+      "",
+      ...uncalibratedLines(agreement).map((line) => `- ${escapeMarkdown(line)}`),
+      "",
+      "Label these propositions and run `dramaturg calibrate`, or lower `--min-agreement`.",
+      "",
+    );
   }
   for (const note of report.notes) out.push(`> ${escapeMarkdown(note)}`);
   if (report.notes.length) out.push("");

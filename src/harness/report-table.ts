@@ -1,4 +1,5 @@
 // The terminal rendering of a regression check: one row per agent (or channel) × dimension.
+import { uncalibratedLines } from "./agreement-check.ts";
 import type { CiReport, DimensionCheck } from "./compare.ts";
 import { formatDelta, formatScore } from "./report-markdown.ts";
 
@@ -56,9 +57,15 @@ export function renderCiTable(report: CiReport): string {
         );
     }
   for (const n of report.notes) out.push(`note: ${n}`);
+  const agreement = report.agreement;
+  if (agreement)
+    for (const line of uncalibratedLines(agreement)) out.push(`not calibrated well enough: ${line}`);
   const c = report.counts;
+  const uncalibrated = agreement
+    ? `, ${agreement.uncalibrated} not calibrated well enough (κ ≥ ${agreement.min_kappa})`
+    : "";
   out.push(
-    `${report.passed ? "passed" : "FAILED"}: ${c.compared} compared, ${c.regressions} regressions, ${c.stale} stale (not compared), ${c.noise} within noise · ${report.rule}`,
+    `${report.passed ? "passed" : "FAILED"}: ${c.compared} compared, ${c.regressions} regressions, ${c.stale} stale (not compared), ${c.noise} within noise${uncalibrated} · ${report.rule}`,
   );
   return `${out.join("\n")}\n`;
 }

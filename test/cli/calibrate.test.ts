@@ -131,7 +131,8 @@ describe("dramaturg calibrate --run", () => {
     );
     for (const p of result.propositions) {
       const expected = agreement(byProposition.get(`${p.dimension}/${p.proposition_id}`)!, options);
-      const { dimension, proposition_id, flagged, too_few, disagreements, ...figures } = p;
+      const { dimension, proposition_id, rubric_hash, flagged, too_few, disagreements, ...figures } = p;
+      expect(rubric_hash).toMatch(/^[0-9a-f]{16,}$/);
       expect(Object.keys(figures).sort()).toEqual(
         [
           "n",

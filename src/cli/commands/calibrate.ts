@@ -4,7 +4,7 @@ import { type Command, Option } from "commander";
 import type { CalibrationResult } from "../../calibration/index.ts";
 import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
-import { wholeFlag } from "../flags.ts";
+import { kappaFlag, wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { resolveSettings } from "../settings.ts";
 
@@ -85,13 +85,6 @@ export function registerCalibrateCommand(program: Command): void {
     .action(async (flags: CalibrateFlags) => setExitCode(await calibrateCommand(flags)));
 }
 
-function kappaFlag(value: string | undefined): number {
-  const k = Number(value ?? "0.6");
-  if (value?.trim() === "" || !Number.isFinite(k) || k < -1 || k > 1)
-    throw new InputError(`expected a number from -1 to 1, got "${value}"`, { place: "--min-kappa" });
-  return k;
-}
-
 /** The project's minimum when every dimension that sets one sets the same number; else none. */
 function projectMinimum(minimum: Partial<Record<string, number>>): number | undefined {
   const values = new Set(Object.values(minimum).filter((v): v is number => typeof v === "number"));
@@ -110,7 +103,7 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
   const format = flags.format ?? "table";
   if (!["table", "json", "markdown"].includes(format))
     throw new InputError(`--format must be table, json or markdown, got ${JSON.stringify(format)}`);
-  const minKappa = kappaFlag(flags.minKappa);
+  const minKappa = kappaFlag(flags.minKappa, "--min-kappa") ?? 0.6;
   const resamples = wholeFlag(flags.resamples, "--resamples", 0);
   const seed = wholeFlag(flags.seed, "--seed", 0);
   if (seed !== undefined && seed >= 2 ** 32)

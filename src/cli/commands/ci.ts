@@ -13,10 +13,12 @@ import {
   renderCiJunit,
   renderCiMarkdown,
   renderCiTable,
+  withAgreement,
 } from "../../harness/index.ts";
+import type { Store } from "../../store/index.ts";
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { setExitCode } from "../exit-code.ts";
-import { tableOrJson } from "../flags.ts";
+import { kappaFlag, tableOrJson } from "../flags.ts";
 import { ENSEMBLE_DEMO_ARGS, examples } from "../help-examples.ts";
 import { writeHtmlReport } from "../html-report.ts";
 import { type EvaluationOutcome, evaluate, measure, setupEvaluation } from "../persona-evaluation.ts";
@@ -25,6 +27,8 @@ export interface CiFlags extends EvalFlags {
   markdown?: string;
   junit?: string;
   html?: string;
+  minAgreement?: string;
+  calibration?: string;
 }
 
 export function registerCiCommand(program: Command): void {
@@ -41,6 +45,14 @@ export function registerCiCommand(program: Command): void {
     .option("--markdown <file>", "write a pull-request comment (Markdown) here")
     .option("--junit <file>", "write JUnit XML here (one test case per agent × dimension)")
     .option("--html <file>", "write the HTML report here: one self-contained file to keep as a CI artifact")
+    .option(
+      "--min-agreement <kappa>",
+      "also fail when a compared proposition's judge agrees with people below this quadratic κ, or was never calibrated (default: thresholds.agreement)",
+    )
+    .option(
+      "--calibration <file>",
+      "with --min-agreement: the calibration to read (dramaturg calibrate --format json --out FILE); default: the store's latest of the judge",
+    )
     .addOption(
       new Option("--format <format>", "output format (html: the report on stdout)")
         .choices(["table", "json", "html"])
@@ -55,6 +67,8 @@ export function registerCiCommand(program: Command): void {
         "dramaturg ci --junit persona-check.xml --html persona-check.html",
       )}
 A stale baseline (persona, propositions or judge changed) is reported, not compared, and does not fail.
+With --min-agreement, a compared proposition whose judge is below the κ, not labelled, or whose claim changed
+since its calibration is reported and fails the check.
 With --trials N a drop fails only when every trial is below baseline − threshold.
 Exit codes: 0 no regression · 1 regression · 2 bad input or baselines · 3 could not complete
 `,
@@ -92,6 +106,16 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
   const setup = setupEvaluation(sources, flags);
   const { settings } = setup;
   const folder = readBaselineFolder(settings.baselines);
+  const minKappa = kappaFlag(flags.minAgreement, "--min-agreement") ?? settings.thresholds.agreement;
+  const calibrationPath = flags.calibration ?? settings.calibration;
+  // Read before anything is judged: a bad calibration file stops the check here.
+  const calibrationFile =
+    minKappa !== undefined && calibrationPath !== undefined
+      ? {
+          path: shownPath(calibrationPath),
+          figures: (await import("../../calibration/index.ts")).readCalibrationFile(calibrationPath),
+        }
+      : undefined;
   const notes: string[] = [];
   const selectAgents = (transcript: Transcript) => {
     checkBaselinesMatch(folder, transcript);
@@ -113,12 +137,18 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
   // run's store is closed.
   const reports = [...(flags.html ? [flags.html] : []), ...(html ? [undefined] : [])];
   let checked: CiReport | undefined;
-  const check = (measured: EvaluationOutcome): CiReport => {
+  const check = async (store: Store, measured: EvaluationOutcome): Promise<CiReport> => {
     const { result } = measured;
-    const report = checkAgainstBaselines(measurementOf(measured, settings.baselines), folder, {
+    let report = checkAgainstBaselines(measurementOf(measured, settings.baselines), folder, {
       threshold: settings.thresholds.regression,
       trials: settings.trials,
     });
+    if (minKappa !== undefined) {
+      const { ciAgreement } = await import("../ci-agreement.ts");
+      const agreement = await ciAgreement({ store, report, minKappa, file: calibrationFile });
+      report = withAgreement(report, agreement.check);
+      report.notes.push(...agreement.notes);
+    }
     report.notes.push(...notes);
     for (const s of [...report.agents, ...report.channels]) s.file = shownPath(s.file);
     if (result.totals.errored > 0)
@@ -129,7 +159,7 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
     selectAgents,
     beforeClose: async (store, measured) => {
       if (everyVerdictErrored(measured)) return;
-      checked = check(measured);
+      checked = await check(store, measured);
       for (const out of reports)
         await writeHtmlReport(store, {
           evaluationIds: [measured.result.evaluation_id],
