@@ -92,6 +92,15 @@ export interface World {
 
 const SLOT_MS = 1000;
 
+/** `provider:model` of an AI SDK model object (a string id is kept as it is); nothing for a mock. */
+function modelOf(model: LanguageModel): { model?: string } {
+  if (typeof model === "string") return { model };
+  const { provider, modelId } = model as { provider?: unknown; modelId?: unknown };
+  if (typeof modelId !== "string" || modelId === "" || typeof provider !== "string") return {};
+  if (provider.startsWith("mock")) return {};
+  return { model: `${provider.split(".")[0]}:${modelId}` };
+}
+
 /** Builds a world from a parsed world file. Nothing runs until `run()`. */
 export function createWorld(
   file: WorldFile,
@@ -108,11 +117,12 @@ export function createWorld(
   }: CreateWorldOptions,
 ): World {
   const names = new Map(file.agents.map((a) => [a.id, a.name]));
-  const agents = file.agents.map((a) =>
+  const models = file.agents.map((a) => (typeof model === "function" ? model(a) : model));
+  const agents = file.agents.map((a, i) =>
     createPersonaAgent({
       agent: { id: a.id, name: a.name, persona: a.persona },
       channels: worldAgentChannels(file, a.id),
-      model: typeof model === "function" ? model(a) : model,
+      model: models[i]!,
       // The world file's keys over the defaults (simulateWithCorrections has already laid them over the
       // stored and project settings).
       corrections: a.corrections && { ...DEFAULT_AGENT_EVALUATION_CONFIG, ...a.corrections },
@@ -231,7 +241,8 @@ export function createWorld(
     parseTranscriptValue(
       {
         format: TRANSCRIPT_FORMAT,
-        agents: agents.map((a) => a.agent),
+        // The model each agent spoke with, when the model names itself: a calibration warns of self-preference.
+        agents: agents.map((a, i) => ({ ...a.agent, ...modelOf(models[i]!) })),
         channels: file.channels.map((c) => ({
           id: c.id,
           members: agents.filter((a) => a.channels.includes(c.id)).map((a) => a.agent.id),

@@ -55,6 +55,23 @@ describe("a world", () => {
     expect(TranscriptSchema.safeParse(transcript).success).toBe(true);
   });
 
+  it("writes each agent's model into the transcript when the model names itself, and none for a mock", async () => {
+    const named = Object.assign(scriptedAgentModel(sayName), {
+      provider: "openai.chat",
+      modelId: "gpt-4o-mini",
+    });
+    const file = world("parallel", 1, 1);
+    const { transcript } = await createWorld(file, {
+      model: (agent) => (agent.id === "a" ? named : scriptedAgentModel(sayName)),
+    }).run();
+    expect(transcript.agents.map((a) => a.model)).toEqual([
+      "openai:gpt-4o-mini",
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
   it("in parallel order, no agent hears what another said in the same step", async () => {
     const model = scriptedAgentModel(sayName);
     await createWorld(world("parallel", 1, 1), { model }).run();
