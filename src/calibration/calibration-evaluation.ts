@@ -239,7 +239,8 @@ export function calibrationEvaluation(
 
 /** The labels checked against what they are of, and the plan of what is to be judged. */
 async function subjectOf(
-  store: Store,
+  /** Opens the store: only a stored evaluation needs it, so bad labels of a transcript touch nothing. */
+  store: () => Promise<Store>,
   set: LabelSet,
   { run, transcript, propositions, judge, mode, trials }: CalibrateOptions,
 ): Promise<CalibrationSubject> {
@@ -251,7 +252,7 @@ async function subjectOf(
       throw new InputError("give either a stored evaluation or a transcript, not both", {
         place: "transcript",
       });
-    const stored = await storedPersonaEvaluation(store, run);
+    const stored = await storedPersonaEvaluation(await store(), run);
     ({ kept } = stored);
     evaluationId = stored.id;
     storedJudge = stored.judge;
@@ -306,9 +307,11 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
     throw new InputError("expected an integer of 1 or more", { place: "trials" });
   const set = isLabelSet(options.labels) ? options.labels : readLabels(options.labels);
   const where = options.store ?? "memory://";
-  const store = typeof where === "string" ? await openStore(where) : where;
+  let opened: Store | undefined;
+  const open = async () => (opened ??= typeof where === "string" ? await openStore(where) : where);
   try {
-    const subject = await subjectOf(store, set, options);
+    const subject = await subjectOf(open, set, options);
+    const store = await open();
     const config: CalibrationConfig = {
       labels: [...set.files],
       run: subject.evaluationId,
@@ -350,7 +353,7 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
       await ready.close();
     }
   } finally {
-    if (typeof where === "string") await store.close();
+    if (typeof where === "string") await opened?.close();
   }
 }
 

@@ -430,5 +430,23 @@ describe("dramaturg calibrate --judge", () => {
     ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--judge/);
+    // Labels of a message the transcript does not have: exit 2 naming file and line, no store created.
+    const bad = join(folder(), "bad-labels.csv");
+    writeFileSync(bad, "dimension,proposition_id,message_id,score\nadherence,persona-style,m-nowhere,4\n");
+    const store = join(folder(), "never-created");
+    const rejected = await cli([
+      "calibrate",
+      "--labels",
+      bad,
+      "--transcript",
+      `${ROOT}examples/ensemble/transcript.json`,
+      "--judge",
+      `fixtures:${ROOT}examples/ensemble/judge-fixtures.json`,
+      "--db",
+      store,
+    ]);
+    expect(rejected.code).toBe(2);
+    expect(rejected.stderr).toMatch(/bad-labels\.csv.*2/);
+    expect(existsSync(store)).toBe(false);
   }, 60_000);
 });

@@ -153,14 +153,13 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
   const labels = readLabels(flags.labels);
   const judgeSettings = judgeSettingsOf(settings);
   const built = judges.map((spec) => createJudge(spec, judgeSettings));
-  const { openStore } = await import("../../engine/index.ts");
-  const store = await openStore(settings.db);
   const results: CalibrationResult[] = [];
   try {
+    // Each calibration opens the store once its labels are known to be good: bad labels write nothing.
     for (const judge of built.length > 0 ? built : [undefined])
       results.push(
         await calibrate({
-          store,
+          store: settings.db,
           labels,
           run: flags.run,
           transcript: flags.transcript,
@@ -177,7 +176,6 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
         }),
       );
   } finally {
-    await store.close();
     await Promise.all(built.map((j) => j.close?.()));
   }
 
