@@ -22,6 +22,7 @@ export interface CalibrateFlags {
   timeout?: string;
   retries?: string;
   cache?: boolean;
+  progress?: boolean;
   db?: string;
   config?: string;
   minKappa?: string;
@@ -58,6 +59,7 @@ export function registerCalibrateCommand(program: Command): void {
     .option("--timeout <ms>", "with --judge: per-call timeout in milliseconds")
     .option("--retries <n>", "with --judge: retries per judge call")
     .option("--no-cache", "with --judge: neither read nor write the verdict cache")
+    .option("--no-progress", "no progress bar on stderr")
     .option("--min-kappa <k>", "flag a proposition whose quadratic-weighted κ is below this", "0.6")
     .option(
       "--minimum <score>",
@@ -156,7 +158,8 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
   const results: CalibrationResult[] = [];
   try {
     // Each calibration opens the store once its labels are known to be good: bad labels write nothing.
-    for (const judge of built.length > 0 ? built : [undefined])
+    const { progressBar } = await import("../progress.ts");
+    for (const [i, judge] of (built.length > 0 ? built : [undefined]).entries())
       results.push(
         await calibrate({
           store: settings.db,
@@ -173,6 +176,7 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
           minKappa,
           resamples,
           seed,
+          onProgress: progressBar(`judging with ${judges[i] ?? "no judge"}`, flags.progress !== false),
         }),
       );
   } finally {
