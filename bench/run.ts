@@ -19,6 +19,7 @@ import { median, medianWallMs } from "./median.ts";
 import { benchPeakRss } from "./memory.bench.ts";
 import { benchMemoryRows } from "./memory-rows.bench.ts";
 import { benchOnline } from "./online.bench.ts";
+import { orderEffectsBenchmark } from "./order-effects.bench.ts";
 import { instantJudgeRun, llmJudgeRun, personaInput, type RunFigures } from "./persona.bench.ts";
 import { benchQueue } from "./queue.bench.ts";
 import { benchQueueRateLimit } from "./queue-rate-limit.bench.ts";
@@ -927,6 +928,7 @@ const benchmarks: Benchmark[] = [
     run: benchOnline,
   },
   calibrationBenchmark,
+  orderEffectsBenchmark,
 ];
 
 interface Args {

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createServerApp } from "../src/server/index.ts";
 import { openStore, type Store } from "../src/store/index.ts";
+import { handMadeCalibration, storeCalibration } from "../test/web/calibration-store.ts";
 
 /** The environment variable naming a PostgreSQL server to bench on (`npm run bench` passes no options). */
 export const BENCH_DB_ENV = "DRAMATURG_BENCH_DB";
@@ -33,6 +34,8 @@ export interface ServerFigures {
 }
 
 const AGENTS = 20;
+/** Stored calibrations (hand-made documents of five propositions), for the calibration pages. */
+const CALIBRATIONS = 200;
 const SCORES_PER_RUN = 100;
 /** Stored session analyses (no result documents: the list's filter is what is measured), 3 agents each. */
 const SESSIONS = 2_000;
@@ -214,6 +217,15 @@ export async function benchServer({
         runs: { id: string }[];
       }
     ).runs;
+    // Calibrations (issue 39), the newest of the first run's evaluation, so its page links to them.
+    const firstRun = await store.runs.get(first.runs[0]!.id);
+    const [unlinked, linked] = [
+      handMadeCalibration(),
+      handMadeCalibration({ calibrated: firstRun!.evaluation_id }),
+    ];
+    const calibrations: string[] = [];
+    for (let i = 0; i < CALIBRATIONS; i++)
+      calibrations.push(await storeCalibration(store, i >= CALIBRATIONS - 3 ? linked : unlinked));
     const kinds: Record<string, (i: number) => string> = {
       "GET /api/runs": () => "/api/runs",
       "GET /api/runs?agent=…": (i) => `/api/runs?agent=agent-${1 + (i % AGENTS)}`,
@@ -240,6 +252,8 @@ export async function benchServer({
       "page /runs?sort=overall": () => "/runs?sort=overall&order=asc",
       "page /compare (two runs of 100 verdicts)": () => `/compare?a=${before!.id}&b=${first.runs[0]!.id}`,
       "page /sessions?agent=…": (i) => `/sessions?agent=agent-${1 + (i % AGENTS)}`,
+      [`page /calibrations (${CALIBRATIONS} stored)`]: () => "/calibrations",
+      "page /calibrations/:id": (i) => `/calibrations/${calibrations[i % CALIBRATIONS]}`,
     };
     // The search (issue 38) over the seeded messages, agents, runs and sessions: words of every frequency
     // (a common word matches most messages: only the first MESSAGE_CANDIDATES are ranked), a phrase, an

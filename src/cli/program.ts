@@ -63,7 +63,12 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
   {
     name: "calibrate",
     term: "calibrate [options]",
-    description: "how far a stored evaluation's judge agrees with human labels, per proposition",
+    description: "how far a judge agrees with human labels, per proposition; judges compared, with cost",
+  },
+  {
+    name: "labels",
+    term: "labels",
+    description: "human labels entered on the dashboard's labelling page: export them for calibrate",
   },
   {
     name: "init",
@@ -337,6 +342,7 @@ export async function buildProgram(): Promise<Command> {
   registerRecordCommand(program);
   registerHistoryCommand(program);
   (await import("./commands/calibrate.ts")).registerCalibrateCommand(program);
+  (await import("./commands/labels.ts")).registerLabelsCommand(program);
   registerInitCommand(program);
   registerConfigCommand(program);
   registerDoctorCommand(program);

@@ -10,7 +10,9 @@ import { requireToken } from "./auth.ts";
 import { DEFAULT_BODY_LIMIT, limitBodies } from "./body-limit.ts";
 import { errorHandler } from "./error-handler.ts";
 import { acceptedHosts, checkHostHeader } from "./host-check.ts";
+import { labelRoutes } from "./labels-api.ts";
 import { agentRoutes } from "./routes/agents.ts";
+import { calibrationRoutes } from "./routes/calibrations.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { correctionRoutes } from "./routes/corrections.ts";
 import { loginRoutes } from "./routes/login.ts";
@@ -65,6 +67,8 @@ const ROUTES = [
   correctionRoutes,
   traceRoutes,
   searchRoutes,
+  labelRoutes,
+  calibrationRoutes,
 ];
 
 /**

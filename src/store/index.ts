@@ -25,6 +25,7 @@ export type {
   NewEvaluation,
   RerunCacheStats,
 } from "./evaluations.ts";
+export type { LabelInput, LabelRepository, LabelRow, LabelTarget, RaterCount } from "./labels.ts";
 export type { LifecycleStatus } from "./lifecycle.ts";
 export type { MessageQuery, MessageRepository, MessageRow } from "./messages.ts";
 export { MIGRATIONS, type Migration } from "./migrations.ts";

@@ -15,6 +15,7 @@ import { StoreError } from "../core/index.ts";
 import { type AgentRepository, type AgentRow, personaHash } from "./agents.ts";
 import { clock, compareText, isoAt, jsonbText, jsonOut, timestampIn } from "./memory-columns.ts";
 import { memoryAgentConfig, memoryCorrectionLogs } from "./memory-corrections.ts";
+import { memoryLabels } from "./memory-labels.ts";
 import { type EvaluationRecord, memoryEvaluations, memoryRuns, type RunRecord } from "./memory-runs.ts";
 import { memoryScoreBatchWriter, memoryScores, type ScoreTable } from "./memory-scores.ts";
 import { memorySearch } from "./memory-search.ts";
@@ -75,6 +76,7 @@ export function openMemoryStore(): Store {
     corrections: memoryCorrectionLogs(),
     agentConfig: memoryAgentConfig(),
     search: memorySearch({ agents, runs, evaluations, messages }),
+    labels: memoryLabels(evaluations),
     async migrationStatus() {
       // Nothing to migrate: the store is born at the latest version.
       const latest = MIGRATIONS.at(-1)?.version ?? 0;
@@ -121,6 +123,7 @@ function guarded(store: Store, isClosed: () => boolean): Store {
     corrections: wrap(store.corrections),
     agentConfig: wrap(store.agentConfig),
     search: wrap(store.search),
+    labels: wrap(store.labels),
     migrationStatus: wrap({ m: store.migrationStatus }).m,
   };
 }

@@ -440,4 +440,35 @@ ALTER TABLE run_messages
 CREATE INDEX run_messages_text_words ON run_messages USING gin (text_words);
 `,
   },
+  {
+    version: 12,
+    name: "labels",
+    sql: /* sql */ `
+-- People's labels of a persona evaluation's judged items, entered on the dashboard's labelling page (issue 39)
+-- and exported as dramaturg.labels/v1 for \`dramaturg calibrate\`: the raw claim score 0-9 a rater gives one
+-- target (a message, an agent as a whole, or a channel) on one proposition. One label per target and rater:
+-- saving again replaces it (NULLS NOT DISTINCT, PostgreSQL 15+, since a target leaves the columns it does
+-- not use NULL). A plain foreign key, unlike the scores' set-based check: labels are written one at a time,
+-- by a person.
+CREATE TABLE labels (
+  id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  evaluation_id   uuid NOT NULL REFERENCES evaluations (id) ON DELETE CASCADE,
+  dimension       text NOT NULL CHECK (dimension <> ''),
+  proposition_id  text NOT NULL CHECK (proposition_id <> ''),
+  agent_id        text,
+  message_id      text,
+  channel         text,
+  rater           text NOT NULL CHECK (char_length(rater) BETWEEN 1 AND 64),
+  score           integer NOT NULL CHECK (score BETWEEN 0 AND 9),
+  note            text,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  updated_at      timestamptz NOT NULL DEFAULT now(),
+  -- A channel alone, or an agent (with or without one of its messages).
+  CONSTRAINT labels_one_target
+    CHECK ((channel IS NULL) = (agent_id IS NOT NULL) AND (message_id IS NULL OR agent_id IS NOT NULL)),
+  CONSTRAINT labels_one_per_rater UNIQUE NULLS NOT DISTINCT
+    (evaluation_id, dimension, proposition_id, agent_id, message_id, channel, rater)
+);
+`,
+  },
 ];

@@ -4,6 +4,7 @@ import { type AgentRepository, agentRepository } from "./agents.ts";
 import { correctionLogRepository } from "./correction-logs.ts";
 import type { Db } from "./db.ts";
 import { evaluationRepository } from "./evaluations.ts";
+import { labelRepository } from "./labels.ts";
 import { messageRepository } from "./messages.ts";
 import { migrationStatus } from "./migrator.ts";
 import { runRepository } from "./runs.ts";
@@ -33,6 +34,7 @@ export function storeOver(db: Db, location: string): Store {
     corrections: correctionLogRepository(db),
     agentConfig: agentConfigRepository(db),
     search: searchRepository(db),
+    labels: labelRepository(db),
     migrationStatus: () => migrationStatus(db),
     close: () => {
       closed ??= db.close();

@@ -7,6 +7,7 @@ import type { AgentRepository } from "./agents.ts";
 import type { CorrectionLogRepository } from "./correction-logs.ts";
 import type { Db } from "./db.ts";
 import type { EvaluationRepository } from "./evaluations.ts";
+import type { LabelRepository } from "./labels.ts";
 import { openMemoryStore } from "./memory-store.ts";
 import type { MessageRepository } from "./messages.ts";
 import type { MigrationStatus } from "./migrator.ts";
@@ -45,6 +46,8 @@ export interface Store {
   readonly agentConfig: AgentConfigRepository;
   /** The dashboard's search over agents, runs, session analyses and messages (full-text on SQL stores). */
   readonly search: SearchRepository;
+  /** People's labels of persona evaluations' items (the labelling page), exported for `calibrate`. */
+  readonly labels: LabelRepository;
   migrationStatus(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }

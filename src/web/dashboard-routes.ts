@@ -5,11 +5,14 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { agentPage, agentsPage } from "./agents-page.ts";
 import { ASSETS } from "./assets.ts";
+import { calibrationPage } from "./calibration-page.ts";
+import { calibrationsPage } from "./calibrations-page.ts";
 import { comparePage } from "./compare-page.ts";
 import { conversationPage, conversationsPage } from "./conversations-page.ts";
 import { correctionsPage } from "./corrections-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type Html, html } from "./html.ts";
+import { labellingRoutes } from "./labelling-page.ts";
 import { layout, withAccount } from "./layout.ts";
 import { decodeCursor, PageInputError, type PageQuery, pageId, parsePageQuery } from "./page-query.ts";
 import { runPage, runsPage } from "./runs-page.ts";
@@ -60,7 +63,7 @@ async function render(
 
 /**
  * The dashboard as a Hono app: `/agents`, `/agents/:id`, `/runs`, `/runs/:id`, `/compare`, `/sessions`, `/sessions/:id`,
- * `/conversations`, `/conversations/:id`, `/corrections`, and `/assets/*`.
+ * `/conversations`, `/conversations/:id`, `/corrections`, `/calibrations`, `/calibrations/:id`, and `/assets/*`.
  */
 export function dashboardRoutes({
   regressionThreshold = 1,
@@ -89,5 +92,8 @@ export function dashboardRoutes({
   app.get("/conversations/:id", (c) => show(c, () => conversationPage(context, pageId(c.req.param("id")))));
   app.get("/corrections", (c) => show(c, (q) => correctionsPage(context, q)));
   app.get("/search", (c) => show(c, () => searchPage(context, c.req.query())));
+  app.get("/calibrations", (c) => show(c, (q) => calibrationsPage(context, q, c.req.query())));
+  app.get("/calibrations/:id", (c) => show(c, () => calibrationPage(context, pageId(c.req.param("id")))));
+  app.route("/", labellingRoutes(context, signOut));
   return app;
 }

@@ -2,7 +2,7 @@
 // /assets/ — the CSP allows nothing inline), the navigation, and the first-run message of an empty store.
 import { type Fragment, type Html, html } from "./html.ts";
 
-export type Section = "agents" | "runs" | "sessions" | "conversations" | "corrections";
+export type Section = "agents" | "runs" | "sessions" | "conversations" | "corrections" | "calibrations";
 
 const NAV: readonly [Section, string][] = [
   ["agents", "Agents"],
@@ -10,6 +10,7 @@ const NAV: readonly [Section, string][] = [
   ["sessions", "Sessions"],
   ["conversations", "Conversations"],
   ["corrections", "Corrections"],
+  ["calibrations", "Calibration"],
 ];
 
 export function layout({
@@ -102,6 +103,13 @@ const FIRST_RUN: Record<Section, { what: string; commands: string[] }> = {
     commands: [
       "dramaturg config agent set AGENT gate_adherence_enabled=true   # the gate on for an agent",
       "dramaturg simulate world.yml --judge openai:gpt-4o-mini",
+    ],
+  },
+  calibrations: {
+    what: "No calibration is stored yet: label a persona evaluation (its labelling page, or a dramaturg.labels/v1 file), then compare its judge with the labels.",
+    commands: [
+      "dramaturg calibrate --labels labels.yaml --run EVALUATION_ID",
+      "dramaturg calibrate --labels labels.yaml --run EVALUATION_ID --judge openai:gpt-4o-mini   # judge the items afresh",
     ],
   },
 };

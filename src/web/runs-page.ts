@@ -1,6 +1,7 @@
 // The Runs pages: evaluation runs newest first (filters, cursor, sort and "failures only" in the URL), and
 // one run — its facts, dimensions, links to compare it, and its verdicts as evidence (see run-verdicts.ts).
 import type { RunRow } from "../store/index.ts";
+import { runCalibrationLinks } from "./calibrations-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
@@ -156,9 +157,10 @@ export async function runPage(
   const scores = run.evaluation_id
     ? await store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension: query.dimension })
     : [];
-  const [evidence, compare] = await Promise.all([
+  const [evidence, compare, calibrations] = await Promise.all([
     runEvidence(store, run, scores),
     compareLinks(context, run),
+    runCalibrationLinks(context, run),
   ]);
   const failing = scores.filter(isFailure).length;
   const usage = run.token_usage;
@@ -178,6 +180,7 @@ export async function runPage(
 <dt>Persona hash</dt><dd><code>${run.persona_hash ?? "—"}</code></dd>
 </dl>
 ${compare}
+${calibrations}
 <section><h2>Dimensions</h2>
 <table class="scores"><thead><tr><th>Dimension</th><th class="num">Score</th><th class="num">Judged</th><th class="num">Errored</th></tr></thead>
 <tbody>${Object.entries(run.dimension_scores ?? {}).map(

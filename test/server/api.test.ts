@@ -234,6 +234,8 @@ describe("the API as a whole", () => {
     expect(response.headers.get("content-security-policy")).not.toMatch(/unsafe-inline/);
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(response.headers.get("x-frame-options")).toBe("DENY");
+    // Not no-referrer: under it Chromium posts the dashboard's own forms with `Origin: null`.
+    expect(response.headers.get("referrer-policy")).toBe("same-origin");
   });
 
   it("the OpenAPI document lists every route", async () => {
@@ -243,9 +245,12 @@ describe("the API as a whole", () => {
       [
         "/api/agents",
         "/api/agents/{id}/history",
+        "/api/calibrations",
+        "/api/calibrations/{id}",
         "/api/conversations",
         "/api/conversations/{id}",
         "/api/corrections",
+        "/api/evaluations/{id}/labels",
         "/api/runs",
         "/api/runs/{id}",
         "/api/search",

@@ -4,7 +4,7 @@
 // Signing out ends the session on the server too, so a copy of the cookie stops working.
 import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { loginPage, signInThrottledPage, signOutPage } from "../../web/index.ts";
+import { loginPage, postedFromThisSite, signInThrottledPage, signOutPage } from "../../web/index.ts";
 import { sameSitePath } from "../next-path.ts";
 import { SESSION_COOKIE, type SessionCookies } from "../session-cookie.ts";
 import { type SignInThrottle, signInClient } from "../sign-in-throttle.ts";
@@ -48,26 +48,11 @@ export function loginRoutes({ token, sessions, throttle }: LoginRoutesOptions): 
     // SameSite=Strict already keeps the cookie off a cross-site post, so a forged one could not end the
     // session on the server; refusing it also keeps it from clearing the browser's copy. The page it gets
     // instead is the sign-out button, for the user to press.
-    if (!sameOrigin(c.req.header("origin"), c.req.header("host") ?? new URL(c.req.url).host))
-      return c.html(signOutPage(), 403);
+    if (!postedFromThisSite(c.req)) return c.html(signOutPage(), 403);
     const cookie = getCookie(c, SESSION_COOKIE);
     if (cookie !== undefined) sessions.signOut(cookie);
     deleteCookie(c, SESSION_COOKIE, { path: "/", secure: new URL(c.req.url).protocol === "https:" });
     return c.redirect("/login", 303);
   });
   return app;
-}
-
-/**
- * Whether a form post comes from this server's own pages: no Origin header (not a browser, or one that sends
- * none on same-origin posts), or one whose host is the request's. The scheme is not compared, so a proxy
- * that ends TLS in front of the server does not make every sign-out cross-origin.
- */
-function sameOrigin(origin: string | undefined, host: string): boolean {
-  if (origin === undefined) return true;
-  try {
-    return new URL(origin).host === host.toLowerCase();
-  } catch {
-    return false; // "null" (a sandboxed or privacy-stripped origin) and anything unparsable
-  }
 }
