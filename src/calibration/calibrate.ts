@@ -16,6 +16,7 @@ import {
   type RatersAgreement,
 } from "./agreement.ts";
 import { type LabelItem, labelItems } from "./label-items.ts";
+import type { OrderEffects } from "./order-effects.ts";
 import { type LabelSet, readLabels } from "./read-labels.ts";
 import { propositionRubrics, rubricKey } from "./rubric.ts";
 
@@ -128,6 +129,11 @@ export interface CalibrationResult {
   overall: CalibrationSummary;
   dimensions: (CalibrationSummary & { dimension: string })[];
   propositions: CalibrationProposition[];
+  /**
+   * With `orderEffects`: the same items judged individually, in batches and in shuffled batches, outside
+   * the verdict cache, and how far batching and a claim's place move the scores.
+   */
+  order_effects?: OrderEffects;
   /** The people's agreement among themselves over the compared items: the ceiling for the judge. */
   raters: RatersAgreement;
   /** Labelled items the evaluation holds no verdict for: not judged in this run, left out of every figure. */

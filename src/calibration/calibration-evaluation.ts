@@ -44,6 +44,7 @@ import {
 } from "./calibrate.ts";
 import { type LabelItem, labelItems } from "./label-items.ts";
 import { selfPreferenceWarning } from "./model-family.ts";
+import { measureOrderEffects, type OrderEffects } from "./order-effects.ts";
 import { type LabelSet, readLabels } from "./read-labels.ts";
 
 export interface CalibrateOptions {
@@ -72,6 +73,11 @@ export interface CalibrateOptions {
   concurrency?: number;
   /** Read and write the verdict cache for live judges. Default true. */
   cache?: boolean;
+  /**
+   * With `judge`: also judge the items individually, in batches and in shuffled batches, outside the verdict
+   * cache (three more passes), and report how far batching and position move the scores.
+   */
+  orderEffects?: boolean;
   /** The configured minimum: with it, precision and recall of "fails" (a raw score below it). */
   minimum?: number;
   /** A proposition whose κ is below this is flagged. 0.6 by default. */
@@ -177,6 +183,7 @@ export function calibrationEvaluation(
   subject: CalibrationSubject,
   config: CalibrationConfig,
   descriptor: JudgeDescriptor | undefined,
+  orderEffects?: OrderEffects,
 ): EvaluationOfKind<ItemMeta, CalibrationResult> {
   const judge = descriptor ? { provider: descriptor.provider, model: descriptor.model } : subject.storedJudge;
   const agents = [...new Set(subject.items.flatMap((i) => (i.agent_id !== undefined ? [i.agent_id] : [])))];
@@ -232,7 +239,7 @@ export function calibrationEvaluation(
         seed: config.seed,
       });
       const errored = descriptor ? rows.filter((r) => r.status === "errored").length : 0;
-      return { result, errored };
+      return { result: orderEffects ? { ...result, order_effects: orderEffects } : result, errored };
     },
   };
 }
@@ -324,12 +331,39 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
       seed,
     };
     if (options.judge === undefined) {
+      if (options.orderEffects)
+        throw new InputError("order effects are measured by judging: give a judge (--judge)", {
+          place: "--order-effects",
+        });
       const { result } = await runEvaluation({
         evaluation: calibrationEvaluation(subject, config, undefined),
         store,
         judge: NO_JUDGE,
       });
       return result;
+    }
+    let orderEffects: OrderEffects | undefined;
+    if (options.orderEffects) {
+      // The judge as is, without the cache: a cached verdict would not move with the batch or the order.
+      const raw = prepareJudge(options.judge, options.judgeSettings, {
+        cache: false,
+        mode: "batch",
+        concurrency: options.concurrency,
+      });
+      try {
+        orderEffects = await measureOrderEffects({
+          kept: { transcript: subject.transcript, propositions: subject.propositions },
+          items: subject.items,
+          judge: raw.judge,
+          trials,
+          seed,
+          resamples,
+          concurrency: options.concurrency,
+          signal: options.signal,
+        });
+      } finally {
+        await raw.close();
+      }
     }
     const ready = prepareJudge(options.judge, options.judgeSettings, {
       store,
@@ -340,7 +374,7 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
     });
     try {
       const { result } = await runEvaluation({
-        evaluation: calibrationEvaluation(subject, config, ready.judge.descriptor),
+        evaluation: calibrationEvaluation(subject, config, ready.judge.descriptor, orderEffects),
         store,
         judge: ready.judge,
         concurrency: options.concurrency,

@@ -9,6 +9,7 @@ import type {
   CalibrationResult,
 } from "../calibration/index.ts";
 import { padColumns } from "../harness/index.ts";
+import { renderOrderEffects, renderOrderEffectsMarkdown } from "./order-effects-report.ts";
 
 const COLUMNS = ["", "dimension", "proposition", "n", "κ", "ρ", "MAE", "bias", "exact", "±1"];
 
@@ -110,6 +111,7 @@ export function renderCalibrationTable(result: CalibrationResult): string {
     }
   }
   out.push("", ...notes(result));
+  if (result.order_effects) out.push("", renderOrderEffects(result.order_effects).trimEnd());
   return `${out.join("\n")}\n`;
 }
 
@@ -151,6 +153,7 @@ export function renderCalibrationMarkdown(result: CalibrationResult): string {
     }
   }
   out.push("", ...notes(result).map((line) => `_${line}_`));
+  if (result.order_effects) out.push("", renderOrderEffectsMarkdown(result.order_effects).trimEnd());
   return `${out.join("\n")}\n`;
 }
 

@@ -398,6 +398,26 @@ describe("dramaturg calibrate --judge", () => {
     expect(table.stdout).toMatch(/openai-compatible:fake-c .* \?\n/);
   }, 60_000);
 
+  it("--order-effects judges the items three more ways outside the cache and keeps the effects with the calibration", async () => {
+    const judge = ["--judge", "openai-compatible:fake-order", "--judge-base-url", server.url];
+    await calibrate(...judge, "--resamples", "0", "--format", "json");
+    const before = server.stats.calls;
+    const r = await calibrate(...judge, "--order-effects", "--resamples", "0", "--format", "json");
+    const result = JSON.parse(r.stdout) as CalibrationResult;
+    const effects = result.order_effects!;
+    expect(effects.verdict_cache).toBe("bypassed");
+    expect(effects.conditions.map((c) => c.condition)).toEqual(["individual", "batch", "batch_shuffled"]);
+    // The calibration itself was cached; the three passes were not.
+    const requests = effects.conditions.reduce((sum, c) => sum + c.requests, 0);
+    expect(server.stats.calls - before).toBe(requests);
+    expect(effects.conditions[0]!.requests).toBe(result.overall.n_judged);
+    const shown = await cli(["show", result.evaluation_id!, "--db", db]);
+    expect(shown.stdout).toContain("Order effects of openai-compatible:fake-order");
+    const refused = await calibrate("--order-effects");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--order-effects/);
+  }, 60_000);
+
   it("judges a transcript given directly, and refuses a transcript without a judge", async () => {
     const r = await cli([
       "calibrate",

@@ -23,6 +23,7 @@ export interface CalibrateFlags {
   retries?: string;
   cache?: boolean;
   progress?: boolean;
+  orderEffects?: boolean;
   db?: string;
   config?: string;
   minKappa?: string;
@@ -59,6 +60,10 @@ export function registerCalibrateCommand(program: Command): void {
     .option("--timeout <ms>", "with --judge: per-call timeout in milliseconds")
     .option("--retries <n>", "with --judge: retries per judge call")
     .option("--no-cache", "with --judge: neither read nor write the verdict cache")
+    .option(
+      "--order-effects",
+      "with --judge: also judge the items individually, in batches and in shuffled batches (outside the cache: three more passes) and report how far batching and a claim's place move the scores",
+    )
     .option("--no-progress", "no progress bar on stderr")
     .option("--min-kappa <k>", "flag a proposition whose quadratic-weighted κ is below this", "0.6")
     .option(
@@ -176,6 +181,7 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
           minKappa,
           resamples,
           seed,
+          orderEffects: flags.orderEffects,
           onProgress: progressBar(`judging with ${judges[i] ?? "no judge"}`, flags.progress !== false),
         }),
       );
