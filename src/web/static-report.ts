@@ -59,6 +59,8 @@ async function pagesOf(
     return { paths: [`/sessions/${id}`], labels: [`Session analysis ${id.slice(0, 8)}`], runs: [] };
   if (row.kind === "conversation")
     return { paths: [`/conversations/${id}`], labels: [`Conversation ${id.slice(0, 8)}`], runs: [] };
+  if (row.kind === "calibration")
+    return { paths: [`/calibrations/${id}`], labels: [`Calibration ${id.slice(0, 8)}`], runs: [] };
   const result = (await store.evaluations.result(id)) as PersonaRuns | undefined;
   const runs = (result?.runs ?? []).flatMap((r): ReportedRun[] => {
     if (typeof r.run_id !== "string" || typeof r.agent_id !== "string") return [];

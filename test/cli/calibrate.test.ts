@@ -217,6 +217,39 @@ describe("dramaturg calibrate --run", () => {
     expect(shownTable.stdout).toBe(c.stdout);
   }, 30_000);
 
+  it("--format html writes one self-contained page of the calibration, from a folder or memory://, and show writes it again", async () => {
+    const out = join(folder(), "calibration.html");
+    const r = await calibrate("--resamples", "0", "--format", "html", "--out", out);
+    expect(r.code).toBe(1);
+    const page = readFileSync(out, "utf8");
+    expect(page).toMatch(/<meta http-equiv="Content-Security-Policy"/);
+    expect(page).not.toMatch(/<script/);
+    expect(page).toContain("persona-style");
+    const id = /Calibration ([0-9a-f]{8})/.exec(page)![1]!;
+    const again = join(folder(), "again.html");
+    await cli(["show", id, "--db", db, "--format", "html", "--out", again]);
+    expect(readFileSync(again, "utf8")).toContain(`Calibration ${id}`);
+    const memory = await cli([
+      "calibrate",
+      "--labels",
+      ...LABELS,
+      "--transcript",
+      `${ROOT}examples/ensemble/transcript.json`,
+      "--propositions",
+      `${ROOT}examples/ensemble/propositions`,
+      "--judge",
+      `fixtures:${ROOT}examples/ensemble/judge-fixtures.json`,
+      "--db",
+      "memory://",
+      "--resamples",
+      "0",
+      "--format",
+      "html",
+    ]);
+    expect(memory.stdout).toMatch(/^<!doctype html>/i);
+    expect(memory.stdout).toContain("persona-style");
+  }, 60_000);
+
   it("writes --out, and a different seed gives other intervals but the same figures", async () => {
     const out = join(folder(), "calibration.json");
     const r = await calibrate("--format", "json", "--resamples", "50", "--out", out);

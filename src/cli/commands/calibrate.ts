@@ -6,7 +6,7 @@ import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { kappaFlag, wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
-import { resolveSettings } from "../settings.ts";
+import { resolveSettings, type Settings } from "../settings.ts";
 
 export interface CalibrateFlags {
   labels: string[];
@@ -74,7 +74,7 @@ export function registerCalibrateCommand(program: Command): void {
     .option("--seed <n>", "seed of the bootstrap", "1")
     .addOption(
       new Option("--format <format>", "output format")
-        .choices(["table", "json", "markdown"])
+        .choices(["table", "json", "markdown", "html"])
         .default("table"),
     )
     .option("--out <file>", "write the output to a file instead of stdout")
@@ -108,8 +108,8 @@ function minimumFlag(value: string | undefined): number | undefined {
 
 export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
   const format = flags.format ?? "table";
-  if (!["table", "json", "markdown"].includes(format))
-    throw new InputError(`--format must be table, json or markdown, got ${JSON.stringify(format)}`);
+  if (!["table", "json", "markdown", "html"].includes(format))
+    throw new InputError(`--format must be table, json, markdown or html, got ${JSON.stringify(format)}`);
   const minKappa = kappaFlag(flags.minKappa, "--min-kappa") ?? 0.6;
   const resamples = wholeFlag(flags.resamples, "--resamples", 0);
   const seed = wholeFlag(flags.seed, "--seed", 0);
@@ -151,7 +151,7 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
   const { storeExists } = await import("../../store/index.ts");
   if (flags.run !== undefined && !storeExists(settings.db))
     throw new InputError("no store here to calibrate from; evaluate first", { place: settings.db });
-  const [{ calibrate, compareJudges, readLabels }, { createJudge }, { judgeSettingsOf }] = await Promise.all([
+  const [{ calibrate, readLabels }, { createJudge }, { judgeSettingsOf }] = await Promise.all([
     import("../../calibration/index.ts"),
     import("../../judge/index.ts"),
     import("../persona-evaluation.ts"),
@@ -161,13 +161,16 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
   const judgeSettings = judgeSettingsOf(settings);
   const built = judges.map((spec) => createJudge(spec, judgeSettings));
   const results: CalibrationResult[] = [];
+  // The HTML report is rendered from the store: a memory:// one must stay open until it is written.
+  const html = await import("../html-report.ts");
+  const kept = format === "html" ? await html.storeKeptForReport(settings.db) : undefined;
   try {
     // Each calibration opens the store once its labels are known to be good: bad labels write nothing.
     const { progressBar } = await import("../progress.ts");
     for (const [i, judge] of (built.length > 0 ? built : [undefined]).entries())
       results.push(
         await calibrate({
-          store: settings.db,
+          store: kept ?? settings.db,
           labels,
           run: flags.run,
           transcript: flags.transcript,
@@ -185,45 +188,70 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
           onProgress: progressBar(`judging with ${judges[i] ?? "no judge"}`, flags.progress !== false),
         }),
       );
+  } catch (error) {
+    await kept?.close();
+    throw error;
   } finally {
     await Promise.all(built.map((j) => j.close?.()));
   }
 
-  const report = await import("../calibration-report.ts");
-  const { cost, priceFor } = await import("../prices.ts");
-  const compared =
-    results.length > 1
-      ? compareJudges(results, {
-          specs: judges,
-          costOf: (spec, usage) => {
-            const price = priceFor(spec, settings.prices);
-            return price && cost(usage, price);
-          },
-        })
-      : undefined;
-  let text: string;
-  if (format === "json") text = `${JSON.stringify(compared ?? results[0]!, null, 2)}\n`;
-  else if (format === "markdown")
-    text = compared
-      ? report.renderComparisonMarkdown(compared)
-      : report.renderCalibrationMarkdown(results[0]!);
-  else text = compared ? report.renderComparisonTable(compared) : report.renderCalibrationTable(results[0]!);
-  if (flags.out) {
-    const { writeFileSync } = await import("node:fs");
-    writeFileSync(flags.out, text);
-    process.stderr.write(`wrote ${flags.out}\n`);
-  } else process.stdout.write(text);
+  if (format === "html")
+    await html.writeHtmlReportAfter(kept, settings.db, {
+      evaluationIds: results.map((r) => r.evaluation_id!),
+      out: flags.out,
+      title: "Dramaturg calibration",
+    });
+  else await print(await renderResults(results, judges, format, settings.prices), flags.out);
 
+  const { judgeName } = await import("../calibration-report.ts");
   let failing = 0;
   for (const result of results) {
     const flagged = result.propositions.filter((p) => p.flagged);
     if (flagged.length === 0) continue;
     failing++;
     process.stderr.write(
-      `dramaturg: ${report.judgeName(result)} is not calibrated well enough on ${flagged.length} proposition(s) (κ < ${minKappa}): ${flagged
+      `dramaturg: ${judgeName(result)} is not calibrated well enough on ${flagged.length} proposition(s) (κ < ${minKappa}): ${flagged
         .map((p) => `${p.dimension}/${p.proposition_id}`)
         .join(", ")}\n`,
     );
   }
   return failing > 0 ? 1 : 0;
+}
+
+/** One calibration's document, or several judges' comparison, as text in the format asked for. */
+async function renderResults(
+  results: readonly CalibrationResult[],
+  judges: readonly string[],
+  format: string,
+  prices: Settings["prices"],
+): Promise<string> {
+  const report = await import("../calibration-report.ts");
+  const { cost, priceFor } = await import("../prices.ts");
+  const { compareJudges } = await import("../../calibration/index.ts");
+  const compared =
+    results.length > 1
+      ? compareJudges(results, {
+          specs: judges,
+          costOf: (spec, usage) => {
+            const price = priceFor(spec, prices);
+            return price && cost(usage, price);
+          },
+        })
+      : undefined;
+  if (format === "json") return `${JSON.stringify(compared ?? results[0]!, null, 2)}\n`;
+  if (format === "markdown")
+    return compared
+      ? report.renderComparisonMarkdown(compared)
+      : report.renderCalibrationMarkdown(results[0]!);
+  return compared ? report.renderComparisonTable(compared) : report.renderCalibrationTable(results[0]!);
+}
+
+async function print(text: string, out: string | undefined): Promise<void> {
+  if (!out) {
+    process.stdout.write(text);
+    return;
+  }
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(out, text);
+  process.stderr.write(`wrote ${out}\n`);
 }

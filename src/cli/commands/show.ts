@@ -90,6 +90,10 @@ export async function showCommand(
       }
       const { loadCalibration } = await import("../../calibration/index.ts");
       const calibration = await ofKind(loadCalibration({ store, id }));
+      if (calibration && format === "html") {
+        await writeHtmlReport(store, reportOf(calibration.evaluation_id!));
+        return 0;
+      }
       if (calibration) {
         const report = await import("../calibration-report.ts");
         return print(
