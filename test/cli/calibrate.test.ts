@@ -334,7 +334,7 @@ describe("dramaturg calibrate --run", () => {
       ["--seed", "x"],
       ["--minimum", "11"],
       ["--minimum", "high"],
-      ["--format", "html"],
+      ["--format", "xml"],
     ]) {
       const r = await calibrate(...flags);
       expect(r.code, flags.join(" ")).toBe(2);
