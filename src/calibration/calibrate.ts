@@ -322,7 +322,7 @@ export function calibrationOf(input: CalibrationInput): CalibrationResult {
   const overall = statsOf(judged);
   const dimensions = groupBy(judged, (j) => j.item.dimension).map(([dimension, group]) => ({
     dimension,
-    ...summaryOf(statsOf(group)),
+    ...summaryOfStatistics(statsOf(group)),
   }));
   const rubrics = propositionRubrics(
     input.propositions,
@@ -340,7 +340,7 @@ export function calibrationOf(input: CalibrationInput): CalibrationResult {
         dimension: first.dimension,
         proposition_id: first.proposition_id,
         rubric_hash: rubrics.get(key)!,
-        ...figuresOf(stats),
+        ...figuresOfStatistics(stats),
         flagged,
         too_few: stats.n_judged < TOO_FEW_ITEMS,
         ...(flagged ? { disagreements: disagreementsOf(group, input.describe) } : {}),
@@ -355,7 +355,7 @@ export function calibrationOf(input: CalibrationInput): CalibrationResult {
     minimum_kappa: minKappa,
     minimum: minimum ?? null,
     judge_trials: trials,
-    overall: summaryOf(overall),
+    overall: summaryOfStatistics(overall),
     dimensions,
     // Flagged ones are not moved first here: the document keeps one order, the renderers choose theirs.
     propositions,
@@ -391,16 +391,18 @@ function groupBy<T>(values: readonly T[], keyOf: (value: T) => string): [string,
   return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-function figuresOf(stats: AgreementStatistics): CalibrationFigures {
+/** A proposition's (or a summary's) figures out of the agreement statistics: the judge's, each with its CI. */
+export function figuresOfStatistics(stats: AgreementStatistics): CalibrationFigures {
   const figures = { n: stats.n, n_judged: stats.n_judged } as CalibrationFigures;
   for (const name of JUDGE_STATISTICS) figures[name] = stats[name];
   figures.ci = stats.ci;
   return figures;
 }
 
-function summaryOf(stats: AgreementStatistics): CalibrationSummary {
+/** Overall or per dimension: the figures, the band confusion matrix and the fails. */
+export function summaryOfStatistics(stats: AgreementStatistics): CalibrationSummary {
   return {
-    ...figuresOf(stats),
+    ...figuresOfStatistics(stats),
     confusion: stats.confusion,
     ...(stats.fails ? { fails: stats.fails } : {}),
     bootstrap: stats.bootstrap,

@@ -1,6 +1,3 @@
-// calibrateStoredRun over a stored evaluation of the bundled ensemble whose verdicts the tests rewrite: a
-// judge that agrees with people, one that agrees on all but one proposition, and the same bytes twice.
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   calibrateStoredRun,
@@ -13,9 +10,9 @@ import { type Verdict, verdictKeyString } from "../../src/core/index.ts";
 import { openStore, type Store } from "../../src/engine/index.ts";
 import { createJudge, type Judge } from "../../src/judge/index.ts";
 import { evaluatePersonas, parseStoredPersonaInput } from "../../src/scorers/index.ts";
+import { ENSEMBLE, ENSEMBLE_LABELS, evaluateEnsemble } from "./ensemble.ts";
 
-const ENSEMBLE = fileURLToPath(new URL("../../examples/ensemble/", import.meta.url));
-const LABELS = [`${ENSEMBLE}labels/rater-a.yaml`, `${ENSEMBLE}labels/rater-b.csv`];
+const LABELS = ENSEMBLE_LABELS;
 
 let store: Store;
 let evaluationId: string;
@@ -24,13 +21,7 @@ let items: LabelItem[];
 
 beforeAll(async () => {
   store = await openStore("memory://");
-  const result = await evaluatePersonas({
-    transcript: `${ENSEMBLE}transcript.json`,
-    propositions: `${ENSEMBLE}propositions`,
-    judge: createJudge(`fixtures:${ENSEMBLE}judge-fixtures.json`),
-    store,
-  });
-  evaluationId = result.evaluation_id;
+  evaluationId = await evaluateEnsemble(store);
   const kept = parseStoredPersonaInput(await store.evaluations.input(evaluationId))!;
   items = labelItems(readLabels(LABELS), kept);
   const rows = await store.scores.forEvaluation(evaluationId);

@@ -1,7 +1,6 @@
 // calibrate(): a calibration stored as an evaluation of kind "calibration" — a stored run's verdicts read
 // back, or only the labelled items judged afresh — over the bundled ensemble and its hand-written labels.
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CalibrationResult,
@@ -13,12 +12,12 @@ import {
 } from "../../src/calibration/index.ts";
 import { verdictKeyString } from "../../src/core/index.ts";
 import { openStore, type Store } from "../../src/engine/index.ts";
-import { createJudge, type Judge, type JudgeItem } from "../../src/judge/index.ts";
-import { evaluatePersonas, parseStoredPersonaInput } from "../../src/scorers/index.ts";
+import type { Judge, JudgeItem } from "../../src/judge/index.ts";
+import { parseStoredPersonaInput } from "../../src/scorers/index.ts";
 import { scriptedJudge } from "../../src/testing/index.ts";
+import { ENSEMBLE, ENSEMBLE_LABELS, evaluateEnsemble } from "./ensemble.ts";
 
-const ENSEMBLE = fileURLToPath(new URL("../../examples/ensemble/", import.meta.url));
-const LABELS = [`${ENSEMBLE}labels/rater-a.yaml`, `${ENSEMBLE}labels/rater-b.csv`];
+const LABELS = ENSEMBLE_LABELS;
 
 let store: Store;
 let evaluationId: string;
@@ -27,13 +26,7 @@ let byTarget: Map<string, LabelItem>;
 
 beforeAll(async () => {
   store = await openStore("memory://");
-  const result = await evaluatePersonas({
-    transcript: `${ENSEMBLE}transcript.json`,
-    propositions: `${ENSEMBLE}propositions`,
-    judge: createJudge(`fixtures:${ENSEMBLE}judge-fixtures.json`),
-    store,
-  });
-  evaluationId = result.evaluation_id;
+  evaluationId = await evaluateEnsemble(store);
   const kept = parseStoredPersonaInput(await store.evaluations.input(evaluationId))!;
   items = labelItems(readLabels(LABELS), kept);
   byTarget = new Map(items.map((i) => [targetOf(i), i]));

@@ -1,6 +1,3 @@
-// measureOrderEffects(): the bundled ensemble's labelled items judged individually, in batches and in shuffled
-// batches by scripted judges whose answers depend on the batch and the place in it, so the effects are known.
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type LabelItem,
@@ -21,9 +18,9 @@ import {
 } from "../../src/judge/index.ts";
 import { preparePersonaEvaluation, type StoredPersonaInput } from "../../src/scorers/index.ts";
 import { scriptedJudge, startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { ENSEMBLE, ENSEMBLE_LABELS } from "./ensemble.ts";
 
-const ENSEMBLE = fileURLToPath(new URL("../../examples/ensemble/", import.meta.url));
-const LABELS = [`${ENSEMBLE}labels/rater-a.yaml`, `${ENSEMBLE}labels/rater-b.csv`];
+const LABELS = ENSEMBLE_LABELS;
 
 let kept: StoredPersonaInput;
 let items: LabelItem[];

@@ -5,15 +5,13 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calibrate } from "../../src/calibration/index.ts";
-import { createJudge } from "../../src/judge/index.ts";
-import { evaluatePersonas } from "../../src/scorers/index.ts";
 import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { ENSEMBLE_LABELS, evaluateEnsemble } from "../calibration/ensemble.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { handMadeCalibration, storeCalibration } from "./calibration-store.ts";
 import { browserSuite, launchChromium, openWatched, skipBrowserTests } from "./chromium.ts";
 
-const ENSEMBLE = new URL("../../examples/ensemble/", import.meta.url).pathname;
 const dir = useTempDir("dramaturg-calibration-browser-");
 let store: Store;
 let server: RunningServer;
@@ -26,19 +24,12 @@ const incidents: string[] = [];
 beforeAll(async () => {
   if (skipBrowserTests) return;
   store = await openStore("memory://");
-  const evaluationId = (
-    await evaluatePersonas({
-      transcript: `${ENSEMBLE}transcript.json`,
-      propositions: `${ENSEMBLE}propositions`,
-      judge: createJudge(`fixtures:${ENSEMBLE}judge-fixtures.json`),
-      store,
-    })
-  ).evaluation_id;
+  const evaluationId = await evaluateEnsemble(store);
   runId = (await store.runs.list({ evaluation: evaluationId, limit: 1 }))[0]!.id;
   realId = (
     await calibrate({
       store,
-      labels: [`${ENSEMBLE}labels/rater-a.yaml`, `${ENSEMBLE}labels/rater-b.csv`],
+      labels: ENSEMBLE_LABELS,
       run: evaluationId,
       resamples: 50,
     })

@@ -1,13 +1,8 @@
-// The calibration pages as HTML (`app.request()`, no browser) and their API: the list newest first with its
-// filters and empty state, one calibration with its figures and CIs, flagged propositions first with their
-// disagreements escaped, older documents without warnings, the run page's link, bad ids, the JSON shapes.
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CalibrationResult, calibrate } from "../../src/calibration/index.ts";
-import { createJudge } from "../../src/judge/index.ts";
-import { evaluatePersonas } from "../../src/scorers/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { ENSEMBLE_LABELS, evaluateEnsemble } from "../calibration/ensemble.ts";
 import {
   HOSTILE_MESSAGE,
   HOSTILE_NOTE,
@@ -15,9 +10,6 @@ import {
   handMadeCalibration,
   storeCalibration,
 } from "./calibration-store.ts";
-
-const ENSEMBLE = fileURLToPath(new URL("../../examples/ensemble/", import.meta.url));
-const LABELS = [`${ENSEMBLE}labels/rater-a.yaml`, `${ENSEMBLE}labels/rater-b.csv`];
 
 let empty: Store;
 let store: Store;
@@ -33,16 +25,9 @@ let pending: string;
 beforeAll(async () => {
   empty = await openStore("memory://");
   store = await openStore("memory://");
-  evaluationId = (
-    await evaluatePersonas({
-      transcript: `${ENSEMBLE}transcript.json`,
-      propositions: `${ENSEMBLE}propositions`,
-      judge: createJudge(`fixtures:${ENSEMBLE}judge-fixtures.json`),
-      store,
-    })
-  ).evaluation_id;
+  evaluationId = await evaluateEnsemble(store);
   firstRunId = (await store.runs.list({ evaluation: evaluationId, limit: 100 })).at(-1)!.id;
-  real = await calibrate({ store, labels: LABELS, run: evaluationId, resamples: 50 });
+  real = await calibrate({ store, labels: ENSEMBLE_LABELS, run: evaluationId, resamples: 50 });
   handMade = await storeCalibration(store, handMadeCalibration({ calibrated: evaluationId }));
   older = await storeCalibration(store, handMadeCalibration({ warnings: null }));
   pending = (await store.evaluations.create({ kind: "calibration", source: "labels.yaml", config: {} })).id;
@@ -251,14 +236,9 @@ describe("/calibrations/:id", () => {
   });
 
   it("a run whose evaluation has no calibration has no such line", async () => {
-    const other = await evaluatePersonas({
-      transcript: `${ENSEMBLE}transcript.json`,
-      propositions: `${ENSEMBLE}propositions`,
-      judge: createJudge(`fixtures:${ENSEMBLE}judge-fixtures.json`),
-      dimensions: ["fluency"],
-      store,
-    });
-    expect((await page(`/runs/${other.runs[0]!.run_id}`)).text).not.toContain("calibration-links");
+    const other = await evaluateEnsemble(store, { dimensions: ["fluency"] });
+    const [run] = await store.runs.list({ evaluation: other, limit: 1 });
+    expect((await page(`/runs/${run!.id}`)).text).not.toContain("calibration-links");
   });
 
   it("a bad id is a 400 page, an unknown one or another kind's a 404", async () => {

@@ -3,15 +3,13 @@
 // flagged proposition whose worst item carries markup, one with too few items and one with an undefined κ.
 import {
   type AgreementItem,
-  type AgreementStatistics,
   agreement,
   CALIBRATION_FORMAT,
   type CalibrationDisagreement,
-  type CalibrationFigures,
   type CalibrationProposition,
   type CalibrationResult,
-  type CalibrationSummary,
-  JUDGE_STATISTICS,
+  figuresOfStatistics,
+  summaryOfStatistics,
 } from "../../src/calibration/index.ts";
 import { ZERO_USAGE } from "../../src/core/index.ts";
 import type { Store } from "../../src/store/index.ts";
@@ -22,21 +20,6 @@ export const HOSTILE_NOTE = "<img src=x onerror=alert(1)> too calm for her";
 export const HOSTILE_WARNING = "The judge <b>shares</b> the agents' model family (self-preference).";
 
 const RESAMPLES = 200;
-
-function figuresOf(stats: AgreementStatistics): CalibrationFigures {
-  const figures = { n: stats.n, n_judged: stats.n_judged, ci: stats.ci } as CalibrationFigures;
-  for (const name of JUDGE_STATISTICS) figures[name] = stats[name];
-  return figures;
-}
-
-function summaryOf(stats: AgreementStatistics): CalibrationSummary {
-  return {
-    ...figuresOf(stats),
-    confusion: stats.confusion,
-    ...(stats.fails ? { fails: stats.fails } : {}),
-    bootstrap: stats.bootstrap,
-  };
-}
 
 interface SyntheticProposition {
   dimension: string;
@@ -131,7 +114,7 @@ export function handMadeCalibration({
   const overall = agreement(all, options);
   const dimensions = [...new Set(synthetic.map((p) => p.dimension))].map((dimension) => ({
     dimension,
-    ...summaryOf(
+    ...summaryOfStatistics(
       agreement(
         synthetic.filter((p) => p.dimension === dimension).flatMap((p) => p.items),
         options,
@@ -143,7 +126,7 @@ export function handMadeCalibration({
       dimension: p.dimension,
       proposition_id: p.proposition_id,
       rubric_hash: `rubric-${p.proposition_id}`,
-      ...figuresOf(agreement(p.items, options)),
+      ...figuresOfStatistics(agreement(p.items, options)),
       flagged: p.flagged,
       too_few: p.items.length < 5,
       ...(p.disagreements ? { disagreements: p.disagreements } : {}),
@@ -162,7 +145,7 @@ export function handMadeCalibration({
     minimum_kappa: 0.6,
     minimum: 5,
     judge_trials: 1,
-    overall: summaryOf(overall),
+    overall: summaryOfStatistics(overall),
     dimensions,
     propositions,
     raters: overall.raters,

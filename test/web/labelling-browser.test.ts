@@ -5,14 +5,14 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calibrateStoredRun, labelItems, readLabels } from "../../src/calibration/index.ts";
-import { createJudge } from "../../src/judge/index.ts";
-import { evaluatePersonas, parseStoredPersonaInput } from "../../src/scorers/index.ts";
+import { parseStoredPersonaInput } from "../../src/scorers/index.ts";
 import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { evaluateEnsemble } from "../calibration/ensemble.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { browserSuite, launchChromium, openWatched, skipBrowserTests } from "./chromium.ts";
 
-const ENSEMBLE = new URL("../../examples/ensemble/", import.meta.url).pathname;
+const _ENSEMBLE = new URL("../../examples/ensemble/", import.meta.url).pathname;
 const TOKEN = "labelling-browser-token-0123456789abcdef";
 const dir = useTempDir("dramaturg-labelling-browser-");
 let store: Store;
@@ -24,14 +24,7 @@ const incidents: string[] = [];
 beforeAll(async () => {
   if (skipBrowserTests) return;
   store = await openStore("memory://");
-  evaluationId = (
-    await evaluatePersonas({
-      transcript: `${ENSEMBLE}transcript.json`,
-      propositions: `${ENSEMBLE}propositions`,
-      judge: createJudge(`fixtures:${ENSEMBLE}judge-fixtures.json`),
-      store,
-    })
-  ).evaluation_id;
+  evaluationId = await evaluateEnsemble(store);
   server = await startServer({ db: store, port: 0, token: TOKEN });
   chromium = await launchChromium(join(dir(), "chromium"));
 }, 120_000);

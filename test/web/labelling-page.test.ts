@@ -13,9 +13,10 @@ import { createJudge } from "../../src/judge/index.ts";
 import { evaluatePersonas, parseStoredPersonaInput } from "../../src/scorers/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { openStore, type ScoreRow, type Store } from "../../src/store/index.ts";
+import { evaluateEnsemble } from "../calibration/ensemble.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const ENSEMBLE = `${ROOT}examples/ensemble/`;
+const _ENSEMBLE = `${ROOT}examples/ensemble/`;
 const TOKEN = "labelling-test-token-0123456789abcdef";
 
 let store: Store;
@@ -25,14 +26,7 @@ let injection: string;
 
 beforeAll(async () => {
   store = await openStore("memory://");
-  ensemble = (
-    await evaluatePersonas({
-      transcript: `${ENSEMBLE}transcript.json`,
-      propositions: `${ENSEMBLE}propositions`,
-      judge: createJudge(`fixtures:${ENSEMBLE}judge-fixtures.json`),
-      store,
-    })
-  ).evaluation_id;
+  ensemble = await evaluateEnsemble(store);
   injection = (
     await evaluatePersonas({
       transcript: `${ROOT}test/fixtures/web/injection.transcript.json`,
