@@ -2,15 +2,7 @@
 // (`--judge`), or a stored persona evaluation's verdicts read back (`--run`), compared with the labels, and
 // the `dramaturg.calibration/v1` document kept with the evaluation, so that `show`, the dashboard and `ci`
 // read it like any other.
-import {
-  InputError,
-  PERSONA_DIMENSIONS,
-  type PersonaDimension,
-  type Transcript,
-  transcriptHash,
-  type VerdictKey,
-  verdictKeyString,
-} from "../core/index.ts";
+import { InputError, PERSONA_DIMENSIONS, type Transcript } from "../core/index.ts";
 import {
   type EvaluationOfKind,
   type JudgeOption,
@@ -18,7 +10,6 @@ import {
   type JudgeSettings,
   loadStoredResult,
   openStore,
-  type PlannedCall,
   type ProgressListener,
   prepareJudge,
   runEvaluation,
@@ -30,7 +21,6 @@ import type { LoadedPropositions } from "../propositions/index.ts";
 import {
   type ItemMeta,
   type PersonaInputOptions,
-  planFor,
   preparePersonaEvaluation,
   type StoredPersonaInput,
 } from "../scorers/index.ts";
@@ -43,6 +33,7 @@ import {
   storedPersonaEvaluation,
 } from "./calibrate.ts";
 import { type LabelItem, labelItems } from "./label-items.ts";
+import { labelledPlan } from "./labelled-plan.ts";
 import { selfPreferenceWarning } from "./model-family.ts";
 import { measureOrderEffects, type OrderEffects } from "./order-effects.ts";
 import { type LabelSet, readLabels } from "./read-labels.ts";
@@ -106,63 +97,6 @@ interface CalibrationSubject {
 }
 
 const EMPTY_PLAN: JudgePlan<ItemMeta> = { calls: () => [], trivial: () => [] };
-
-/** The key a labelled item and a planned verdict share, trial aside. */
-function targetKey(x: {
-  dimension: string;
-  proposition_id: string;
-  agent_id?: string;
-  message_id?: string;
-  channel?: string;
-}): string {
-  return verdictKeyString({ ...x, trial: 1 });
-}
-
-/**
- * The persona plan of the labelled items only: the same requests an evaluation makes for them (same
- * windows, same claims, so the same cache keys), every other item of a call dropped.
- */
-export function labelledPlan(
-  kept: StoredPersonaInput,
-  items: readonly LabelItem[],
-  { mode = "individual", trials = 1 }: { mode?: "individual" | "batch"; trials?: number } = {},
-): JudgePlan<ItemMeta> {
-  const wanted = new Set(items.map(targetKey));
-  const dimensions = PERSONA_DIMENSIONS.filter((d) => items.some((i) => i.dimension === d));
-  const messages = [...new Set(items.flatMap((i) => (i.message_id !== undefined ? [i.message_id] : [])))];
-  const plan = planFor({
-    transcript: kept.transcript,
-    propositions: kept.propositions,
-    config: {
-      source: "calibration",
-      judge: "calibration",
-      mode,
-      trials,
-      dimensions: dimensions as PersonaDimension[],
-      // Only the labelled messages of adherence and consistency are planned; agent and channel items are few.
-      ...(messages.length > 0 ? { messages: messages.sort() } : {}),
-      transcript_hash: transcriptHash(kept.transcript),
-    },
-  });
-  const keep = (key: VerdictKey) => wanted.has(verdictKeyString({ ...key, trial: 1 }));
-  return {
-    *calls() {
-      for (const call of plan.calls()) {
-        const kept = call.items.map((item) => keep(item.key));
-        if (kept.every(Boolean)) yield call;
-        else if (kept.some(Boolean))
-          yield {
-            ...call,
-            items: call.items.filter((_, i) => kept[i]),
-            meta: call.meta.filter((_, i) => kept[i]),
-          } satisfies PlannedCall<ItemMeta>;
-      }
-    },
-    *trivial() {
-      for (const t of plan.trivial()) if (keep(t.item.key)) yield t;
-    },
-  };
-}
 
 /** The calibration's configuration, kept with it. */
 interface CalibrationConfig {

@@ -9,6 +9,7 @@ export * from "./calibration-list.ts";
 export * from "./calibration-source.ts";
 export * from "./compare-judges.ts";
 export * from "./label-items.ts";
+export * from "./labelled-plan.ts";
 export * from "./labels.ts";
 export * from "./model-family.ts";
 export * from "./order-effects.ts";

@@ -6,8 +6,8 @@ import { executePlan, type JudgePlan, type PlannedCall } from "../engine/index.t
 import { CachingJudge, type Judge } from "../judge/index.ts";
 import type { StoredPersonaInput } from "../scorers/index.ts";
 import { agreement, type Interval } from "./agreement.ts";
-import { labelledPlan } from "./calibration-evaluation.ts";
 import { type LabelItem, labelItemKey } from "./label-items.ts";
+import { labelledPlan } from "./labelled-plan.ts";
 
 /** The three ways the labelled items are judged, in the order they are judged and reported. */
 export const ORDER_EFFECT_CONDITIONS = ["individual", "batch", "batch_shuffled"] as const;
