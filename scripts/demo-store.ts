@@ -91,6 +91,19 @@ async function personaRuns(store: Store, temp: string): Promise<void> {
   }
 }
 
+/** The latest ensemble run against the example labels (hand-written, ours, not a study): the calibration page's. */
+async function calibration(store: Store): Promise<void> {
+  const [latest] = await store.runs.list({ agent: REGRESSING_AGENT, limit: 1 });
+  const { calibrate } = await import("../src/calibration/index.ts");
+  const result = await calibrate({
+    store,
+    run: latest!.evaluation_id,
+    labels: [shown("examples/ensemble/labels/rater-a.yaml"), shown("examples/ensemble/labels/rater-b.csv")],
+    resamples: 200,
+  });
+  await backdate(store, result.evaluation_id!, new Date(START + 21 * DAY));
+}
+
 async function injectionRun(store: Store): Promise<void> {
   const file = at("test/fixtures/web/injection.transcript.json");
   const transcript = JSON.parse(readFileSync(file, "utf8"));
@@ -281,6 +294,7 @@ export async function buildDemoStore(location: string): Promise<void> {
     await sessions(store);
     await conversation(store, temp);
     await corrections(store);
+    await calibration(store);
   } finally {
     await store.close();
     rmSync(temp, { recursive: true, force: true });

@@ -30,6 +30,7 @@ try {
   const sessions = await store.evaluations.list({ kind: "session" });
   const refund = sessions.find((s) => s.source.includes("refund"));
   const [conversation] = await store.evaluations.list({ kind: "conversation", limit: 1 });
+  const [calibration] = await store.evaluations.list({ kind: "calibration", limit: 1 });
   const [previous] = await store.runs
     .list({ agent: REGRESSING_AGENT, limit: 2 })
     .then((runs) => runs.slice(1));
@@ -48,8 +49,12 @@ try {
     ["conversation", `/conversations/${conversation.id}`],
     ["corrections", "/corrections"],
     ["phone-agent", `/agents/${REGRESSING_AGENT}`, 390],
+    ["calibration", `/calibrations/${calibration.id}`],
+    ["labelling", `/evaluations/${calibration.config.run}/label`],
   ];
   mkdirSync(OUT, { recursive: true });
+  // The labelling page asks for a rater's name first; the screenshot shows the queue of a named one.
+  await browser.context.addCookies([{ name: "dramaturg_rater", value: "ana", url: server.url }]);
   const page = await browser.context.newPage();
   for (const [name, path, width = 1200, focus] of pages) {
     await page.setViewportSize({ width, height: 800 });
