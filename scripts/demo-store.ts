@@ -97,7 +97,7 @@ async function calibration(store: Store): Promise<void> {
   const { calibrate } = await import("../src/calibration/index.ts");
   const result = await calibrate({
     store,
-    run: latest!.evaluation_id,
+    run: latest!.evaluation_id!,
     labels: [shown("examples/ensemble/labels/rater-a.yaml"), shown("examples/ensemble/labels/rater-b.csv")],
     resamples: 200,
   });

@@ -15,7 +15,7 @@ import {
   type JudgeStatistic,
   type RatersAgreement,
 } from "./agreement.ts";
-import { type LabelItem, labelItems } from "./label-items.ts";
+import { type LabelItem, labelItems, labelTarget } from "./label-items.ts";
 import type { OrderEffects } from "./order-effects.ts";
 import { type LabelSet, readLabels } from "./read-labels.ts";
 import { propositionRubrics, rubricKey } from "./rubric.ts";
@@ -303,7 +303,7 @@ export function calibrationOf(input: CalibrationInput): CalibrationResult {
   for (const item of items) {
     const verdicts = (byTarget.get(targetKey(item)) ?? []).slice().sort((a, b) => a.trial - b.trial);
     if (verdicts.length === 0) {
-      notJudged.push(targetOf(item));
+      notJudged.push(labelTarget(item));
       continue;
     }
     trials = Math.max(trials, verdicts.length);
@@ -369,16 +369,6 @@ function agreementItem({ item, judge }: JudgedItem): AgreementItem {
   return { judge, raters: item.raters.map((r) => r.score) };
 }
 
-function targetOf(item: LabelItem): NotJudgedItem {
-  return {
-    dimension: item.dimension,
-    proposition_id: item.proposition_id,
-    ...(item.agent_id !== undefined ? { agent_id: item.agent_id } : {}),
-    ...(item.message_id !== undefined ? { message_id: item.message_id } : {}),
-    ...(item.channel !== undefined ? { channel: item.channel } : {}),
-  };
-}
-
 /** Groups in ascending code-unit order of the key, each group in the order given (the items' sorted order). */
 function groupBy<T>(values: readonly T[], keyOf: (value: T) => string): [string, T[]][] {
   const groups = new Map<string, T[]>();
@@ -424,7 +414,7 @@ function disagreementsOf(
       .sort((a, b) => b.gap - a.gap || a.order - b.order)
       .slice(0, MAX_DISAGREEMENTS)
       .map(({ j }) => ({
-        ...targetOf(j.item),
+        ...labelTarget(j.item),
         ...describe(j.item),
         raters: j.item.raters.map((r) => ({
           rater: r.rater,

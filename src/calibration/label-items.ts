@@ -142,6 +142,22 @@ export function labelItemKey(item: LabelItem, trial = 1): VerdictKey {
   return key;
 }
 
+/** What an item is about, without its raters: dimension, proposition and target, the fields it has. */
+export type LabelTarget = Pick<
+  LabelItem,
+  "dimension" | "proposition_id" | "agent_id" | "message_id" | "channel"
+>;
+
+export function labelTarget(item: LabelItem): LabelTarget {
+  return {
+    dimension: item.dimension,
+    proposition_id: item.proposition_id,
+    ...(item.agent_id !== undefined ? { agent_id: item.agent_id } : {}),
+    ...(item.message_id !== undefined ? { message_id: item.message_id } : {}),
+    ...(item.channel !== undefined ? { channel: item.channel } : {}),
+  };
+}
+
 type Target = Pick<LabelItem, "agent_id" | "message_id" | "channel">;
 
 function resolveTarget(

@@ -6,7 +6,7 @@ import { executePlan, type JudgePlan, type PlannedCall } from "../engine/index.t
 import { CachingJudge, type Judge } from "../judge/index.ts";
 import type { StoredPersonaInput } from "../scorers/index.ts";
 import { agreement, type Interval } from "./agreement.ts";
-import { type LabelItem, labelItemKey } from "./label-items.ts";
+import { type LabelItem, labelItemKey, labelTarget } from "./label-items.ts";
 import { labelledPlan } from "./labelled-plan.ts";
 
 /** The three ways the labelled items are judged, in the order they are judged and reported. */
@@ -250,7 +250,7 @@ export async function measureOrderEffects({
         .filter(({ gap }) => gap > 0)
         .sort((a, b) => b.gap - a.gap || a.order - b.order)
         .slice(0, MAX_ORDER_MOVES)
-        .map(({ p }) => ({ ...targetOf(p.item), from: p.from, to: p.to })),
+        .map(({ p }) => ({ ...labelTarget(p.item), from: p.from, to: p.to })),
       propositions: groupBy(pairs, (p) => `${p.item.dimension}\u0000${p.item.proposition_id}`).map(
         (group) => ({
           dimension: group[0]!.item.dimension,
@@ -429,16 +429,6 @@ function shiftOf(pairs: readonly { from: number; to: number }[]): ScoreShift {
     if (to !== from) changed++;
   }
   return { n, mean_delta: signed / n, mean_abs_delta: absolute / n, changed: changed / n };
-}
-
-function targetOf(item: LabelItem): Omit<ScoreMove, "from" | "to"> {
-  return {
-    dimension: item.dimension,
-    proposition_id: item.proposition_id,
-    ...(item.agent_id !== undefined ? { agent_id: item.agent_id } : {}),
-    ...(item.message_id !== undefined ? { message_id: item.message_id } : {}),
-    ...(item.channel !== undefined ? { channel: item.channel } : {}),
-  };
 }
 
 /** Groups in code-unit order of the key, each in the order given. */
