@@ -1,7 +1,7 @@
 // Calibration against a stored persona evaluation (issue 39, `dramaturg calibrate --run`): the labels set
 // beside the verdicts the evaluation already holds (no judge call), agreement per proposition, per dimension
 // and overall, and the propositions whose judge disagrees with people too much, with their worst items.
-import { InputError, type TokenUsage, type Transcript, ZERO_USAGE } from "../core/index.ts";
+import { compareCodeUnits, InputError, type TokenUsage, type Transcript, ZERO_USAGE } from "../core/index.ts";
 import { findEvaluation, openStore, type Store } from "../engine/index.ts";
 import type { LoadedPropositions } from "../propositions/index.ts";
 import { parseStoredPersonaInput, type StoredPersonaInput } from "../scorers/index.ts";
@@ -378,7 +378,7 @@ function groupBy<T>(values: readonly T[], keyOf: (value: T) => string): [string,
     if (group) group.push(value);
     else groups.set(key, [value]);
   }
-  return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...groups].sort(([a], [b]) => compareCodeUnits(a, b));
 }
 
 /** A proposition's (or a summary's) figures out of the agreement statistics: the judge's, each with its CI. */

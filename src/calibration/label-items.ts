@@ -4,6 +4,7 @@
 
 // The typo helper is not (yet) exported by core's index; switch to it there once it is.
 import {
+  compareCodeUnits,
   InputError,
   isPersonaDimension,
   nearestName,
@@ -278,8 +279,4 @@ function describeItem(item: Target & { dimension: string; proposition_id: string
 function didYouMean(name: string, known: Iterable<string>): string {
   const near = nearestName(name, known);
   return near ? ` (did you mean "${near}"?)` : "";
-}
-
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

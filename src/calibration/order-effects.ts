@@ -1,7 +1,14 @@
 // Batch-mode bias (issue 39, point 4): the labelled items judged individually, in batches, and in batches with
 // each call's claims shuffled, to show how far sharing a call with other claims (batching) and a claim's place
 // in the call (position) move the judge's scores, beside each condition's agreement with the people.
-import { InputError, seededRandom, type TokenUsage, type Verdict, verdictKeyString } from "../core/index.ts";
+import {
+  compareCodeUnits,
+  InputError,
+  seededRandom,
+  type TokenUsage,
+  type Verdict,
+  verdictKeyString,
+} from "../core/index.ts";
 import { executePlan, type JudgePlan, type PlannedCall } from "../engine/index.ts";
 import { CachingJudge, type Judge } from "../judge/index.ts";
 import type { StoredPersonaInput } from "../scorers/index.ts";
@@ -442,5 +449,3 @@ function groupBy<T>(values: readonly T[], keyOf: (value: T) => string): T[][] {
   }
   return [...groups].sort(([a], [b]) => compareCodeUnits(a, b)).map(([, group]) => group);
 }
-
-const compareCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,5 +1,6 @@
 // Why verdicts errored, grouped: "38 × the judge answered a claim id it was not given", with one full message
 // as an example, so a run whose verdicts all failed says why instead of only that they did.
+import { compareCodeUnits } from "./code-unit-order.ts";
 import { type Verdict, verdictKeyString } from "./verdict.ts";
 
 /** Errored verdicts that share one reason: the error's name and its message without the variable parts. */
@@ -37,11 +38,6 @@ export function errorReason(message: string): string {
   return head.replace(NUMBER, "N").replace(/\s+/g, " ").trim() || "unknown error";
 }
 
-/** Code-unit order: the same on every machine, unlike a locale's. */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
  * The reasons of errored verdicts taken one at a time: {@link summarizeErrors} without holding the verdicts.
  * What it reports does not depend on the order the verdicts came in (a resume, any concurrency).
@@ -61,7 +57,7 @@ export class ErrorReasonTally {
       return;
     }
     found.count++;
-    const order = compareText(key, found.exampleKey) || compareText(message, found.example);
+    const order = compareCodeUnits(key, found.exampleKey) || compareCodeUnits(message, found.example);
     if (order < 0) {
       found.example = message;
       found.exampleKey = key;
@@ -72,7 +68,10 @@ export class ErrorReasonTally {
   reasons(): ErrorReason[] {
     return [...this.groups.values()]
       .map(({ exampleKey: _, ...g }) => g)
-      .sort((a, b) => b.count - a.count || compareText(a.name, b.name) || compareText(a.reason, b.reason));
+      .sort(
+        (a, b) =>
+          b.count - a.count || compareCodeUnits(a.name, b.name) || compareCodeUnits(a.reason, b.reason),
+      );
   }
 }
 

@@ -1,6 +1,7 @@
 // The check's minimum agreement (`ci --min-agreement`, `thresholds.agreement`): each proposition the check
 // compares must have been calibrated against people with the same judge and the same rubric, and reached
 // the bar; one that was not is reported (and fails the check) instead of being trusted silently. Pure.
+import { compareCodeUnits } from "../core/index.ts";
 import type { CiReport } from "./compare.ts";
 
 /** What the check needs of a stored calibration (`dramaturg.calibration/v1`). */
@@ -85,7 +86,7 @@ export function checkAgreement(
   const seen = new Map<string, GatedProposition>();
   for (const g of gated) seen.set(`${g.dimension}\u0000${g.proposition_id}`, g);
   const propositions = [...seen]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareCodeUnits(a, b))
     .map(([key, g]): PropositionAgreement => {
       const f = calibrated.get(key);
       const base = { dimension: g.dimension, proposition_id: g.proposition_id };

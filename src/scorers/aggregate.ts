@@ -8,6 +8,7 @@
 // agents follow the plan's order, never the order of arrival.
 import {
   AGENT_DIMENSIONS,
+  compareCodeUnits,
   mean,
   type PersonaDimension,
   type Proposition,
@@ -125,14 +126,9 @@ function bucketKey(meta: ItemMeta): string {
   return `${meta.dimension}\u0000${meta.agentId ?? ""}\u0000${meta.channel ?? ""}`;
 }
 
-/** Code-unit order: the same on every machine, unlike a locale's. */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** Lowest score first, ties by text: an order that does not depend on which verdict came first. */
 function lowerReasoning(a: { score: number; text: string }, b: { score: number; text: string }): number {
-  return a.score - b.score || compareText(a.text, b.text);
+  return a.score - b.score || compareCodeUnits(a.text, b.text);
 }
 
 /** Keeps `text` among the lowest-scoring distinct reasonings (an insertion into a short sorted list). */
@@ -151,7 +147,7 @@ function keepLowest(lowest: { score: number; text: string }[], score: number, te
 
 /** Trial first, then verdict key. */
 function compareCounted(a: Counted, b: Counted): number {
-  return a.trial - b.trial || compareText(a.key, b.key);
+  return a.trial - b.trial || compareCodeUnits(a.key, b.key);
 }
 
 /**

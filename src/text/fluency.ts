@@ -1,6 +1,8 @@
 // N-gram repetition across one agent's messages: the supplementary evidence for the fluency judge,
 // and (over the last few messages) the trigger and phrase list for repetition suppression.
-import { compareWords, Lexicon } from "./lexicon.ts";
+
+import { compareCodeUnits } from "../core/index.ts";
+import { Lexicon } from "./lexicon.ts";
 import { indexNgrams, type NgramTable, ngramText } from "./ngram-index.ts";
 import { assertOrder } from "./ngrams.ts";
 import { MATTR_WINDOW, mattrOfIds } from "./type-token.ts";
@@ -223,7 +225,7 @@ function chooseTop(
     const group = candidates
       .slice(start, end)
       .map((c) => ngramText(tables, c.n, c.id, lexicon))
-      .sort(compareWords);
+      .sort(compareCodeUnits);
     for (const ngram of group) {
       if (chosen.length >= top) break;
       if (chosen.some((c) => c.messages === head.messages && containsWords(c.ngram, ngram))) continue;

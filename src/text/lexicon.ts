@@ -67,8 +67,3 @@ export class Lexicon {
     this.#slots = slots;
   }
 }
-
-/** Code-unit order of words: deterministic whatever the locale, unlike `localeCompare`. */
-export function compareWords(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

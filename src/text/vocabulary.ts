@@ -1,6 +1,8 @@
 // Vocabulary statistics for a channel: each agent's lexical diversity and favourite words, and how much
 // the agents' content vocabularies overlap — supplementary evidence for the convergence (voice) judge.
-import { compareWords, Lexicon } from "./lexicon.ts";
+
+import { compareCodeUnits } from "../core/index.ts";
+import { Lexicon } from "./lexicon.ts";
 import { ENGLISH_STOPWORDS } from "./stopwords.ts";
 import { MATTR_WINDOW, mattrOfIds } from "./type-token.ts";
 
@@ -67,7 +69,7 @@ export function vocabularyStatistics(
 ): VocabularyStatistics {
   const { top = 10, window = MATTR_WINDOW } = options;
   const stopwords = options.stopwords === undefined ? ENGLISH_STOPWORDS : toSet(options.stopwords);
-  const agentIds = [...messagesByAgent.keys()].sort(compareWords);
+  const agentIds = [...messagesByAgent.keys()].sort(compareCodeUnits);
 
   const lexicon = new Lexicon();
   const streams = agentIds.map((agent) => {
@@ -169,7 +171,7 @@ function topContentWords(ids: Int32Array, weights: Float64Array, top: number, le
   }
   return order
     .map((i) => ({ word: lexicon.word(ids[i]!), count: weights[i]! }))
-    .sort((p, q) => q.count - p.count || compareWords(p.word, q.word))
+    .sort((p, q) => q.count - p.count || compareCodeUnits(p.word, q.word))
     .slice(0, top);
 }
 

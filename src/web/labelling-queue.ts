@@ -1,7 +1,7 @@
 // What the labelling page asks people to label: a persona evaluation's judged items — one per (dimension,
 // proposition, agent, message or channel), as a `dramaturg.labels/v1` label targets them — in a stable order,
 // and the evidence of one item: the message, the agent's persona, the claim and the window the judge read.
-import { contentHash, isPersonaDimension } from "../core/index.ts";
+import { compareCodeUnits, contentHash, isPersonaDimension } from "../core/index.ts";
 import { propositionSetFor } from "../propositions/index.ts";
 import {
   PersonaRunConfigSchema,
@@ -34,8 +34,6 @@ export const labelItemKey = (label: LabelRow) => itemKey(label);
 
 // The dimensions in the order the scorers report them; within one target, its items follow this order.
 const DIMENSION_ORDER = ["adherence", "consistency", "fluency", "convergence"];
-
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The items of an evaluation's verdicts that a label can target, in the order a person labels them: each
@@ -82,10 +80,10 @@ export function labellingQueue(
       return (
         ka - kb ||
         pa - pb ||
-        compareText(ia, ib) ||
+        compareCodeUnits(ia, ib) ||
         dimensionAt(a.dimension) - dimensionAt(b.dimension) ||
-        compareText(a.dimension, b.dimension) ||
-        compareText(a.proposition_id, b.proposition_id)
+        compareCodeUnits(a.dimension, b.dimension) ||
+        compareCodeUnits(a.proposition_id, b.proposition_id)
       );
     });
 }

@@ -31,7 +31,7 @@ export function isFailure(row: Pick<ScoreRow, "status" | "score" | "count">): bo
 const figure = (value: number) => String(Number(value.toFixed(2)));
 
 /** How the final score came from the raw one, spelled out: "inverted: 9 − 7 = 2; hard: 2 × 0.8 = 1.6". */
-export function scoreExplanation(
+function scoreExplanation(
   row: Pick<ScoreRow, "status" | "raw_score" | "count" | "inverted" | "hard">,
 ): string {
   if (row.status === "errored") return "errored: no score, left out of every mean";
@@ -109,7 +109,7 @@ export function groupByProposition(rows: readonly ScoreRow[]): Map<string, Propo
 const targetText = (row: ScoreRow) => row.message_id ?? row.channel ?? row.agent_id ?? "";
 
 /** Compares two optional numbers, a missing one lowest (an errored verdict has no score: the worst). */
-export function compareNumbers(a: number | null | undefined, b: number | null | undefined): number {
+function compareNumbers(a: number | null | undefined, b: number | null | undefined): number {
   const x = typeof a === "number" && Number.isFinite(a) ? a : Number.NEGATIVE_INFINITY;
   const y = typeof b === "number" && Number.isFinite(b) ? b : Number.NEGATIVE_INFINITY;
   return x === y ? 0 : x < y ? -1 : 1;
@@ -121,7 +121,7 @@ export function compareText(a: string, b: string): number {
 }
 
 /** The verdict tables' sortable columns (the others, text in <details>, do not sort usefully). */
-export const VERDICT_SORTS: readonly SortColumn<ScoreRow, VerdictColumn>[] = [
+const VERDICT_SORTS: readonly SortColumn<ScoreRow, VerdictColumn>[] = [
   { key: "target", label: "Target", value: targetText },
   { key: "trial", label: "Trial", numeric: true, value: (r) => r.trial },
   { key: "status", label: "Status", value: (r) => r.status },
@@ -130,7 +130,7 @@ export const VERDICT_SORTS: readonly SortColumn<ScoreRow, VerdictColumn>[] = [
 ];
 
 /** A verdict table's view: without a column asked for, by score, lowest first. */
-export const verdictView = (view: ListView<VerdictColumn>): ListView<VerdictColumn> =>
+const verdictView = (view: ListView<VerdictColumn>): ListView<VerdictColumn> =>
   view.sort === undefined ? { ...view, sort: "score", order: "asc" } : view;
 
 /**
@@ -138,7 +138,7 @@ export const verdictView = (view: ListView<VerdictColumn>): ListView<VerdictColu
  * which has none, counting as the lowest; ties by target and trial. By another column: as every list sorts
  * (no value last), ties in the same order.
  */
-export function sortVerdicts(rows: readonly ScoreRow[], view: ListView<VerdictColumn>): ScoreRow[] {
+function sortVerdicts(rows: readonly ScoreRow[], view: ListView<VerdictColumn>): ScoreRow[] {
   const lowestFirst = [...rows].sort(
     (a, b) =>
       compareNumbers(a.score ?? a.count, b.score ?? b.count) ||

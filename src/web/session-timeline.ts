@@ -26,7 +26,7 @@ const METRICS = ["tool_use", "reasoning", "handoff", "response_quality"] as cons
 const STEP_PATH = /^turns\[(\d+)\]\.agent_interactions\[(\d+)\]\.agent_steps\[(\d+)\]/;
 
 /** The findings of an analysis by step (`turn.interaction.step`, positions in the session). */
-export function findingsByStep(findings: readonly ToolFinding[]): Map<string, ToolFinding[]> {
+function findingsByStep(findings: readonly ToolFinding[]): Map<string, ToolFinding[]> {
   const byStep = new Map<string, ToolFinding[]>();
   for (const f of findings) {
     const m = STEP_PATH.exec(f.path);
