@@ -60,7 +60,8 @@ const PAST_THE_INDEX: Record<string, string> = {
 /** Every relative module a file names: static imports and re-exports (type-only too) and `import()`. */
 function relativeImports(source: string): string[] {
   const found: string[] = [];
-  for (const m of source.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+["']([^"']+)["']/gm)) found.push(m[1]!);
+  for (const m of source.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+["']([^"']+)["']/gm))
+    found.push(m[1]!);
   for (const m of source.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) found.push(m[1]!);
   return found.filter((s) => s.startsWith("."));
 }
@@ -92,13 +93,14 @@ function edges(): Edge[] {
 
 describe("the module map", () => {
   const all = edges();
-  const crossing = all.filter((e) => e.fromFolder !== e.toFolder && e.from.includes("/") && e.to.includes("/"));
+  const crossing = all.filter(
+    (e) => e.fromFolder !== e.toFolder && e.from.includes("/") && e.to.includes("/"),
+  );
 
   it("reads imports of every kind and finds the folders", () => {
-    expect(relativeImports('import type { A } from "../core/index.ts";\nconst m = await import("./x.ts");')).toEqual([
-      "../core/index.ts",
-      "./x.ts",
-    ]);
+    expect(
+      relativeImports('import type { A } from "../core/index.ts";\nconst m = await import("./x.ts");'),
+    ).toEqual(["../core/index.ts", "./x.ts"]);
     expect(crossing.some((e) => e.fromFolder === "engine" && e.toFolder === "judge")).toBe(true);
   });
 
