@@ -1,6 +1,6 @@
 // Bundles the `dramaturg` command into dist/bin/ (the package's bin): its modules and the pure-JavaScript
 // packages it loads (zod, commander, yaml, the AI SDK) in one file instead of ≈ 230, which is ≈ 50 ms of
-// the command's start-up on Node 20 (module resolution, reading and linking; docs/design-notes.md). The
+// the command's start-up on Node 20 (module resolution, reading and linking; docs/design/performance.md). The
 // library stays as tsc wrote it (dist/*.js); the bundle is made from the same sources after it.
 //
 // The bundle, dist/bin/program.cjs, is a CommonJS script that the bin, dist/bin/dramaturg.cjs

@@ -17,7 +17,7 @@ export const RECENT_MESSAGES = 5;
  * The highest word-token Jaccard similarity between `text` and each of `recent` (0 when there are
  * none). Words, not characters: TinyTroupe's character-multiset Jaccard scores unrelated English
  * sentences around 0.5, too close to its 0.6 threshold to tell a repeat from a new thought (see
- * docs/design-notes.md for the measured distributions).
+ * docs/design/corrections.md for the measured distributions).
  */
 export function actionSimilarity(text: string, recent: readonly string[]): number {
   if (recent.length === 0) return 0;

@@ -32,7 +32,7 @@ export interface Target {
  * The verdict key of one trial, its fields set one by one in the order an object spread would give. Not
  * `{ ...keyBase, trial }`: V8's spread clones survive young-generation collections far more often than
  * plain literals (measured: 12× the bytes promoted over 500,000 keys), and a run then grows its heap with
- * garbage that only a full collection frees (docs/design-notes.md, "Peak RSS of a long run").
+ * garbage that only a full collection frees (docs/design/performance.md, "Memory").
  */
 function keyOf(keyBase: Omit<VerdictKey, "trial">, trial: number): VerdictKey {
   const key: Omit<VerdictKey, "trial"> & { trial?: number } = {
