@@ -7,6 +7,7 @@ export * from "./llm-judge.ts";
 export * from "./prompt.ts";
 export * from "./provider.ts";
 export * from "./rate-limit.ts";
+export * from "./reachability.ts";
 export * from "./recorded-model.ts";
 export * from "./semaphore.ts";
 export * from "./types.ts";

@@ -1,0 +1,93 @@
+// A judge whose server is not there stops a command in seconds, with the URL and the fix, and exit 3 —
+// with the default timeout and retries, before the plan's calls each wait out their own.
+import { createServer, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { probeEndpoint } from "../../src/judge/index.ts";
+import { startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { cli, DEMO, ROOT } from "./run-cli.ts";
+
+/** A port that nothing listens on: taken, then freed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+let silent: Server;
+const sockets = new Set<Socket>();
+let silentUrl: string;
+
+beforeAll(async () => {
+  // Accepts every connection and never writes a byte.
+  silent = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}/v1`;
+});
+
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise<void>((resolve) => silent.close(() => resolve()));
+});
+
+const evalAgainst = (url: string) => [
+  "eval",
+  `${ROOT}examples/ensemble/transcript.json`,
+  "--propositions",
+  `${ROOT}examples/ensemble/propositions`,
+  "--judge",
+  "openai-compatible:llama3.1",
+  "--judge-base-url",
+  url,
+  "--db",
+  "memory://",
+  "--no-progress",
+];
+
+describe("an unreachable judge", () => {
+  it("eval against a port nothing listens on exits 3 within 10 s, naming the URL and the fix", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const started = performance.now();
+    const r = await cli(evalAgainst(url));
+    expect(r.code, r.stderr).toBe(3);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(r.stderr).toContain(`the judge at ${url} cannot be reached: connection refused (ECONNREFUSED)`);
+    expect(r.stderr).toMatch(/--judge-base-url/);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("eval against a server that accepts and never answers exits 3 within 30 s with the defaults", async () => {
+    const started = performance.now();
+    const r = await cli(evalAgainst(silentUrl));
+    expect(r.code, r.stderr).toBe(3);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(r.stderr).toContain(`the judge at ${silentUrl} cannot be reached: no answer within 10 s`);
+  }, 40_000);
+
+  it("the probe takes any HTTP answer as reachable, and sends no judge call", async () => {
+    const server = await startFakeOpenAIServer();
+    try {
+      await expect(probeEndpoint({ url: server.url })).resolves.toBeUndefined();
+      expect(server.stats.calls).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a fixture judge is never probed", async () => {
+    const r = await cli([
+      "eval",
+      ...DEMO,
+      "--judge-base-url",
+      "http://127.0.0.1:9/v1",
+      "--db",
+      "memory://",
+      "--no-progress",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+  });
+});
