@@ -19,7 +19,7 @@ import {
   scoreFromVerdict,
 } from "../engine/index.ts";
 import type { Cassette, JudgeItem } from "../judge/index.ts";
-import { createAgentClient } from "./agent-client.ts";
+import { AgentUnavailableError, createAgentClient } from "./agent-client.ts";
 import { checkAssertions } from "./assertions.ts";
 import { judgeOnCassette, openConversationCassette, userModelOnCassette } from "./cassette.ts";
 import { type AssertionOutcome, type Composite, compositeScore } from "./composite.ts";
@@ -290,7 +290,7 @@ async function runSetup(job: ConversationJob): Promise<void> {
       }
       continue;
     }
-    const response = await fetch(step.http, {
+    const response = await reach(`setup ${step.method}`, step.http, {
       method: step.method,
       headers: { "content-type": "application/json" },
       ...(step.body !== undefined ? { body: JSON.stringify(step.body) } : {}),
@@ -298,6 +298,26 @@ async function runSetup(job: ConversationJob): Promise<void> {
     });
     if (!response.ok)
       throw new InputError(`setup ${step.method} ${step.http} answered HTTP ${response.status}`);
+  }
+}
+
+/**
+ * `fetch`, with a failure to connect (or to answer in time) reported as the agent being unavailable, naming
+ * what was asked and where, instead of the platform's bare "fetch failed".
+ */
+async function reach(what: string, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    const why =
+      (error as Error)?.name === "TimeoutError"
+        ? "no answer in time (target.timeoutMs)"
+        : `cannot reach it (${code ?? (error as Error).message})`;
+    throw new AgentUnavailableError(`${what} at ${url}: ${why}; is the agent running?`, {
+      attempts: 1,
+      cause: error,
+    });
   }
 }
 
@@ -357,7 +377,7 @@ async function runOnce(
       });
       let objectContext: unknown;
       if (loaded.target.stateUrl) {
-        const response = await fetch(loaded.target.stateUrl, {
+        const response = await reach("the agent's state", loaded.target.stateUrl, {
           signal: AbortSignal.timeout(loaded.target.timeoutMs),
         });
         objectContext = response.ok ? await response.json() : undefined;

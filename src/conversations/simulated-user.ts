@@ -7,6 +7,12 @@ import type { LanguageModel } from "ai";
 import { escapeDelimiters, seededRandom } from "../core/index.ts";
 import type { ConversationJob } from "./job.ts";
 
+/** How an unreachable simulated user's server is reported (createJudgeModel's `probe`). */
+export const SIMULATED_USER_PROBE = {
+  role: "simulated user's model",
+  fix: "check that the server is running and the user's base URL (--user-base-url), then try again",
+};
+
 export interface TranscriptTurn {
   role: "user" | "assistant";
   content: string;

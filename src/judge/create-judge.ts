@@ -6,7 +6,6 @@ import { FixtureJudge, loadFixtures } from "./fixtures.ts";
 import { LlmJudge, type LlmJudgeOptions } from "./llm-judge.ts";
 import { createJudgeModel, type JudgeModelOptions } from "./provider.ts";
 import { processRateLimits, type RateLimit, type RateLimitBackend, rateLimitKey } from "./rate-limit.ts";
-import { endpointOf } from "./reachability.ts";
 import type { Judge } from "./types.ts";
 
 export interface CreateJudgeOptions extends JudgeModelOptions {
@@ -47,11 +46,10 @@ export function createJudge(
   if (parsed.kind === "fixtures")
     return new FixtureJudge({ fixtures: loadFixtures(parsed.file), file: parsed.file });
   const built = createJudgeModel(parsed, model);
-  const url = endpointOf(built.descriptor.provider, built.descriptor.base_url);
   return judgeOnModel(
     built.model,
     { temperature, concurrency, retries, timeoutMs, rateLimit, rateLimits },
-    { ...built, ...(url ? { probe: { url } } : {}) },
+    built,
   );
 }
 
@@ -66,7 +64,7 @@ export function judgeOnModel(
   {
     rateLimitKey: key,
     ...known
-  }: Pick<LlmJudgeOptions, "descriptor" | "redact" | "probe"> & { rateLimitKey?: string } = {},
+  }: Pick<LlmJudgeOptions, "descriptor" | "redact"> & { rateLimitKey?: string } = {},
 ): LlmJudge {
   const rateLimiter = rateLimit
     ? (rateLimits ?? processRateLimits).limiter(

@@ -37,7 +37,6 @@ import {
   requestedJsonSchema,
 } from "./prompt.ts";
 import { estimateTokens, type JudgeRateLimiter, type RateLimitPermit, sleepAbortably } from "./rate-limit.ts";
-import { type ProbeOptions, probeEndpoint } from "./reachability.ts";
 import { Semaphore } from "./semaphore.ts";
 import type {
   Judge,
@@ -120,12 +119,6 @@ export interface LlmJudgeOptions {
    * A limiter that fails (its database unreachable) fails the judgement instead of erroring its verdicts.
    */
   rateLimiter?: JudgeRateLimiter;
-  /**
-   * Before its first call, the judge checks once that its server answers at all (reachability.ts), and
-   * every call fails at once with a fatal `network` JudgeError when it does not. `createJudge` sets it for
-   * the models it builds from a spec; a model of the caller's own is not probed unless given one.
-   */
-  probe?: ProbeOptions;
 }
 
 /** What `ask()` returns: the validated answer, and what it cost. */
@@ -222,9 +215,6 @@ export class LlmJudge implements Judge {
   readonly inFlightLimit: number;
   private readonly total: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
   private readonly rateLimiter?: JudgeRateLimiter;
-  private readonly probe?: ProbeOptions;
-  /** The probe's outcome, shared by every call (made by the first). */
-  private reachable?: Promise<void>;
 
   constructor({
     model,
@@ -238,7 +228,6 @@ export class LlmJudge implements Judge {
     random = Math.random,
     redact,
     rateLimiter,
-    probe,
   }: LlmJudgeOptions) {
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new RangeError("concurrency must be an integer ≥ 1");
@@ -259,7 +248,6 @@ export class LlmJudge implements Judge {
     this.gatedAtTransport = isGatedAtTransport(model);
     this.inFlightLimit = concurrency;
     this.rateLimiter = rateLimiter;
-    this.probe = probe;
     const who = descriptor ?? describeModel(model);
     this.descriptor = {
       provider: who.provider,
@@ -281,7 +269,6 @@ export class LlmJudge implements Judge {
    * ({@link isFatalJudgeError}: bad key, no access, no such model).
    */
   async judge(request: JudgeRequest, options: JudgeCallOptions = {}): Promise<JudgeResponse> {
-    await this.probed();
     const tally: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
     const conversations = planConversations(request);
     // A fatal failure in one conversation cancels its siblings instead of letting them run on; a request of
@@ -319,7 +306,6 @@ export class LlmJudge implements Judge {
    * `judge()`. Throws a {@link JudgeError} when no valid answer came within the retries.
    */
   async ask<T>({ system, messages, schema, name = "answer", signal }: AskOptions<T>): Promise<AskResult<T>> {
-    await this.probed();
     const tally: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
     const budget: RetryBudget = { remaining: this.maxRetries, taken: 0 };
     const output = await this.withRetries(
@@ -328,13 +314,6 @@ export class LlmJudge implements Judge {
       signal,
     );
     return { output, usage: tally.usage, calls: tally.calls };
-  }
-
-  /** Resolves once the server has been found reachable (at most one probe per judge); see `probe`. */
-  private probed(): Promise<void> {
-    if (!this.probe) return Promise.resolve();
-    this.reachable ??= probeEndpoint(this.probe);
-    return this.reachable;
   }
 
   /** One conversation to completion: answered items, follow-ups for left-out ones, errors for the rest. */

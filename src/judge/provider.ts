@@ -12,6 +12,7 @@ import {
 import { gateAtTransport } from "./answered.ts";
 import { deferredLanguageModel } from "./deferred-model.ts";
 import { rateLimitKey } from "./rate-limit.ts";
+import { endpointOf, type ProbeOptions, probeEndpoint } from "./reachability.ts";
 
 /** Sent as the key to local servers that want none (Ollama, vLLM, llama.cpp); the clients insist on one. */
 export const PLACEHOLDER_API_KEY = "not-needed";
@@ -33,6 +34,12 @@ export interface JudgeModelOptions {
   apiKeyEnv?: string;
   /** Where to read keys; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Before its first call the model checks once that its server answers at all (reachability.ts): when it
+   * does not, that call and every later one fail at once with a fatal `network` JudgeError naming the URL.
+   * `role` and `fix` word that message ("judge" and the judge's flags by default); `false` skips the check.
+   */
+  probe?: false | Pick<ProbeOptions, "role" | "fix" | "timeoutMs">;
 }
 
 export interface JudgeModel {
@@ -51,7 +58,7 @@ export interface JudgeModel {
  */
 export function createJudgeModel(
   spec: string | JudgeSpec,
-  { baseUrl, apiKeyEnv, env = process.env }: JudgeModelOptions = {},
+  { baseUrl, apiKeyEnv, env = process.env, probe = {} }: JudgeModelOptions = {},
 ): JudgeModel {
   const parsed = typeof spec === "string" ? parseJudgeSpec(spec) : spec;
   if (parsed.kind === "fixtures")
@@ -69,10 +76,13 @@ export function createJudgeModel(
 
   const apiKey = resolveApiKey(provider, url, apiKeyEnv, env);
   const baseURL = url?.href.replace(/\/$/, "");
+  const endpoint = endpointOf(provider, url ? publicUrl(url) : undefined);
   // The provider package loads with the first call (see deferred-model.ts).
   // Every request goes through nodeFetch with its call's signal: the judge's slot is taken there (answered.ts).
   const model: LanguageModel = gateAtTransport(
     deferredLanguageModel(provider, modelId, async (): Promise<LanguageModelV4> => {
+      // Once, before the first call: a server that is not there stops the run now, not after its timeouts.
+      if (probe && endpoint) await probeEndpoint({ url: endpoint, ...probe });
       // node:http(s) and zlib load with the provider, not with dramaturg.
       const { nodeFetch } = await import("./node-fetch.ts");
       switch (provider) {

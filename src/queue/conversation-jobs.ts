@@ -4,7 +4,7 @@
 // however often the job runs (a completed one is not run again). Models travel as specs, never keys: a worker
 // reads the keys from its own environment.
 import { z } from "zod";
-import { type ConversationJob, runConversation } from "../conversations/index.ts";
+import { type ConversationJob, runConversation, SIMULATED_USER_PROBE } from "../conversations/index.ts";
 import { createJudgeModel } from "../judge/index.ts";
 import type { QueuedJobKind, WorkerContext } from "./job-kind.ts";
 import { ModelSpecSchema } from "./model-spec.ts";
@@ -67,6 +67,7 @@ async function runConversationJob(data: ConversationJobData, context: WorkerCont
       userModel: createJudgeModel(data.user.spec, {
         baseUrl: data.user.base_url,
         apiKeyEnv: data.user.api_key_env,
+        probe: SIMULATED_USER_PROBE,
       }).model,
       judge: data.judge.spec,
       judgeSettings: {

@@ -112,5 +112,11 @@ function agentModelOf(spec: string, settings: JudgeModelOptions = {}): LanguageM
     throw new InputError(
       `the agents' model "${spec}" needs the server's base URL (e.g. http://127.0.0.1:11434/v1)`,
     );
-  return createJudgeModel(parsed, settings).model;
+  return createJudgeModel(parsed, {
+    probe: {
+      role: "agents' model",
+      fix: "check that the server is running and the agents' base URL (--model-base-url), then try again",
+    },
+    ...settings,
+  }).model;
 }

@@ -3,7 +3,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeEndpoint } from "../../src/judge/index.ts";
-import { startFakeOpenAIServer } from "../../src/testing/index.ts";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { cli, DEMO, ROOT } from "./run-cli.ts";
 
 /** A port that nothing listens on: taken, then freed. */
@@ -89,5 +89,54 @@ describe("an unreachable judge", () => {
       "--no-progress",
     ]);
     expect(r.code, r.stderr).toBe(0);
+  });
+});
+
+describe("an unreachable agents' model", () => {
+  let judge: FakeOpenAIServer;
+  beforeAll(async () => {
+    judge = await startFakeOpenAIServer();
+  });
+  afterAll(async () => {
+    await judge.close();
+  });
+  const judgeFlags = () => ["--judge", "openai-compatible:judge", "--judge-base-url", judge.url];
+
+  it("simulate says which model, where and the fix, with exit 3 and no stack trace", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const r = await cli([
+      "simulate",
+      `${ROOT}test/fixtures/worlds/engine-room.yml`,
+      "--model",
+      "openai-compatible:agents",
+      "--base-url",
+      url,
+      ...judgeFlags(),
+      "--db",
+      "memory://",
+    ]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain(`the agents' model at ${url} cannot be reached: connection refused`);
+    expect(r.stderr).not.toMatch(/AI_RetryError|\n\s+at /);
+  });
+
+  it("experiment run stops at once with the same message and exit 3", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const r = await cli([
+      "experiment",
+      "run",
+      `${ROOT}test/fixtures/experiments/scenarios/two-tasters.yaml`,
+      "--model",
+      "openai-compatible:agents",
+      "--base-url",
+      url,
+      ...judgeFlags(),
+      "--db",
+      "memory://",
+    ]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain(`the agents' model at ${url} cannot be reached: connection refused`);
+    expect(r.stderr).not.toMatch(/AI_RetryError|\n\s+at /);
+    expect(judge.stats.calls).toBe(0);
   });
 });

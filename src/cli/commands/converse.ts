@@ -123,7 +123,7 @@ export function registerConverseCommand(program: Command): void {
     )
     .action(async (patterns: string[], flags: ConverseFlags) => {
       const [
-        { runConversationTrials, loadConversationJob, conversationCassetteFile },
+        { runConversationTrials, loadConversationJob, conversationCassetteFile, SIMULATED_USER_PROBE },
         { createJudgeModel, Cassette },
         { DramaturgError, expandFilePatterns, InputError, redactSecrets },
         { resolveSettings },
@@ -197,6 +197,7 @@ export function registerConverseCommand(program: Command): void {
             ? createJudgeModel(flags.userModel, {
                 baseUrl: flags.userBaseUrl,
                 apiKeyEnv: flags.userApiKeyEnv,
+                probe: SIMULATED_USER_PROBE,
               }).model
             : undefined;
         const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
