@@ -1,5 +1,6 @@
 // `--dry-run`: what an evaluation would cost — judge requests and calls, tokens, cost where a price is
-// known — printed without calling the judge or writing anything.
+// known — printed without calling the judge or writing anything. A request is one sent to a provider, as in
+// every document and table: a fixture judge's lookups and the verdict cache's answers are not requests.
 import { planSize } from "../engine/index.ts";
 import { type EvaluationPlan, estimatePlan } from "../scorers/index.ts";
 import { cost, priceFor } from "./prices.ts";
@@ -41,7 +42,12 @@ export function dryRunReport(
     verdicts: estimate.verdicts + planSize(plan).trivial + (cached?.verdicts ?? 0),
     input_tokens: live ? estimate.usage.input_tokens : 0,
     output_tokens: live ? estimate.usage.output_tokens : 0,
-    by_dimension: estimate.byDimension,
+    // Requests are what a provider would receive: a fixture judge's lookups are none, here as in the total.
+    by_dimension: live
+      ? estimate.byDimension
+      : Object.fromEntries(
+          Object.entries(estimate.byDimension).map(([d, x]) => [d, { requests: 0, verdicts: x.verdicts }]),
+        ),
   };
   if (cached) report.cached = cached;
   const price = priceFor(settings.judge.model, settings.prices);

@@ -1,8 +1,8 @@
 // Assertions on what the agent did, after a pass: CEL over the agent's object context (its state endpoint)
 // and the conversation, or over the JSON of a GET. CEL, never JavaScript: no `eval`, no prototype access,
 // no loops. Each assertion reports its actual value and any error; an error fails it, never crashes the run.
-import { parse as parseCel, serialize as serializeCel } from "@marcbachmann/cel-js";
 import { type Db, openDatabase } from "../engine/index.ts";
+import { celJs } from "./cel.ts";
 import type { AssertionOutcome } from "./composite.ts";
 import { type Graph, openGraph } from "./cypher.ts";
 import type { Assertion } from "./job.ts";
@@ -45,7 +45,8 @@ export function celOutcome(
 ): AssertionOutcome {
   const base = { label: expression, weight };
   try {
-    const parsed = parseCel(expression);
+    const { parse, serialize } = celJs();
+    const parsed = parse(expression);
     const values = celValue(context) as Record<string, unknown>;
     const result = parsed(values);
     if (typeof result !== "boolean")
@@ -58,7 +59,7 @@ export function celOutcome(
     if (result) return { ...base, passed: true, actual: true };
     const why = whyFalse(parsed.ast as CelNode, values);
     // The whole expression needs no naming again: only a part of it (an operand of `&&`) does.
-    if (why.failed === serializeCel(parsed.ast as never)) delete why.failed;
+    if (why.failed === serialize(parsed.ast as never)) delete why.failed;
     return { ...base, passed: false, actual: false, ...why };
   } catch (error) {
     return { ...base, passed: false, error: (error as Error).message.split("\n")[0] };
@@ -82,7 +83,8 @@ function whyFalse(
   node: CelNode,
   values: Record<string, unknown>,
 ): { actual?: unknown; expected?: unknown; failed?: string } {
-  const evaluate = (n: unknown) => parseCel(serializeCel(n as never))(values);
+  const { parse, serialize } = celJs();
+  const evaluate = (n: unknown) => parse(serialize(n as never))(values);
   try {
     if (node.op === "&&" && Array.isArray(node.args)) {
       for (const operand of node.args as CelNode[])
@@ -92,12 +94,12 @@ function whyFalse(
     if (COMPARISONS.has(node.op) && Array.isArray(node.args)) {
       const [left, right] = (node.args as unknown[]).map((n) => reportedValue(evaluate(n)));
       return {
-        failed: serializeCel(node as never),
+        failed: serialize(node as never),
         actual: left,
         expected: node.op === "==" ? right : `${node.op} ${JSON.stringify(right)}`,
       };
     }
-    return { failed: serializeCel(node as never) };
+    return { failed: serialize(node as never) };
   } catch {
     // A side that cannot be evaluated on its own (it errors where `&&` short-circuited): no detail.
     return {};

@@ -1,9 +1,9 @@
 // The conversation job: a YAML file in the seed's shape (evaluator, target, aspirationalAverage, greetings,
 // tasks, facts, seeds, setup, assertions) plus maxTurns and how to reach the agent. Validated once, here,
 // with the line of every mistake; CEL expressions are parsed now, so a bad one is bad input, not a 0.
-import { parse as parseCel } from "@marcbachmann/cel-js";
 import { z } from "zod";
 import { InputError, parseLocatedYaml, readInputFile } from "../core/index.ts";
+import { celJs } from "./cel.ts";
 import { parseGraphLocation } from "./cypher.ts";
 
 const text = z.string().trim().min(1);
@@ -165,7 +165,7 @@ export function loadConversationJob(file: string): ConversationJob {
   job.assertions.forEach((a, i) => {
     if (a.kind !== "expression" && a.kind !== "http") return;
     try {
-      parseCel(a.expression);
+      celJs().parse(a.expression);
     } catch (error) {
       const reason = (error as Error).message.split("\n")[0];
       throw new InputError(`assertions[${i}].expression: not a valid CEL expression: ${reason}`, {

@@ -2,11 +2,23 @@
 // exists is taken as written; a glob goes through tinyglobby, never into node_modules or .git unless the
 // pattern names them, never round a symlink loop, and each file comes once however many names reach it.
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, dirname, isAbsolute, resolve, sep } from "node:path";
-import { globSync, isDynamicPattern } from "tinyglobby";
+import type * as Tinyglobby from "tinyglobby";
 import { nearestName } from "./edit-distance.ts";
 import { InputError } from "./errors.ts";
 import { shownPath } from "./shown-path.ts";
+
+let tinyglobby: typeof Tinyglobby | undefined;
+
+/**
+ * tinyglobby (with fdir and picomatch), required at the first path that is not a file: importing the library
+ * does not load it. The bundled command makes this literal call a bundled require (scripts/bundle-cli.mjs).
+ */
+function globbing(): typeof Tinyglobby {
+  tinyglobby ??= createRequire(import.meta.url)("tinyglobby") as typeof Tinyglobby;
+  return tinyglobby;
+}
 
 /** Folders a glob does not walk into unless the pattern names them: dependencies and version control. */
 const WALKED_PAST = ["node_modules", ".git"] as const;
@@ -37,6 +49,7 @@ export function expandFilePatterns(patterns: readonly string[], { noun }: FilePa
 function expandPattern(pattern: string, noun: string): string[] {
   // A file whose name has glob characters in it (`notes [old].json`) is still that file.
   if (existsSync(pattern)) return [pattern];
+  const { globSync, isDynamicPattern } = globbing();
   if (!isDynamicPattern(pattern))
     throw new InputError(`no such ${noun}${didYouMean(pattern)}`, { file: asWritten(pattern) });
   const { base, rest } = splitPattern(pattern);
@@ -75,7 +88,7 @@ function expandPattern(pattern: string, noun: string): string[] {
 /** A glob as the folder it starts from (the absolute path up to its first segment with glob syntax) and the rest. */
 function splitPattern(pattern: string): { base: string; rest: string } {
   const parts = resolve(pattern).split(sep);
-  const found = parts.findIndex((part) => isDynamicPattern(part));
+  const found = parts.findIndex((part) => globbing().isDynamicPattern(part));
   const first = found < 0 ? parts.length - 1 : found;
   return { base: parts.slice(0, first).join(sep) || sep, rest: parts.slice(first).join("/") };
 }

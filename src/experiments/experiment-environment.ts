@@ -46,14 +46,18 @@ export interface EnvironmentRecord {
   dropped: number;
   /** Interventions that fired, as `step:name:agent`. */
   interventions: string[];
-  /** Messages the action gate judged, and what became of them. */
-  gate: { checks: number; corrected: number; rejected: number };
   /**
-   * Model calls and tokens, as the work costs them: `agent`, the agents' model (every draft and redraft);
-   * `judge`, the judge's (interventions, the gate, extraction, task completion and the persona dimensions;
-   * verdicts the cache served counted as if judged, so that a rerun reports the same).
+   * Messages the action gate judged, and what became of them; `unjudged`: checks that passed because the
+   * judge timed out or failed (the gate fails open, by design, and says so here).
    */
-  calls: { agent: number; judge: number };
+  gate: { checks: number; corrected: number; rejected: number; unjudged?: number };
+  /**
+   * Model calls and tokens as sent to a provider (what it bills): `agent`, the agents' model (every draft
+   * and redraft); `judge`, the judge's (interventions, the gate, extraction, task completion and the
+   * persona dimensions); `judge_cached`, judge calls the verdict cache answered instead (not sent). Like a
+   * persona result's totals, they say what this invocation spent: a rerun or resume may spend less.
+   */
+  calls: { agent: number; judge: number; judge_cached?: number };
   tokens: { agent: TokenUsage; judge: TokenUsage };
   /** Verdicts that errored (excluded from the metrics). */
   errored: number;
@@ -215,22 +219,16 @@ export async function runEnvironment(
       corrected: gateChecks.filter((c) => c.outcome === "corrected" || c.outcome === "passed_after_retry")
         .length,
       rejected: gate.summary().rejected,
+      unjudged: gateChecks.filter((c) => c.outcome === "timeout_pass_through").length,
     },
     calls: {
       agent: spent.agentCalls,
-      judge:
-        spent.judgeCalls +
-        judged.reduce((n, j) => n + j.calls, 0) +
-        engine.calls +
-        (engine.cache?.saved_calls ?? 0),
+      judge: spent.judgeCalls + judged.reduce((n, j) => n + j.calls, 0) + engine.calls,
+      judge_cached: engine.cache?.saved_calls ?? 0,
     },
     tokens: {
       agent: spent.agentUsage,
-      judge: [
-        ...judged.map((j) => j.usage),
-        engine.token_usage,
-        engine.cache?.saved_tokens ?? ZERO_USAGE,
-      ].reduce(addUsage, spent.judgeUsage),
+      judge: [...judged.map((j) => j.usage), engine.token_usage].reduce(addUsage, spent.judgeUsage),
     },
     errored: personas.totals.errored + judged.filter((j) => !j.verdict.ok).length,
   };

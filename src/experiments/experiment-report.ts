@@ -25,6 +25,10 @@ export interface ReportArm {
   name: string;
   /** Its label, when the document gives one (`arms.<name>.label`). */
   label: string | null;
+  /** Verdicts that errored and are missing from its metrics (`arms.<name>.errored`); null if not recorded. */
+  errored: number | null;
+  /** Gate checks that passed unjudged, the judge having failed (`arms.<name>.gate_unjudged`); null if not recorded. */
+  gate_unjudged: number | null;
 }
 
 /**
@@ -88,7 +92,12 @@ export function experimentReport(
   const scenario = record(top.scenario);
   const armOf = (name: string): ReportArm => {
     const stored = sets.source === "dramaturg" ? record(record(top.arms)[name]) : {};
-    return { name, label: stringOrNull(stored.label) };
+    return {
+      name,
+      label: stringOrNull(stored.label),
+      errored: numberOrNull(stored.errored),
+      gate_unjudged: numberOrNull(stored.gate_unjudged),
+    };
   };
   const report: ExperimentReport = {
     ...comparison,
@@ -163,10 +172,28 @@ function armLines({ experiment: e }: ExperimentReport): string[] {
     .map((a) => `${a.name}: ${a.label}`);
 }
 
+/**
+ * What the judge could not measure, per arm, when anything: errored verdicts are missing from the metrics,
+ * and a gate that passed messages unjudged did not correct them. A table that hid them would read as data.
+ */
+export function unmeasuredLines({ experiment: e }: ExperimentReport): string[] {
+  const arms = [e.control, e.treatment];
+  const line = (what: string, of: (a: ReportArm) => number | null) =>
+    arms.some((a) => (of(a) ?? 0) > 0)
+      ? [`${what}: ${arms.map((a) => `${a.name} ${of(a) ?? 0}`).join(" · ")}`]
+      : [];
+  return [
+    ...line("errored verdicts (left out of the metrics)", (a) => a.errored),
+    ...line("gate checks passed unjudged (the judge failed; the gate fails open)", (a) => a.gate_unjudged),
+  ];
+}
+
 /** The report for a terminal: its title, the arms' labels, then the comparison table. */
 export function renderExperimentReportTable(report: ExperimentReport): string {
   const head = [reportTitle(report), ...armLines(report).map((l) => `  ${l}`)];
-  return `${head.join("\n")}\n\n${renderComparisonTable(report, labelsOf(report))}`;
+  const unmeasured = unmeasuredLines(report);
+  const tail = unmeasured.length > 0 ? `\n${unmeasured.join("\n")}\n` : "";
+  return `${head.join("\n")}\n\n${renderComparisonTable(report, labelsOf(report))}${tail}`;
 }
 
 /** The report as Markdown: a heading, the arms' labels, then the comparison table. */
@@ -174,5 +201,8 @@ export function renderExperimentReportMarkdown(report: ExperimentReport): string
   const head = [`### ${escapeMarkdown(reportTitle(report))}`, ""];
   const arms = armLines(report);
   if (arms.length > 0) head.push(...arms.map((l) => `- ${escapeMarkdown(l)}`), "");
-  return `${head.join("\n")}\n${renderComparisonMarkdown(report, labelsOf(report))}`;
+  const unmeasured = unmeasuredLines(report);
+  const tail =
+    unmeasured.length > 0 ? `\n${unmeasured.map((l) => `- ${escapeMarkdown(l)}`).join("\n")}\n` : "";
+  return `${head.join("\n")}\n${renderComparisonMarkdown(report, labelsOf(report))}${tail}`;
 }

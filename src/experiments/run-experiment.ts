@@ -4,6 +4,7 @@
 // `experiment_environment`) under the experiment (kind `experiment`). A run of the same experiment on the same
 // store (after Ctrl-C, or a killed process) takes every finished environment from the store and runs only the
 // others; the document is assembled in plan order, so it is the same bytes whatever the concurrency or resumes.
+import { setMaxListeners } from "node:events";
 import type { LanguageModel } from "ai";
 import {
   addUsage,
@@ -126,9 +127,13 @@ export interface ExperimentArmResult {
   corrections: Record<string, unknown>;
   /** Per metric, its values: per-agent metrics by environment then agent id; per-environment ones by environment. */
   metrics: Record<string, number[]>;
-  calls: { agent: number; judge: number };
+  /** Calls sent to a provider, and the judge calls the verdict cache answered instead (experiment-environment.ts). */
+  calls: { agent: number; judge: number; judge_cached: number };
   tokens: { agent: TokenUsage; judge: TokenUsage };
+  /** Verdicts that errored, excluded from the metrics. */
   errored: number;
+  /** Gate checks that passed unjudged because the judge timed out or failed (fail-open). */
+  gate_unjudged: number;
 }
 
 export interface ExperimentEnvironmentResult {
@@ -290,6 +295,9 @@ export async function runExperiment(
 
     // One controller for the environments under way: the caller's signal, or the first failure, stops them all.
     const stop = new AbortController();
+    // Every model call of every environment under way follows this one signal (waiting for a judge's slot
+    // included): hundreds of listeners are its normal load, not a leak, and no warning is printed for them.
+    setMaxListeners(0, stop.signal);
     const onAbort = () => stop.abort(options.signal?.reason);
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
@@ -840,9 +848,10 @@ function assemble({
   const arms = {} as Record<ScenarioArmName, ExperimentArmResult>;
   for (const arm of EXPERIMENT_ARMS) {
     const values: Record<string, number[]> = Object.fromEntries(metrics.map((m) => [m.name, []]));
-    let calls = { agent: 0, judge: 0 };
+    let calls = { agent: 0, judge: 0, judge_cached: 0 };
     let tokens = { agent: ZERO_USAGE as TokenUsage, judge: ZERO_USAGE as TokenUsage };
     let errored = 0;
+    let unjudged = 0;
     for (const { record } of tasks.filter((t) => t.arm === arm)) {
       for (const metric of metrics) {
         const list = values[metric.name]!;
@@ -857,7 +866,13 @@ function assemble({
           if (typeof value === "number") list.push(value);
         }
       }
-      calls = { agent: calls.agent + record.calls.agent, judge: calls.judge + record.calls.judge };
+      calls = {
+        agent: calls.agent + record.calls.agent,
+        judge: calls.judge + record.calls.judge,
+        // Records stored before these were kept count neither.
+        judge_cached: calls.judge_cached + (record.calls.judge_cached ?? 0),
+      };
+      unjudged += record.gate.unjudged ?? 0;
       tokens = {
         agent: addUsage(tokens.agent, record.tokens.agent),
         judge: addUsage(tokens.judge, record.tokens.judge),
@@ -872,6 +887,7 @@ function assemble({
       calls,
       tokens,
       errored,
+      gate_unjudged: unjudged,
     };
   }
   const environments: ExperimentEnvironmentResult[] = [];

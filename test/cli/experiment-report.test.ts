@@ -2,7 +2,7 @@
 // Table 1 layout (table, Markdown, JSON) with its SVG chart, and TinyTroupe's June-2025 results held against
 // the published Table 1; bad input exits 2 naming the file, and writes nothing.
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadExperimentResult } from "../../src/experiments/index.ts";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
@@ -91,7 +91,9 @@ describe("dramaturg experiment report", () => {
     const { code, stdout, stderr } = await cli(["experiment", "report", DEBATE, "--svg", svg]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toBe(`dramaturg: ${svg}: cannot write the chart (ENOENT)\n`);
+    expect(stderr).toBe(
+      `dramaturg: --svg: cannot write ${svg}: the folder ${dirname(svg)} does not exist (create it first)\n`,
+    );
   });
 });
 

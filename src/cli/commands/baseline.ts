@@ -15,6 +15,7 @@ import {
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { setExitCode } from "../exit-code.ts";
 import { ENSEMBLE_DEMO_ARGS, examples } from "../help-examples.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import { evaluate, measure, setupEvaluation } from "../persona-evaluation.ts";
 
 export interface BaselineFlags extends EvalFlags {
@@ -43,6 +44,7 @@ export function registerBaselineCommand(program: Command): void {
 }
 
 export async function baselineCommand(sources: string[], flags: BaselineFlags): Promise<number> {
+  checkOutputPaths({}, { "--out": flags.out });
   const setup = setupEvaluation(sources, { ...flags, baselines: flags.out ?? flags.baselines });
   const dir = setup.settings.baselines;
   // An unreadable `_environments.json` is bad input: say so before judging anything.

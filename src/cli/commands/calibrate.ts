@@ -6,6 +6,7 @@ import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { kappaFlag, wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import { resolveSettings, type Settings } from "../settings.ts";
 
 export interface CalibrateFlags {
@@ -107,6 +108,7 @@ function minimumFlag(value: string | undefined): number | undefined {
 }
 
 export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
+  checkOutputPaths({ "--out": flags.out });
   const format = flags.format ?? "table";
   if (!["table", "json", "markdown", "html"].includes(format))
     throw new InputError(`--format must be table, json, markdown or html, got ${JSON.stringify(format)}`);

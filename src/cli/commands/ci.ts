@@ -21,6 +21,7 @@ import { setExitCode } from "../exit-code.ts";
 import { kappaFlag, tableOrJson } from "../flags.ts";
 import { ENSEMBLE_DEMO_ARGS, examples } from "../help-examples.ts";
 import { writeHtmlReport } from "../html-report.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import { type EvaluationOutcome, evaluate, measure, setupEvaluation } from "../persona-evaluation.ts";
 
 export interface CiFlags extends EvalFlags {
@@ -101,6 +102,12 @@ function checkBaselinesMatch(folder: BaselineFolder, transcript: Transcript): vo
 }
 
 export async function ciCommand(sources: string[], flags: CiFlags): Promise<number> {
+  checkOutputPaths({
+    "--markdown": flags.markdown,
+    "--junit": flags.junit,
+    "--html": flags.html,
+    "--out": flags.out,
+  });
   const html = flags.format === "html";
   const format = html ? "table" : tableOrJson(flags.format);
   const setup = setupEvaluation(sources, flags);

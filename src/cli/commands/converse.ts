@@ -14,6 +14,7 @@ import {
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
 import { writeHtmlReport, writeHtmlReportFrom } from "../html-report.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import type { QueuedConversationsOutcome } from "../queued-conversations.ts";
 import { registerStoredList } from "../stored-list.ts";
 
@@ -122,6 +123,7 @@ export function registerConverseCommand(program: Command): void {
       ),
     )
     .action(async (patterns: string[], flags: ConverseFlags) => {
+      checkOutputPaths({ "--out": flags.out }, { "--record": flags.record });
       const [
         { runConversationTrials, loadConversationJob, conversationCassetteFile, SIMULATED_USER_PROBE },
         { createJudgeModel, Cassette },

@@ -11,6 +11,7 @@ import { examples } from "../help-examples.ts";
 import { writeHtmlReport, writeHtmlReportFrom } from "../html-report.ts";
 import { withInterrupts } from "../interrupts.ts";
 import { requireJudgeSpec } from "../judge-setup.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import { evaluate, evaluateQueued, judgeSettingsOf, setupEvaluation } from "../persona-evaluation.ts";
 import { progressBar } from "../progress.ts";
 import { resolveSettings, type Settings } from "../settings.ts";
@@ -106,6 +107,7 @@ async function resumeCommand(id: string | undefined, flags: EvalFlags) {
 }
 
 export async function evalCommand(sources: string[], flags: EvalFlags): Promise<number> {
+  checkOutputPaths({ "--out": flags.out, "--record": flags.record });
   const format = flags.format ?? "table";
   if (!["table", "json", "markdown", "html"].includes(format))
     throw new InputError("expected table, json, markdown or html", { place: "--format" });

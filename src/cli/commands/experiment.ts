@@ -11,6 +11,7 @@ import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 
 interface ReportFlags {
   control?: string;
@@ -215,6 +216,7 @@ function alphaOf(text: string): number {
 }
 
 export async function experimentReportCommand(fileOrId: string, flags: ReportFlags): Promise<number> {
+  checkOutputPaths({ "--svg": flags.svg });
   const alpha = alphaOf(flags.alpha);
   const experiments = await import("../../experiments/index.ts");
   const choice = { control: flags.control, treatment: flags.treatment, alpha };
@@ -277,6 +279,7 @@ function resultArguments(paths: readonly string[]): string[] {
 }
 
 export async function experimentTable1Command(flags: Table1Flags): Promise<number> {
+  checkOutputPaths({}, { "--out": flags.out });
   const experiments = await import("../../experiments/index.ts");
   let comparison: import("../../experiments/index.ts").Table1Comparison;
   if (flags.results !== undefined) {
@@ -430,6 +433,7 @@ function printPrices(
 }
 
 export async function experimentRunCommand(name: string, flags: RunFlags): Promise<number> {
+  checkOutputPaths({ "--out": flags.out, "--svg": flags.svg });
   const experiments = await import("../../experiments/index.ts");
   const alpha = alphaOf(flags.alpha);
   if (flags.detach && !flags.queue) throw new InputError("--detach goes with --queue", { place: "--detach" });
@@ -475,5 +479,20 @@ export async function experimentRunCommand(name: string, flags: RunFlags): Promi
   }
   if (flags.out) writeFileSync(flags.out, `${JSON.stringify(document, null, 2)}\n`);
   emitReport(experiments, experiments.experimentReport(document, { alpha }), flags);
-  return 0;
+  return measuredNothing(document) ? 3 : 0;
+}
+
+/**
+ * A run whose judge gave no verdict at all (every one errored) measured nothing: exit 3, as `eval` does,
+ * with the count and where to look, rather than a table of dashes and exit 0.
+ */
+function measuredNothing(document: import("../../experiments/index.ts").ExperimentResultDocument): boolean {
+  const arms = Object.values(document.arms);
+  const errored = arms.reduce((n, arm) => n + arm.errored, 0);
+  const measured = arms.some((arm) => Object.values(arm.metrics).some((values) => values.length > 0));
+  if (measured || errored === 0) return false;
+  process.stderr.write(
+    `dramaturg: every judge verdict errored (${errored}); the experiment measured nothing. Check the judge with \`dramaturg doctor\`\n`,
+  );
+  return true;
 }

@@ -4,6 +4,7 @@ import { type Command, Option } from "commander";
 import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import { resolveSettings } from "../settings.ts";
 
 const FORMATS = ["yaml", "jsonl", "csv"] as const;
@@ -46,6 +47,7 @@ export function registerLabelsCommand(program: Command): void {
 }
 
 export async function labelsExportCommand(flags: LabelsExportFlags): Promise<number> {
+  checkOutputPaths({ "--out": flags.out });
   const format = flags.format ?? "yaml";
   if (!(FORMATS as readonly string[]).includes(format))
     throw new InputError(`expected one of ${FORMATS.join(", ")}, got ${JSON.stringify(format)}`, {

@@ -6,6 +6,7 @@ import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 
 interface GenerateFlags {
   size?: string;
@@ -84,6 +85,7 @@ export function registerPopulationCommand(program: Command): void {
 }
 
 export async function populationGenerateCommand(profileArg: string, flags: GenerateFlags): Promise<number> {
+  checkOutputPaths({ "--record": flags.record }, { "--out": flags.out });
   const [
     { resolvePopulationProfile, resolvePersonaFragment },
     { generatePopulation, MAX_POPULATION_SIZE },

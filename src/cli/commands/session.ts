@@ -6,6 +6,7 @@ import type { SessionAnalysis, SessionsAnalysis } from "../../sessions/index.ts"
 import type { Store } from "../../store/index.ts";
 import { examples } from "../help-examples.ts";
 import { storeKeptForReport, writeHtmlReportAfter } from "../html-report.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import { emitSessions, score } from "../session-report.ts";
 import { registerStoredList } from "../stored-list.ts";
 
@@ -83,6 +84,7 @@ export function registerSessionCommands(program: Command): void {
       ),
     )
     .action(async (files: string[], flags: SessionFlags) => {
+      checkOutputPaths({ "--out": flags.out });
       const { analyzeSession } = await import("../../sessions/index.ts");
       const { InputError, expandFilePatterns } = await import("../../core/index.ts");
       const concurrency = Number(flags.concurrency);

@@ -5,6 +5,7 @@ import { loadEvalResult } from "../../scorers/index.ts";
 import { type Store, storeExists } from "../../store/index.ts";
 import { emitEvalResult } from "../evaluation-report.ts";
 import { writeHtmlReport, writeHtmlReportFrom } from "../html-report.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import { resolveSettings } from "../settings.ts";
 
 /** The progress of the pending or running evaluation `id` (or its first 8+ characters) names, if one does. */
@@ -28,6 +29,7 @@ export async function showCommand(
   const format = flags.format ?? "table";
   if (!["table", "json", "markdown", "html"].includes(format))
     throw new InputError(`--format must be table, json, markdown or html, got ${JSON.stringify(format)}`);
+  checkOutputPaths({ "--out": flags.out });
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   if (!storeExists(settings.db)) throw new InputError("no store here to show from", { place: settings.db });
   const reportOf = (evaluationId: string) => ({

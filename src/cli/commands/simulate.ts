@@ -6,6 +6,7 @@ import { renderSimulation } from "../corrections-report.ts";
 import { setExitCode } from "../exit-code.ts";
 import { wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import { registerStoredList } from "../stored-list.ts";
 
 interface SimulateFlags {
@@ -68,6 +69,7 @@ export function registerSimulateCommand(program: Command): void {
 }
 
 export async function simulateCommand(worldPath: string, flags: SimulateFlags): Promise<number> {
+  checkOutputPaths({ "--out": flags.out });
   const [{ loadWorldFile }, corrections, { createJudge }, { resolveSettings }, { openStore, storeExists }] =
     await Promise.all([
       import("../../sim/index.ts"),
