@@ -28,9 +28,15 @@ mkdir -p "$APP"
 cp .ci/consumer/* "$APP/"
 cd "$APP"
 npm init -y >/dev/null
-step "npm install the tarball"
-npm install --no-audit --no-fund --loglevel=error "$TARBALL" \
-  "typescript@$(version typescript)" "vitest@$(version vitest)" "@types/node@$(version @types/node)"
+step "npm install the tarball (npm's warnings: only the expected ones, .ci/npm-warnings.mjs)"
+# What the user sees: npm's own output, not silenced. The packed package.json has no `prepare`, which npm would
+# list as an install script to approve (scripts/pack-manifest.mjs).
+tar xzOf "$TARBALL" package/package.json | node -e '
+  if (JSON.parse(require("fs").readFileSync(0, "utf8")).scripts?.prepare) throw new Error("the tarball has a prepare script");'
+npm install --no-audit --no-fund "$TARBALL" \
+  "typescript@$(version typescript)" "vitest@$(version vitest)" "@types/node@$(version @types/node)" >"$WORK/install.log" 2>&1 ||
+  { cat "$WORK/install.log" >&2; exit 1; }
+node "$ROOT/.ci/npm-warnings.mjs" "$WORK/install.log" "npm install of the tarball"
 
 EXAMPLE=node_modules/dramaturg/examples/ensemble
 step "dramaturg --help / --version"

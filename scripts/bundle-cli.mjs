@@ -49,11 +49,12 @@ const EXTERNAL = [
 ];
 
 /**
- * The library requires yaml (CommonJS, ≈ 60 files) at its first parse, so that importing dramaturg does not
- * load it. In the bundle the same lazy require becomes esbuild's: yaml's modules are in the bundle and run at
- * that first call, instead of being resolved, read and compiled one by one (≈ 8 ms of an eval's start-up).
+ * The library requires yaml (CommonJS, ≈ 60 files) at its first parse, cel-js at a job's first expression and
+ * tinyglobby at the first glob, so that importing dramaturg does not load them. In the bundle the same lazy
+ * require becomes esbuild's: their modules are in the bundle and run at that first call, instead of being
+ * resolved, read and compiled one by one (≈ 8 ms of an eval's start-up for yaml).
  */
-const LAZY_YAML = 'createRequire(import.meta.url)("yaml")';
+const LAZY_REQUIRE = /createRequire\(import\.meta\.url\)\("(yaml|@marcbachmann\/cel-js|tinyglobby)"\)/g;
 
 /**
  * zod's index of its 60-odd translations of error messages (≈ 370 kB of the bundle, read and run before the
@@ -109,7 +110,7 @@ const layout = {
     }));
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
       let contents = (await readFile(args.path, "utf8"))
-        .replaceAll(LAZY_YAML, 'require("yaml")')
+        .replace(LAZY_REQUIRE, 'require("$1")')
         // import() of what is left out of the bundle goes through the bin (see the header).
         .replace(/\bimport\((["'])([^"'\n]+)\1\)/g, (call, _quote, specifier) =>
           specifier.startsWith("node:") || EXTERNAL.includes(packageOf(specifier))

@@ -12,15 +12,19 @@ import { startFakeOpenAIServer } from "dramaturg/testing";
 const KEY = "sk-consumer-check";
 const fake = await startFakeOpenAIServer({ requireApiKey: KEY });
 const seen = [];
+let probes = 0;
 const proxy = createServer((req, res) => {
   const chunks = [];
   req.on("data", (chunk) => chunks.push(chunk));
   req.on("end", async () => {
-    seen.push({ userAgent: req.headers["user-agent"] ?? "", keyed: req.headers.authorization === `Bearer ${KEY}` });
+    // Judge requests are POSTs; the command's one GET is its reachability probe of the server (no key needed).
+    if (req.method === "POST")
+      seen.push({ userAgent: req.headers["user-agent"] ?? "", keyed: req.headers.authorization === `Bearer ${KEY}` });
+    else probes++;
     const answer = await fetch(`${fake.url}${req.url.replace(/^\/v1/, "")}`, {
       method: req.method,
       headers: { authorization: req.headers.authorization ?? "", "content-type": "application/json" },
-      body: Buffer.concat(chunks),
+      ...(req.method === "GET" || req.method === "HEAD" ? {} : { body: Buffer.concat(chunks) }),
     });
     res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
     res.end(Buffer.from(await answer.arrayBuffer()));
@@ -44,6 +48,7 @@ const result = JSON.parse(readFileSync("judged.json", "utf8"));
 if (result.totals.errored !== 0 || result.totals.verdicts === 0)
   throw new Error(`expected every verdict scored: ${JSON.stringify(result.totals)}`);
 const wrong = seen.filter((r) => !r.keyed || !/\bai-sdk-openai\/\S+/.test(r.userAgent));
+if (probes !== 1) throw new Error(`expected one reachability probe before the judge requests, saw ${probes}`);
 if (seen.length === 0 || wrong.length > 0)
   throw new Error(`requests without the key or the SDK's user-agent: ${JSON.stringify(wrong.slice(0, 3))}`);
 console.log(`  ${result.totals.verdicts} verdicts over ${seen.length} requests; user-agent "${seen[0].userAgent}"`);
