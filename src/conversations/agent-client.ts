@@ -17,6 +17,12 @@ export interface AgentTurn {
 }
 
 /** The agent could not be reached or did not answer usably within its attempts. */
+/** Why a request to the agent got no answer: its timeout, or the connection's failure (the code when there is one). */
+export function unreachable(error: unknown, timeoutMs: number): string {
+  if ((error as Error)?.name === "TimeoutError") return `no answer within ${timeoutMs} ms`;
+  return `cannot reach it (${(error as { cause?: { code?: string } })?.cause?.code ?? (error as Error).message})`;
+}
+
 export class AgentUnavailableError extends DramaturgError {
   readonly attempts: number;
   readonly failures: number;
@@ -123,12 +129,7 @@ export function createAgentClient(target: Target, options: AgentClientOptions): 
         failed++;
         failures++;
         last = error;
-        const reason =
-          error instanceof AttemptError
-            ? error.message
-            : (error as Error)?.name === "TimeoutError"
-              ? `no answer within ${target.timeoutMs} ms`
-              : `cannot reach it (${(error as { cause?: { code?: string } })?.cause?.code ?? (error as Error).message})`;
+        const reason = error instanceof AttemptError ? error.message : unreachable(error, target.timeoutMs);
         const retryable = !(error instanceof AttemptError) || error.retryable;
         if (!retryable || attempts > target.retries)
           throw new AgentUnavailableError(

@@ -19,7 +19,7 @@ import {
   scoreFromVerdict,
 } from "../engine/index.ts";
 import type { Cassette, JudgeItem } from "../judge/index.ts";
-import { AgentUnavailableError, createAgentClient } from "./agent-client.ts";
+import { AgentUnavailableError, createAgentClient, unreachable } from "./agent-client.ts";
 import { checkAssertions } from "./assertions.ts";
 import { judgeOnCassette, openConversationCassette, userModelOnCassette } from "./cassette.ts";
 import { type AssertionOutcome, type Composite, compositeScore } from "./composite.ts";
@@ -290,11 +290,10 @@ async function runSetup(job: ConversationJob): Promise<void> {
       }
       continue;
     }
-    const response = await reach(`setup ${step.method}`, step.http, {
+    const response = await reach(`setup ${step.method}`, step.http, job.target.timeoutMs, {
       method: step.method,
       headers: { "content-type": "application/json" },
       ...(step.body !== undefined ? { body: JSON.stringify(step.body) } : {}),
-      signal: AbortSignal.timeout(job.target.timeoutMs),
     });
     if (!response.ok)
       throw new InputError(`setup ${step.method} ${step.http} answered HTTP ${response.status}`);
@@ -305,19 +304,22 @@ async function runSetup(job: ConversationJob): Promise<void> {
  * `fetch`, with a failure to connect (or to answer in time) reported as the agent being unavailable, naming
  * what was asked and where, instead of the platform's bare "fetch failed".
  */
-async function reach(what: string, url: string, init: RequestInit): Promise<Response> {
+async function reach(
+  what: string,
+  url: string,
+  timeoutMs: number,
+  init: RequestInit = {},
+): Promise<Response> {
   try {
-    return await fetch(url, init);
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code;
-    const why =
-      (error as Error)?.name === "TimeoutError"
-        ? "no answer in time (target.timeoutMs)"
-        : `cannot reach it (${code ?? (error as Error).message})`;
-    throw new AgentUnavailableError(`${what} at ${url}: ${why}; is the agent running?`, {
-      attempts: 1,
-      cause: error,
-    });
+    throw new AgentUnavailableError(
+      `${what} at ${url}: ${unreachable(error, timeoutMs)}; is the agent running?`,
+      {
+        attempts: 1,
+        cause: error,
+      },
+    );
   }
 }
 
@@ -377,9 +379,7 @@ async function runOnce(
       });
       let objectContext: unknown;
       if (loaded.target.stateUrl) {
-        const response = await reach("the agent's state", loaded.target.stateUrl, {
-          signal: AbortSignal.timeout(loaded.target.timeoutMs),
-        });
+        const response = await reach("the agent's state", loaded.target.stateUrl, loaded.target.timeoutMs);
         objectContext = response.ok ? await response.json() : undefined;
       }
       const assertions = await checkAssertions(loaded.assertions, {

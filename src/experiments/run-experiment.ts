@@ -646,9 +646,22 @@ export async function completeExperiment(
   await store.evaluations.complete(plan.experimentId, {
     result: document,
     token_usage: total,
-    errored: EXPERIMENT_ARMS.reduce((n, arm) => n + document.arms[arm].errored, 0),
+    errored: erroredVerdicts(document),
   });
   return document;
+}
+
+/** Verdicts of every arm that errored (left out of the metrics). */
+export function erroredVerdicts(document: ExperimentResultDocument): number {
+  return EXPERIMENT_ARMS.reduce((n, arm) => n + document.arms[arm].errored, 0);
+}
+
+/** Whether the experiment measured nothing: no metric has a value, and verdicts errored (the judge failed). */
+export function measuredNothing(document: ExperimentResultDocument): boolean {
+  const measured = EXPERIMENT_ARMS.some((arm) =>
+    Object.values(document.arms[arm].metrics).some((values) => values.length > 0),
+  );
+  return !measured && erroredVerdicts(document) > 0;
 }
 
 /** Runs `work` on each item, at most `limit` at once, in order; none starts once `signal` has aborted. */

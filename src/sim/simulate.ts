@@ -115,7 +115,7 @@ function agentModelOf(spec: string, settings: JudgeModelOptions = {}): LanguageM
   return createJudgeModel(parsed, {
     probe: {
       role: "agents' model",
-      fix: "check that the server is running and the agents' base URL (--model-base-url), then try again",
+      fix: "check that the server is running and the agents' base URL (--base-url; with eval --synthetic, --model-base-url), then try again",
     },
     ...settings,
   }).model;

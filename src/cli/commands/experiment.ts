@@ -479,20 +479,10 @@ export async function experimentRunCommand(name: string, flags: RunFlags): Promi
   }
   if (flags.out) writeFileSync(flags.out, `${JSON.stringify(document, null, 2)}\n`);
   emitReport(experiments, experiments.experimentReport(document, { alpha }), flags);
-  return measuredNothing(document) ? 3 : 0;
-}
-
-/**
- * A run whose judge gave no verdict at all (every one errored) measured nothing: exit 3, as `eval` does,
- * with the count and where to look, rather than a table of dashes and exit 0.
- */
-function measuredNothing(document: import("../../experiments/index.ts").ExperimentResultDocument): boolean {
-  const arms = Object.values(document.arms);
-  const errored = arms.reduce((n, arm) => n + arm.errored, 0);
-  const measured = arms.some((arm) => Object.values(arm.metrics).some((values) => values.length > 0));
-  if (measured || errored === 0) return false;
+  // A run whose judge gave no verdict at all measured nothing: exit 3, as `eval` does, not a table of dashes.
+  if (!experiments.measuredNothing(document)) return 0;
   process.stderr.write(
-    `dramaturg: every judge verdict errored (${errored}); the experiment measured nothing. Check the judge with \`dramaturg doctor\`\n`,
+    `dramaturg: every judge verdict errored (${experiments.erroredVerdicts(document)}); the experiment measured nothing. Check the judge with \`dramaturg doctor\`\n`,
   );
-  return true;
+  return 3;
 }
