@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { cli, ROOT } from "./run-cli.ts";
+import { cli, modelFlags, ROOT } from "./run-cli.ts";
 
 const dir = useTempDir("dramaturg-experiment-accounting-");
 let agents: FakeOpenAIServer;
@@ -38,22 +38,7 @@ function scenario(treatment: string): string {
 }
 
 const run = (file: string, judge: FakeOpenAIServer, db: string, ...more: string[]) =>
-  cli([
-    "experiment",
-    "run",
-    file,
-    "--model",
-    "openai-compatible:agents",
-    "--base-url",
-    agents.url,
-    "--judge",
-    "openai-compatible:judge",
-    "--judge-base-url",
-    judge.url,
-    "--db",
-    db,
-    ...more,
-  ]);
+  cli(["experiment", "run", file, ...modelFlags({ agents: agents.url, judge: judge.url, db }), ...more]);
 
 type Arms = Record<
   string,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, killAfterCalls, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { BIN, cli, ROOT } from "./run-cli.ts";
+import { BIN, cli, modelFlags, ROOT } from "./run-cli.ts";
 
 const dir = useTempDir("dramaturg-experiment-run-");
 const SCENARIO = `${ROOT}test/fixtures/experiments/scenarios/two-tasters.yaml`;
@@ -35,16 +35,7 @@ const runArgs = (db: string, ...more: string[]) => [
   "experiment",
   "run",
   SCENARIO,
-  "--model",
-  "openai-compatible:agents",
-  "--base-url",
-  agents.url,
-  "--judge",
-  "openai-compatible:judge",
-  "--judge-base-url",
-  judge.url,
-  "--db",
-  db,
+  ...modelFlags({ agents: agents.url, judge: judge.url, db }),
   ...more,
 ];
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkOutputPaths } from "../../src/cli/output-paths.ts";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { cli, DEMO, ROOT } from "./run-cli.ts";
+import { cli, DEMO, modelFlags, ROOT } from "./run-cli.ts";
 
 const dir = useTempDir("dramaturg-output-paths-");
 let agents: FakeOpenAIServer;
@@ -28,16 +28,7 @@ const experimentRun = (...more: string[]) => [
   "experiment",
   "run",
   `${ROOT}test/fixtures/experiments/scenarios/two-tasters.yaml`,
-  "--model",
-  "openai-compatible:agents",
-  "--base-url",
-  agents.url,
-  "--judge",
-  "openai-compatible:judge",
-  "--judge-base-url",
-  judge.url,
-  "--db",
-  "memory://",
+  ...modelFlags({ agents: agents.url, judge: judge.url, db: "memory://" }),
   ...more,
 ];
 

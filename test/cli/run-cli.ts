@@ -75,3 +75,22 @@ export function startCliProcess(args: string[], { env = {} }: { env?: Record<str
     },
   };
 }
+
+/**
+ * The flags of a command whose agents and judge are models on (fake) OpenAI-compatible servers, and its
+ * store: what `simulate` and `experiment run` take after their world or scenario.
+ */
+export function modelFlags({ agents, judge, db }: { agents: string; judge: string; db: string }): string[] {
+  return [
+    "--model",
+    "openai-compatible:agents",
+    "--base-url",
+    agents,
+    "--judge",
+    "openai-compatible:judge",
+    "--judge-base-url",
+    judge,
+    "--db",
+    db,
+  ];
+}

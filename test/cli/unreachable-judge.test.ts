@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeEndpoint } from "../../src/judge/index.ts";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
-import { cli, DEMO, ROOT } from "./run-cli.ts";
+import { cli, DEMO, modelFlags, ROOT } from "./run-cli.ts";
 
 /** A port that nothing listens on: taken, then freed. */
 async function closedPort(): Promise<number> {
@@ -100,21 +100,11 @@ describe("an unreachable agents' model", () => {
   afterAll(async () => {
     await judge.close();
   });
-  const judgeFlags = () => ["--judge", "openai-compatible:judge", "--judge-base-url", judge.url];
+  const flags = (agents: string) => modelFlags({ agents, judge: judge.url, db: "memory://" });
 
   it("simulate says which model, where and the fix, with exit 3 and no stack trace", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
-    const r = await cli([
-      "simulate",
-      `${ROOT}test/fixtures/worlds/engine-room.yml`,
-      "--model",
-      "openai-compatible:agents",
-      "--base-url",
-      url,
-      ...judgeFlags(),
-      "--db",
-      "memory://",
-    ]);
+    const r = await cli(["simulate", `${ROOT}test/fixtures/worlds/engine-room.yml`, ...flags(url)]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain(`the agents' model at ${url} cannot be reached: connection refused`);
     expect(r.stderr).not.toMatch(/AI_RetryError|\n\s+at /);
@@ -126,13 +116,7 @@ describe("an unreachable agents' model", () => {
       "experiment",
       "run",
       `${ROOT}test/fixtures/experiments/scenarios/two-tasters.yaml`,
-      "--model",
-      "openai-compatible:agents",
-      "--base-url",
-      url,
-      ...judgeFlags(),
-      "--db",
-      "memory://",
+      ...flags(url),
     ]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain(`the agents' model at ${url} cannot be reached: connection refused`);
