@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The package as a user gets it: packs dramaturg, installs the tarball in a fresh folder and there runs the CLI,
-# the demo on the installed example, `dramaturg init` + eval, plain .mjs consumers (persona scores; sessions,
-# the action gate and the server; the command against a model judge over HTTP), a strict TypeScript consumer,
-# a Vitest consumer, and the commands README.md and docs/ give for an installed project; then `npx dramaturg` in
-# the clone itself. Uses the `node` on PATH (.ci/run calls it once per Node). Consumers are in .ci/consumer/.
+# the demo on the installed example, `dramaturg init` with every command it suggests and its workflow's steps,
+# plain .mjs consumers (persona scores; sessions, the action gate and the server; the command against a model
+# judge over HTTP), a strict TypeScript consumer, a Vitest consumer, and the commands README.md and docs/ give for
+# an installed project; then `npx dramaturg` in the clone itself. Uses the `node` on PATH (.ci/run calls it once
+# per Node). Consumers are in .ci/consumer/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -61,9 +62,9 @@ npx --no-install dramaturg eval "$EXAMPLE/transcript.json" --propositions "$EXAM
   const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
   if (r.format !== "dramaturg.eval-result/v1") throw new Error("no result from the cached bin");'
 [ "$(stat -c %i node_modules/.cache/dramaturg/code-*-eval.v8)" = "$BEFORE" ] || { echo "the eval cache was written again" >&2; exit 1; }
-step "dramaturg init, then eval in the new project (scaffold and built-in propositions from dist/)"
-npx --no-install dramaturg init project >/dev/null
-(cd project && npx --no-install dramaturg eval --db memory:// | tail -2)
+step "dramaturg init, then every Next: command it prints and the generated workflow's run: steps (scripts/init-next-steps.ts)"
+npx --no-install dramaturg init project >"$WORK/init.txt"
+(cd "$ROOT" && node --import tsx scripts/init-next-steps.ts "$APP" "$WORK/init.txt")
 step "strict TypeScript consumer (tsc --noEmit, module nodenext)"
 npx --no-install tsc -p tsconfig.json
 

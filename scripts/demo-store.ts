@@ -3,7 +3,7 @@
 // and a transcript that tries script and HTML injection. Every verdict is hand-written (see `vary` below).
 //
 //   node --import tsx scripts/demo-store.ts [DIR]      builds the store in DIR (default: a temp folder)
-//   npm run demo:serve                                 builds it in a temp folder and serves it
+//   npm run demo:serve [-- --port N]                   builds it in a temp folder and serves it (port 4477)
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -284,10 +284,13 @@ async function corrections(store: Store): Promise<void> {
     ]);
 }
 
-/** Builds the demo store at a location (a PGlite folder to get the three weeks; memory:// keeps today's dates). */
-export async function buildDemoStore(location: string): Promise<void> {
+/**
+ * Builds the demo store at a location (a PGlite folder to get the three weeks; memory:// keeps today's dates),
+ * or into an open store, left open.
+ */
+export async function buildDemoStore(location: string | Store): Promise<void> {
   const temp = mkdtempSync(join(tmpdir(), "dramaturg-demo-store-"));
-  const store = await openStore(location);
+  const store = typeof location === "string" ? await openStore(location) : location;
   try {
     await personaRuns(store, temp);
     await injectionRun(store);
@@ -296,31 +299,77 @@ export async function buildDemoStore(location: string): Promise<void> {
     await corrections(store);
     await calibration(store);
   } finally {
-    await store.close();
+    if (typeof location === "string") await store.close();
     rmSync(temp, { recursive: true, force: true });
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const serve = process.argv.includes("--serve");
-  const named = process.argv.slice(2).find((a) => !a.startsWith("--"));
-  const dir = named ?? mkdtempSync(join(tmpdir(), "dramaturg-demo-"));
-  const location = named ?? join(dir, "store");
-  const started = Date.now();
-  await buildDemoStore(location);
-  process.stdout.write(`demo store: ${location} (${Date.now() - started} ms)\n`);
-  if (serve) {
-    const { startServer } = await import("../src/server/index.ts");
-    const { readBaselineFolder } = await import("../src/harness/index.ts");
-    const port = Number(process.env.PORT ?? 4477);
-    const server = await startServer({ db: location, port, baselines: readBaselineFolder(DEMO_BASELINES) });
+/**
+ * `--serve`: builds the demo store in a temp folder (or DIR) and serves it until Ctrl-C, then deletes the temp
+ * folder. The port is taken before the build, so a busy one fails in a second: a plain message, exit 2 when
+ * `--port` named it, 3 when the default was taken; the temp folder goes whenever it fails.
+ */
+async function serveDemo(dir: string, location: string, temporary: boolean, port: number | undefined) {
+  const { DramaturgError, InputError } = await import("../src/core/index.ts");
+  const { startServer } = await import("../src/server/index.ts");
+  const { readBaselineFolder } = await import("../src/harness/index.ts");
+  const removeTemp = () => temporary && rmSync(dir, { recursive: true, force: true });
+  try {
+    const store = await openStore(location);
+    const server = await startServer({
+      db: store,
+      port: port ?? 4477,
+      baselines: readBaselineFolder(DEMO_BASELINES),
+    }).catch(async (error: unknown) => {
+      await store.close();
+      throw error;
+    });
+    const started = Date.now();
+    await buildDemoStore(store);
+    process.stdout.write(`demo store: ${location} (${Date.now() - started} ms)\n`);
     process.stdout.write(`dramaturg: serving the demo on ${server.url}; Ctrl-C stops and deletes it\n`);
     const stop = async () => {
       await server.close();
-      if (!named) rmSync(dir, { recursive: true, force: true });
+      await store.close();
+      removeTemp();
       process.exit(0);
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
+  } catch (error) {
+    removeTemp();
+    if (!DramaturgError.isInstance(error)) throw error;
+    const defaultPortTaken = port === undefined && InputError.isInstance(error) && error.place === "--port";
+    process.stderr.write(`demo:serve: ${error.message}\n`);
+    process.exitCode = defaultPortTaken ? 3 : error.exitCode;
+  }
+}
+
+/** `--port N` or `--port=N` (a whole number from 0 to 65535), or undefined; exits 2 on a bad one. */
+function portFlag(args: readonly string[]): number | undefined {
+  const i = args.findIndex((a) => a === "--port" || a.startsWith("--port="));
+  if (i < 0) return undefined;
+  const text = args[i]!.startsWith("--port=") ? args[i]!.slice("--port=".length) : args[i + 1];
+  const port = Number(text);
+  if (text === undefined || text === "" || !Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(
+      `demo:serve: --port: expected a whole number from 0 to 65535, got "${text ?? ""}"\n`,
+    );
+    process.exit(2);
+  }
+  return port;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2);
+  const port = portFlag(args);
+  const named = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--port");
+  const dir = named ?? mkdtempSync(join(tmpdir(), "dramaturg-demo-"));
+  const location = named ?? join(dir, "store");
+  if (args.includes("--serve")) await serveDemo(dir, location, !named, port);
+  else {
+    const started = Date.now();
+    await buildDemoStore(location);
+    process.stdout.write(`demo store: ${location} (${Date.now() - started} ms)\n`);
   }
 }

@@ -57,7 +57,7 @@ export interface OrderEffectsCondition {
   exact: number | null;
   /** Only when resamples were asked for. */
   ci?: { kappa_quadratic: Interval; mae: Interval; bias: Interval };
-  /** Judge requests sent. */
+  /** Judge requests sent to a provider (the verdict cache's answers and a fixture judge's are none). */
   requests: number;
   /** Model calls the judge made (retries and double checks included; 0 for judges without a model). */
   calls: number;
@@ -360,7 +360,7 @@ async function judgeAll(
         verdicts.set(verdictKeyString(verdict.key), { verdict, placement: meta });
     },
   });
-  return { verdicts, requests: result.requests, calls: result.calls, usage: { ...result.usage } };
+  return { verdicts, requests: result.sent, calls: result.calls, usage: { ...result.usage } };
 }
 
 /** An item's score in a condition: the mean of its scored trials, rounded half up; null when none scored. */

@@ -29,7 +29,7 @@ export function emitEvalResult(
 }
 
 /** A store location as the "stored as" line shows it: a folder relative to here, a URL without its password. */
-function storedAt(db: string): { location: string; kept: boolean } {
+export function storedAt(db: string): { location: string; kept: boolean } {
   const location = parseStoreLocation(db);
   if (location.kind === "memory") return { location: "memory://", kept: false };
   return { location: location.kind === "folder" ? shownPath(location.path) : location.display, kept: true };

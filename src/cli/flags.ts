@@ -1,4 +1,5 @@
-// Checks of flags that several commands share, for callers that bypass commander's own choices.
+// Flags that several commands share, and checks of them for callers that bypass commander's own choices.
+import { type Command, Option } from "commander";
 import { InputError } from "../core/index.ts";
 
 /** `--format` of the listing commands: table (the default) or json. */
@@ -33,4 +34,23 @@ export function kappaFlag(value: string | undefined, flag: string): number | und
   if (value.trim() === "" || !Number.isFinite(k) || k < -1 || k > 1)
     throw new InputError(`expected a quadratic κ from -1 to 1, got "${value}"`, { place: flag });
   return k;
+}
+
+/**
+ * The agents' model's server, under the names eval and population use: `--model-base-url` and
+ * `--model-api-key-env`. simulate and experiment called them `--base-url` and `--api-key-env`; those still
+ * work, hidden from help, and are read as the new names (a name given under both: the new one wins).
+ */
+export function addModelServerOptions(command: Command): Command {
+  return command
+    .option("--model-base-url <url>", "base URL of an OpenAI-compatible server for the agents' model")
+    .option("--model-api-key-env <var>", "environment variable holding the agents' API key")
+    .addOption(new Option("--base-url <url>").hideHelp())
+    .addOption(new Option("--api-key-env <var>").hideHelp())
+    .hook("preAction", (cmd) => {
+      const { baseUrl, apiKeyEnv, modelBaseUrl, modelApiKeyEnv } = cmd.opts();
+      if (modelBaseUrl === undefined && baseUrl !== undefined) cmd.setOptionValue("modelBaseUrl", baseUrl);
+      if (modelApiKeyEnv === undefined && apiKeyEnv !== undefined)
+        cmd.setOptionValue("modelApiKeyEnv", apiKeyEnv);
+    });
 }

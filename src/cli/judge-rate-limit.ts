@@ -1,4 +1,5 @@
 // The judge's rate limit as every command reads it from dramaturg.yaml (`judge.rate_limit`).
+import { parseStoreLocation } from "../core/index.ts";
 import type { JudgeSettings } from "../engine/index.ts";
 import { deferredRateLimits } from "../judge/index.ts";
 import type { Settings } from "./settings.ts";
@@ -14,7 +15,7 @@ export function rateLimitSettingsOf(settings: Settings): Pick<JudgeSettings, "ra
     requestsPerMinute: limit.requests_per_minute,
     tokensPerMinute: limit.tokens_per_minute,
   };
-  if (!/^postgres(ql)?:\/\//.test(settings.db)) return { rateLimit };
+  if (parseStoreLocation(settings.db).kind !== "postgres") return { rateLimit };
   const url = settings.db;
   return {
     rateLimit,

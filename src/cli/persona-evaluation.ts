@@ -1,7 +1,7 @@
 // The one persona evaluation behind eval, baseline, ci and record: settings and sources from the flags and
 // the project file, every input of a file source read and validated before the store is opened, then the
 // library judges, stores and returns the result with the stored runs the harness reads hashes from.
-import { InputError, parseJudgeSpec, type Transcript } from "../core/index.ts";
+import { InputError, parseJudgeSpec, parseStoreLocation, type Transcript } from "../core/index.ts";
 import type { LoadedPropositions } from "../propositions/index.ts";
 import {
   cachedShare,
@@ -21,6 +21,7 @@ import { rateLimitSettingsOf } from "./judge-rate-limit.ts";
 import { describeLiveJudge, requireJudgeSpec } from "./judge-setup.ts";
 import { progressBar } from "./progress.ts";
 import { resolveSettings, type Settings } from "./settings.ts";
+import { warnOfUnmarkedSenders } from "./unmarked-senders.ts";
 
 function isoFlag(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
@@ -131,13 +132,15 @@ export async function evaluateQueued(
   { detach = false }: { detach?: boolean } = {},
 ): Promise<{ evaluationId: string; result?: EvalResult }> {
   const { settings } = setup;
-  if (!/^postgres(ql)?:\/\//.test(settings.db))
+  if (parseStoreLocation(settings.db).kind !== "postgres")
     throw new InputError(
       "--queue needs a PostgreSQL store that workers can reach: pass --db postgres://… (this store is local to this process)",
       { place: "--queue" },
     );
   const { input, judgeSpec } = personaInput(setup, undefined);
-  const [{ enqueuePersonaEvaluation, followEvaluation }, opened] = await Promise.all([
+  const { checkQueueSettings, followTellingOfNoWorker } = await import("./queued-wait.ts");
+  await checkQueueSettings();
+  const [{ enqueuePersonaEvaluation, followEvaluation, PERSONA_CHUNKS }, opened] = await Promise.all([
     import("../queue/index.ts"),
     openPersonaEvaluation(input, {
       judge: judgeSpec,
@@ -145,6 +148,7 @@ export async function evaluateQueued(
       store: settings.db,
     }),
   ]);
+  warnOfUnmarkedSenders(opened.prepared.transcript);
   try {
     const store = await opened.store;
     const { evaluationId, jobs } = await enqueuePersonaEvaluation(opened.prepared, {
@@ -154,7 +158,12 @@ export async function evaluateQueued(
     });
     if (detach) return { evaluationId };
     process.stderr.write(`queued evaluation ${evaluationId} as ${jobs} jobs; waiting for workers\n`);
-    return { evaluationId, result: await followEvaluation(store, evaluationId) };
+    const waiting = { store, db: settings.db, queue: PERSONA_CHUNKS, id: evaluationId };
+    const result = await followTellingOfNoWorker(
+      { ...waiting, matching: [{ evaluation_id: evaluationId }], what: `evaluation ${evaluationId}` },
+      () => followEvaluation<EvalResult>(store, evaluationId),
+    );
+    return { evaluationId, result };
   } finally {
     await opened.close();
   }
@@ -173,6 +182,7 @@ export async function evaluate(
   const { input, judgeSpec } = personaInput(setup, options.transcript);
   // The caller may narrow the agents once it has seen the transcript (ci: the agents with baselines).
   const adjust = (prepared: PreparedPersonaEvaluation): PreparedPersonaEvaluation => {
+    warnOfUnmarkedSenders(prepared.transcript);
     const agents = options.selectAgents?.(prepared.transcript);
     if (!agents) return prepared;
     const config = { ...prepared.config, agents };

@@ -73,7 +73,8 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
   {
     name: "init",
     term: "init [options] [dir]",
-    description: "create a Dramaturg project: dramaturg.yaml, propositions, an example, a CI workflow",
+    description:
+      "create a Dramaturg project: dramaturg.yaml, propositions, an example and its baselines, a CI workflow",
   },
   {
     name: "config",
@@ -288,6 +289,10 @@ export async function buildProgram(): Promise<Command> {
     .command("runs")
     .description("list stored evaluation runs, newest first")
     .option("--agent <id>", "only this agent's runs")
+    .option(
+      "--kind <kind>",
+      "list evaluations of this stored kind (session, conversation…) instead of persona runs",
+    )
     .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
     .option("--limit <n>", "at most this many runs", "50")
     .option("--db <location>", "store location (default .dramaturg)")

@@ -3,7 +3,7 @@
 // could not complete) for converse to print the same way; with --detach, their evaluation ids are printed.
 
 import type { ConversationJob, ConversationTrials } from "../conversations/index.ts";
-import { InputError } from "../core/index.ts";
+import { InputError, parseStoreLocation } from "../core/index.ts";
 import type { EnqueueConversationsOptions } from "../queue/index.ts";
 
 /** Each job's trials (in the order of the files), or, for the jobs that could not complete, why. */
@@ -29,17 +29,22 @@ export async function runQueuedConversations(
   loaded: readonly { file: string; job: ConversationJob }[],
   flags: QueuedConversationsFlags,
 ): Promise<QueuedConversationsOutcome | undefined> {
-  if (!/^postgres(ql)?:\/\//.test(flags.db))
+  if (parseStoreLocation(flags.db).kind !== "postgres")
     throw new InputError(
       "--queue needs a PostgreSQL store that workers can reach: pass --db postgres://… (this store is local to this process)",
       { place: "--queue" },
     );
-  const [{ enqueueConversations, followConversations }, { openStore }, { conversationTrialsOf }] =
-    await Promise.all([
-      import("../queue/index.ts"),
-      import("../store/index.ts"),
-      import("../conversations/index.ts"),
-    ]);
+  const { checkQueueSettings, followTellingOfNoWorker } = await import("./queued-wait.ts");
+  await checkQueueSettings();
+  const [
+    { enqueueConversations, followConversations, CONVERSATION_JOBS },
+    { openStore },
+    { conversationTrialsOf },
+  ] = await Promise.all([
+    import("../queue/index.ts"),
+    import("../store/index.ts"),
+    import("../conversations/index.ts"),
+  ]);
   const store = await openStore(flags.db);
   try {
     const queued = await enqueueConversations(
@@ -70,11 +75,16 @@ export async function runQueuedConversations(
     const live = process.stderr.isTTY === true && flags.progress !== false;
     let ended: Awaited<ReturnType<typeof followConversations>>;
     try {
-      ended = await followConversations(store, flags.db, ids, {
-        onProgress: (n) => {
-          if (live) process.stderr.write(`\r\x1b[2Kconversations ${n}/${ids.length}`);
-        },
-      });
+      const waiting = { store, db: flags.db, queue: CONVERSATION_JOBS, id: ids[0]! };
+      const matching = ids.map((id) => ({ evaluation_id: id }));
+      const what = `conversation ${ids[0]}${ids.length > 1 ? ` (or the ${ids.length - 1} others)` : ""}`;
+      ended = await followTellingOfNoWorker({ ...waiting, matching, what }, () =>
+        followConversations(store, flags.db, ids, {
+          onProgress: (n) => {
+            if (live) process.stderr.write(`\r\x1b[2Kconversations ${n}/${ids.length}`);
+          },
+        }),
+      );
     } finally {
       if (live) process.stderr.write("\r\x1b[2K");
     }

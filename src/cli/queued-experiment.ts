@@ -1,7 +1,7 @@
 // `experiment run --queue`: the experiment stored as the runner stores it and one job per environment run
 // queued for `dramaturg worker`s, then followed until a worker completes it (its document, as stored), or
 // with --detach its id printed.
-import { InputError } from "../core/index.ts";
+import { InputError, parseStoreLocation } from "../core/index.ts";
 import type { ExperimentPerson, ExperimentResultDocument, Scenario } from "../experiments/index.ts";
 
 export interface QueuedExperimentOptions {
@@ -20,7 +20,7 @@ export interface QueuedExperimentOptions {
 
 /** The refusal of a store that workers cannot reach, before anything is read or written. */
 export function requireQueueLocation(location: string): void {
-  if (!/^postgres(ql)?:\/\//.test(location))
+  if (parseStoreLocation(location).kind !== "postgres")
     throw new InputError(
       "--queue needs a PostgreSQL store that workers can reach: pass --db postgres://… (this store is local to this process)",
       { place: "--queue" },
@@ -33,10 +33,11 @@ export async function runQueuedExperiment(
   { store: location, detach, ...options }: QueuedExperimentOptions,
 ): Promise<ExperimentResultDocument | undefined> {
   requireQueueLocation(location);
-  const [{ enqueueExperiment, followExperiment }, { openStore }] = await Promise.all([
-    import("../queue/index.ts"),
-    import("../store/index.ts"),
-  ]);
+  const { checkQueueSettings, followTellingOfNoWorker } = await import("./queued-wait.ts");
+  await checkQueueSettings();
+  const [{ enqueueExperiment, followExperiment, EXPERIMENT_ENVIRONMENTS }, { openStore }] = await Promise.all(
+    [import("../queue/index.ts"), import("../store/index.ts")],
+  );
   const store = await openStore(location);
   try {
     const queued = await enqueueExperiment(scenario, { ...options, store, connectionString: location });
@@ -48,12 +49,17 @@ export async function runQueuedExperiment(
       `experiment ${queued.experimentId.slice(0, 8)}: ${queued.total} environment runs${queued.finished ? `, ${queued.finished} finished already` : ""}; queued ${queued.jobs} jobs, waiting for workers\n`,
     );
     let shown = queued.finished;
-    return await followExperiment(store, queued, {
-      onProgress: (finished) => {
-        if (finished > shown) process.stderr.write(`  ${finished}/${queued.total} environment runs stored\n`);
-        shown = Math.max(shown, finished);
-      },
-    });
+    const id = queued.experimentId;
+    const waiting = { store, db: location, queue: EXPERIMENT_ENVIRONMENTS, id, what: `experiment ${id}` };
+    return await followTellingOfNoWorker({ ...waiting, matching: [{ experiment_id: id }] }, () =>
+      followExperiment(store, queued, {
+        onProgress: (finished) => {
+          if (finished > shown)
+            process.stderr.write(`  ${finished}/${queued.total} environment runs stored\n`);
+          shown = Math.max(shown, finished);
+        },
+      }),
+    );
   } finally {
     await store.close();
   }

@@ -1,27 +1,22 @@
 // The list commands of stored kinds (`dramaturg sessions`, `conversations`, `simulations`): the store from the
 // flags and the project file, the rows newest first, as a table or JSON.
 import { type Command, Option } from "commander";
-import type { Store } from "../store/index.ts";
+import type { StoredKind } from "../engine/index.ts";
 import { examples } from "./help-examples.ts";
 
-export interface StoredList<R extends { id: string; created_at: string; status: string }> {
+export interface StoredList {
   name: string;
   description: string;
   /** What one row is, in the help and the empty message ("session analyses"). */
   noun: string;
   /** The JSON document's key for the rows. */
   key: string;
-  load(store: Store, limit: number): Promise<R[]>;
-  /** The table's header after `id  created  status`, and each row's cells after them. */
-  header: string;
-  cells(row: R): string;
+  /** The kind listed (loaded when the command runs, not when the program starts): its list and table. */
+  kind(): Promise<StoredKind>;
 }
 
 /** Registers one list command. */
-export function registerStoredList<R extends { id: string; created_at: string; status: string }>(
-  program: Command,
-  list: StoredList<R>,
-): void {
+export function registerStoredList(program: Command, list: StoredList): void {
   program
     .command(list.name)
     .description(list.description)
@@ -44,7 +39,8 @@ export function registerStoredList<R extends { id: string; created_at: string; s
         throw new InputError("no store here to list from", { place: settings.db });
       const store = await openStore(settings.db);
       try {
-        const rows = await list.load(store, limit);
+        const kind = await list.kind();
+        const rows = await kind.list(store, { limit });
         if (flags.format === "json") {
           process.stdout.write(`${JSON.stringify({ [list.key]: rows }, null, 2)}\n`);
           return;
@@ -53,12 +49,7 @@ export function registerStoredList<R extends { id: string; created_at: string; s
           process.stdout.write(`no ${list.noun} in this store\n`);
           return;
         }
-        const lines = [`id        created              status     ${list.header}`];
-        for (const r of rows) {
-          const created = new Date(r.created_at).toISOString().slice(0, 19).replace("T", " ");
-          lines.push(`${r.id.slice(0, 8)}  ${created}  ${r.status.padEnd(9)}  ${list.cells(r)}`);
-        }
-        process.stdout.write(`${lines.join("\n")}\n`);
+        process.stdout.write(kind.listTable(rows));
       } finally {
         await store.close();
       }

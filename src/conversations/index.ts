@@ -6,7 +6,15 @@ export * from "./assertions.ts";
 export * from "./cassette.ts";
 export * from "./composite.ts";
 export * from "./conversation-loop.ts";
+export {
+  jobScore,
+  num as conversationNumber,
+  renderConversationMarkdown,
+  renderConversationTable,
+  renderTrials,
+} from "./conversation-report.ts";
 export * from "./cypher.ts";
 export * from "./job.ts";
 export * from "./run-conversation.ts";
 export * from "./simulated-user.ts";
+export { conversationKind } from "./stored-kind.ts";

@@ -1,5 +1,6 @@
 // The transcript format `dramaturg.transcript/v1`: agents with personas and the messages they exchanged.
 import { z } from "zod";
+import { nearestName } from "./edit-distance.ts";
 import { InputError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
 import { firstIssue, issuePath, validateInput } from "./zod-issues.ts";
@@ -72,6 +73,15 @@ export const TranscriptSchema = z
           message: `duplicate message id "${m.id}"`,
         });
       messageIds.add(m.id);
+      if (!agentIds.has(m.sender)) {
+        const meant = meantAgent(m.sender, t.agents);
+        if (meant !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: ["messages", i, "sender"],
+            message: `sender "${m.sender}" is not an agent id; did you mean "${meant}"? (a speaker outside the ensemble is written role:name, e.g. user:${m.sender})`,
+          });
+      }
       if (m.recipient !== undefined && !agentIds.has(m.recipient) && !agentIds.has(m.sender))
         ctx.addIssue({
           code: "custom",
@@ -80,6 +90,42 @@ export const TranscriptSchema = z
         });
     });
   });
+
+/** A sender that says it is outside the ensemble: `role:name` (`listener:june`), or a role word (`user`, `user-2`). */
+const OUTSIDE_SPEAKER =
+  /^(?:[^:\s]+:.+|(?:user|human|customer|client|guest|caller|listener|system|narrator|moderator|facilitator)(?:[-_ ]?\d+)?)$/i;
+
+/**
+ * The agent a sender that is not an agent id surely meant: an id or display name in another case
+ * (`Marta`), or an id a typo away (one edit for ids of up to four characters, two or a quarter of the
+ * length for longer ones). A mistyped sender would otherwise become a stranger whose messages are
+ * stimuli, silently moving the real agent's actions and everyone's samples. Undefined for a name far
+ * from every agent, or one marked as an outside speaker ({@link OUTSIDE_SPEAKER}).
+ */
+export function meantAgent(
+  sender: string,
+  agents: readonly Pick<Agent, "id" | "name">[],
+): string | undefined {
+  const lower = sender.toLowerCase();
+  for (const a of agents) if (a.id.toLowerCase() === lower || a.name.toLowerCase() === lower) return a.id;
+  if (OUTSIDE_SPEAKER.test(sender)) return undefined;
+  const ids = new Map(agents.map((a) => [a.id.toLowerCase(), a.id]));
+  const within = lower.length <= 4 ? 1 : Math.max(2, Math.floor(lower.length / 4));
+  const near = nearestName(lower, ids.keys(), within);
+  return near === undefined ? undefined : ids.get(near);
+}
+
+/**
+ * Senders that are not agent ids and do not say they are outside speakers (`role:name`, `user`…),
+ * sorted: allowed, since a user or a guest may speak, but worth a warning, as they may be mistakes.
+ */
+export function unmarkedSenders(transcript: Transcript): string[] {
+  const agentIds = new Set(transcript.agents.map((a) => a.id));
+  const senders = new Set<string>();
+  for (const m of transcript.messages)
+    if (!agentIds.has(m.sender) && !OUTSIDE_SPEAKER.test(m.sender)) senders.add(m.sender);
+  return [...senders].sort();
+}
 
 export type Persona = z.infer<typeof PersonaSchema>;
 export type Agent = z.infer<typeof AgentSchema>;

@@ -17,6 +17,7 @@ export {
   type GateLogEntry,
   memoryCorrectionLog,
 } from "./correction-log.ts";
+export { gateSummaryLine, renderSimulation, statisticsTable } from "./corrections-report.ts";
 export { escalation, type GateAttempt, type GateFeedback, gateFeedback } from "./feedback.ts";
 export {
   builtinGatePropositionSet,
@@ -53,6 +54,7 @@ export {
   type StoredSimulation,
 } from "./simulation-run.ts";
 export { type AttemptStatistics, type GateStatistics, gateStatistics } from "./statistics.ts";
+export { simulationKind } from "./stored-kind.ts";
 export { type WithActionGateOptions, withActionGate } from "./with-action-gate.ts";
 export {
   gateHistory,

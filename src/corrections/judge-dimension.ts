@@ -52,8 +52,8 @@ export interface DimensionJudgement extends GateDimensionScore {
   propositions: PropositionJudgement[];
   usage: TokenUsage;
   /**
-   * Judge model calls made, as the provider bills them: the judge's own count (retries, double-check turns)
-   * when it answered; one per request sent when it timed out or failed (the requests reached it).
+   * Judge model calls made, as the provider bills them (retries and double-check turns included), those of
+   * requests abandoned at the deadline too.
    */
   calls: number;
 }
@@ -134,10 +134,15 @@ export async function judgeDimension(input: JudgeDimensionInput): Promise<Dimens
         doubleCheck: set.double_check,
       });
 
+    // Counted as they go out: a request abandoned at the deadline returns no response to read them from.
+    let sent = 0;
+    const onCall = () => {
+      sent++;
+    };
     const answered = await withDeadline(timeoutMs, (signal) =>
-      Promise.all(requests.map((request) => judge.judge(request, { signal }))),
+      Promise.all(requests.map((request) => judge.judge(request, { signal, onCall }))),
     );
-    if (answered === TIMED_OUT || answered instanceof Error) base.calls = requests.length;
+    if (answered === TIMED_OUT || answered instanceof Error) base.calls = sent;
     if (answered === TIMED_OUT)
       return {
         ...base,

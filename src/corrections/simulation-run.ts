@@ -10,7 +10,7 @@ import {
   type TokenUsage,
   ZERO_USAGE,
 } from "../core/index.ts";
-import { loadStoredResult, type Store } from "../engine/index.ts";
+import { loadStoredResult, type Store, type StoredListQuery } from "../engine/index.ts";
 import { type FiredIntervention, loadWorldFile, type WorldFile, worldAgentModel } from "../sim/index.ts";
 import {
   requireWorldJudge,
@@ -167,8 +167,12 @@ export function loadSimulationResult({
 }
 
 /** One line per stored simulation, newest first: `dramaturg simulations`. */
-export async function listSimulationResults({ store, limit = 50 }: { store: Store; limit?: number }) {
-  const rows = await store.evaluations.list({ kind: "simulation", limit });
+export async function listSimulationResults({
+  store,
+  limit = 50,
+  ...page
+}: { store: Store; limit?: number } & Omit<StoredListQuery, "limit">) {
+  const rows = await store.evaluations.list({ kind: "simulation", limit, ...page });
   const out: {
     id: string;
     created_at: string;

@@ -64,8 +64,10 @@ export interface ExecuteResult<M> {
   usage: TokenUsage;
   /** Model calls the judge made (retries and double checks included). */
   calls: number;
-  /** Judge requests sent (after skipping stored verdicts). */
+  /** Judge requests made (after skipping stored verdicts), those the verdict cache or a fixture judge answered included. */
   requests: number;
+  /** Of those, the requests sent to a provider: a model call behind them. What a run reports as its requests. */
+  sent: number;
 }
 
 /** Trivial verdicts handed on at once, at most. */
@@ -145,6 +147,7 @@ export async function executePlan<M>(
   let usage: TokenUsage = { ...ZERO_USAGE };
   let modelCalls = 0;
   let requests = 0;
+  let sent = 0;
   let done = 0;
   let failure: unknown;
   const worker = async () => {
@@ -180,6 +183,7 @@ export async function executePlan<M>(
         const response = await judge.judge(request, { signal }).finally(() => clearImmediate(turn));
         usage = addUsage(usage, response.usage);
         modelCalls += response.calls;
+        if (response.calls > 0) sent++;
         const scored = response.verdicts.map((verdict, i) => ({ verdict, meta: call.meta[i]! }));
         // Handed on in arrival order per worker: the previous answers are stored first. Answers that came
         // over the network are handed on once this worker's next call has gone out, so that answers that
@@ -209,7 +213,7 @@ export async function executePlan<M>(
   await Promise.all(lookups);
   if (failure !== undefined) throw failure;
   if (lookupFailure !== undefined) throw lookupFailure;
-  return { verdicts, usage, calls: modelCalls, requests };
+  return { verdicts, usage, calls: modelCalls, requests, sent };
 }
 
 /**

@@ -54,3 +54,11 @@ export {
   runEvaluation,
   verdictFromRow,
 } from "./run-evaluation.ts";
+export {
+  type ReportContext,
+  type StoredKind,
+  type StoredKindApi,
+  type StoredListQuery,
+  type StoredListRow,
+  storedListTable,
+} from "./stored-kind.ts";

@@ -25,13 +25,19 @@ import type { ProgressListener } from "./progress.ts";
 
 /** What the engine adds up for every kind; the kind puts it in its result document. */
 export interface EngineTotals {
-  /** Judge requests made by this invocation, and the model calls behind them (retries, double checks). */
+  /**
+   * Judge requests this invocation sent to a provider, and the model calls behind them (retries, double
+   * checks): what the provider received. The verdict cache's answers are counted apart (`cache`), and a
+   * fixture judge's lookups are no requests, as in a dry run.
+   */
   requests: number;
   calls: number;
   token_usage: TokenUsage;
   cache?: {
     hits: number;
     misses: number;
+    /** Judge requests the cache answered whole, not sent (absent from results stored before it was kept). */
+    served_requests?: number;
     saved_calls: number;
     saved_tokens: TokenUsage;
     /** The stored evaluation reused whole (see EvaluationOfKind.reuse): its verdicts were copied, not looked up. */
@@ -167,11 +173,11 @@ const STARTED_LATEST_MS = 100;
 
 /** What a plan's execution spent, with the cache's figures when a cache was in front of the judge. */
 export function executedTotals(
-  executed: Pick<ExecuteResult<unknown>, "requests" | "calls" | "usage">,
+  executed: Pick<ExecuteResult<unknown>, "sent" | "calls" | "usage">,
   counters?: VerdictCacheCounters,
 ): EngineTotals {
   return {
-    requests: executed.requests,
+    requests: executed.sent,
     calls: executed.calls,
     token_usage: executed.usage,
     ...(counters
@@ -179,6 +185,7 @@ export function executedTotals(
           cache: {
             hits: counters.hits,
             misses: counters.misses,
+            served_requests: counters.served_requests,
             saved_calls: counters.saved_calls,
             saved_tokens: counters.saved_tokens,
           },
@@ -484,7 +491,7 @@ async function reuseEvaluation<M, R>(
     });
     // One statement: the new evaluation has all of the stored verdicts or none.
     await store.scores.copy(from.id, evaluationId);
-    const { hits, saved_calls, saved_tokens } = totals.cache!;
+    const { hits, saved_calls, saved_tokens, served_requests = 0 } = totals.cache!;
     // The hits the served verdicts would have been, in the store's tally and the cache's counters.
     await store.verdictCache.tally([
       {
@@ -495,7 +502,7 @@ async function reuseEvaluation<M, R>(
         output: saved_tokens.output_tokens,
       },
     ]);
-    cache.countServed?.({ hits, misses: 0, saved_calls, saved_tokens, served_requests: totals.requests });
+    cache.countServed?.({ hits, misses: 0, saved_calls, saved_tokens, served_requests });
     finished = await reuse.finish({ store, evaluationId, totals, stored });
     await store.evaluations.complete(evaluationId, {
       errored: finished.errored,

@@ -165,6 +165,8 @@ export function promptFingerprint(request: JudgeRequest): PromptFingerprint {
 interface Tally {
   usage: TokenUsage;
   calls: number;
+  /** The caller's {@link JudgeCallOptions.onCall}. */
+  onCall?: () => void;
 }
 
 interface RetryBudget {
@@ -269,7 +271,7 @@ export class LlmJudge implements Judge {
    * ({@link isFatalJudgeError}: bad key, no access, no such model).
    */
   async judge(request: JudgeRequest, options: JudgeCallOptions = {}): Promise<JudgeResponse> {
-    const tally: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
+    const tally: Tally = { usage: { ...ZERO_USAGE }, calls: 0, onCall: options.onCall };
     const conversations = planConversations(request);
     // A fatal failure in one conversation cancels its siblings instead of letting them run on; a request of
     // one conversation (the usual) has none, and follows the caller's signal alone.
@@ -421,7 +423,7 @@ export class LlmJudge implements Judge {
    * nodeFetch with that signal), by the transport once `send` has built the request (answered.ts): a call then
    * waits for its slot with its request ready, and a freed slot sends it at once. With a rate limiter, the
    * call then waits for its time at the limiter, `promptCharacters` and `claims` estimating its tokens.
-   * Counts the call; `send` charges its tokens.
+   * Counts the call once it has its slot, when it is sent; `send` charges its tokens.
    */
   private async inSlot<T>(
     signal: AbortSignal | undefined,
@@ -454,6 +456,9 @@ export class LlmJudge implements Judge {
           if (!signal?.aborted) limiterFailed = new LimiterFailure(error);
           throw limiterFailed ?? error;
         }
+      // Counted as it goes out: a call abandoned while it waited for its slot was never sent.
+      this.count(tally, 1, ZERO_USAGE);
+      tally.onCall?.();
       // The timer starts with the call's slot, not while queueing for one.
       timer = setTimeout(() => {
         timedOut = true;
@@ -465,7 +470,6 @@ export class LlmJudge implements Judge {
     if (gated) whenSending(call.signal, take);
     else await take();
     const unlink = followAbort(signal, call);
-    this.count(tally, 1, ZERO_USAGE);
     try {
       return await send(call.signal, charge);
     } catch (error) {

@@ -67,6 +67,11 @@ export interface JudgeResponse {
 
 export interface JudgeCallOptions {
   signal?: AbortSignal;
+  /**
+   * Called as each model call of this request goes out to the provider (retries and double-check turns
+   * included): how a caller that abandons a request at a deadline still counts the calls it was billed for.
+   */
+  onCall?: () => void;
 }
 
 export interface Judge {

@@ -1,6 +1,9 @@
 // Fills a proposition's claim with the template variables of the format doc (`{{agent_name}}`, …).
 import { type PropositionSpec, renderTemplate } from "../core/index.ts";
 
+/** The variable names a claim may use (format doc); any other `{{name}}` in a proposition file is refused. */
+export const CLAIM_VARIABLE_NAMES = ["agent_name", "action", "channel_name", "recipient_name"] as const;
+
 /** The variables a claim may use; a variable without a value stays as its `{{placeholder}}`. */
 export interface ClaimVariables {
   agent_name?: string;

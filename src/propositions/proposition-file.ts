@@ -4,12 +4,14 @@ import {
   type DocumentPath,
   InputError,
   isPersonaDimension,
+  nearestName,
   type PersonaDimension,
   type PropositionFile,
   PropositionFileSchema,
   parseLocatedYaml,
   readInputFile,
 } from "../core/index.ts";
+import { CLAIM_VARIABLE_NAMES } from "./claim.ts";
 
 /** File name (without extension) of the set that applies to every agent of a dimension. */
 export const DEFAULT_FILE_NAME = "_default";
@@ -109,7 +111,28 @@ export function parseLocatedPropositionFile(
       );
     }
     firstIndex.set(proposition.id, index);
+    for (const field of ["claim", "recommendations_for_improvement"] as const) {
+      const unknown = unknownVariable(proposition[field]);
+      if (unknown !== undefined) fail(["propositions", index, field], `${field}: ${unknown}`);
+    }
   });
 
   return { source, file, placeOf };
+}
+
+/**
+ * Any `{{…}}` (not only a well-formed name), since a placeholder the renderer does not fill reaches
+ * the judge as literal braces: a misspelt variable would be judged as written, silently.
+ */
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+
+/** What is wrong with the first `{{name}}` in a text that is not a claim variable, if one is. */
+function unknownVariable(text: string | undefined): string | undefined {
+  for (const [, name] of (text ?? "").matchAll(PLACEHOLDER)) {
+    if ((CLAIM_VARIABLE_NAMES as readonly string[]).includes(name!)) continue;
+    const meant = nearestName(name!, CLAIM_VARIABLE_NAMES);
+    const known = CLAIM_VARIABLE_NAMES.map((v) => `{{${v}}}`).join(", ");
+    return `unknown template variable {{${name}}}${meant ? `; did you mean {{${meant}}}?` : ""} (the variables are ${known})`;
+  }
+  return undefined;
 }

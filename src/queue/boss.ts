@@ -5,12 +5,37 @@ import type { Store } from "../engine/index.ts";
 import { QUEUES } from "./queues.ts";
 
 /**
- * How long a job may stay active before it counts as lost (its worker killed) and is given to another
- * worker. DRAMATURG_QUEUE_EXPIRE_SECONDS overrides it (tests make it short). Default 15 minutes.
+ * How long a job may stay active at most, its worker alive or not: pg-boss then fails it (and aborts it in the
+ * worker) and another worker takes it. The heartbeat finds dead workers long before; this only bounds a live
+ * worker stuck on a job, so it is pg-boss's longest, 24 hours, and a slow live job is never taken twice.
+ * DRAMATURG_QUEUE_EXPIRE_SECONDS overrides it.
  */
 export function jobExpirySeconds(): number {
   const given = Number(process.env.DRAMATURG_QUEUE_EXPIRE_SECONDS);
-  return Number.isInteger(given) && given >= 1 ? given : 900;
+  return Number.isInteger(given) && given >= 1 ? Math.min(given, MAX_EXPIRY_SECONDS) : MAX_EXPIRY_SECONDS;
+}
+
+const MAX_EXPIRY_SECONDS = 24 * 3600;
+
+/** pg-boss's shortest heartbeat. */
+const LEAST_HEARTBEAT_SECONDS = 10;
+
+/**
+ * A job's lease: a live worker renews it every half of this (pg-boss's heartbeat); a job whose worker has not
+ * renewed it for this long (killed, its machine gone) is failed and taken by another worker, within this plus
+ * half of it (how often workers look). Default 30 s: a dead worker's jobs come back within 50 s.
+ * DRAMATURG_QUEUE_HEARTBEAT_SECONDS sets it: a whole number of seconds, at least 10.
+ */
+export function jobHeartbeatSeconds(): number {
+  const text = process.env.DRAMATURG_QUEUE_HEARTBEAT_SECONDS;
+  if (text === undefined || text === "") return 30;
+  const given = Number(text);
+  if (!Number.isInteger(given) || given < LEAST_HEARTBEAT_SECONDS)
+    throw new InputError(
+      `expected a whole number of seconds, at least ${LEAST_HEARTBEAT_SECONDS} (pg-boss's shortest heartbeat), got "${text}"`,
+      { place: "DRAMATURG_QUEUE_HEARTBEAT_SECONDS" },
+    );
+  return given;
 }
 
 /** Refuses a store the queue cannot use: only PostgreSQL servers are shared between machines. */
@@ -42,6 +67,9 @@ export async function openQueue(
 ) {
   requireQueueStore(store);
   const expire = jobExpirySeconds();
+  const heartbeat = jobHeartbeatSeconds();
+  // Lost jobs (a heartbeat missed, or expired) are looked for as often as half a lease.
+  const lookSeconds = Math.max(1, Math.min(Math.floor(heartbeat / 2), expire));
   // Loaded here: importing dramaturg does not load pg-boss.
   const { PgBoss: Boss } = await import("pg-boss");
   const boss: PgBoss = new Boss({
@@ -49,17 +77,19 @@ export async function openQueue(
     application_name: "dramaturg-queue",
     max: 4,
     supervise,
-    // Lost jobs (expired) are found by the supervisor: as often as they can expire, at most once a minute.
-    superviseIntervalSeconds: Math.min(60, expire),
+    superviseIntervalSeconds: lookSeconds,
+    monitorIntervalSeconds: lookSeconds,
     schedule,
   });
   boss.on("error", (error: Error) => process.stderr.write(`dramaturg worker: queue: ${error.message}\n`));
   await boss.start();
-  for (const queue of QUEUES)
-    if (!(await boss.getQueue(queue.name)))
+  for (const queue of QUEUES) {
+    const found = await boss.getQueue(queue.name);
+    if (!found)
       await boss
         .createQueue(queue.name, {
           expireInSeconds: expire,
+          heartbeatSeconds: heartbeat,
           retryLimit: queue.retryLimit,
           retryDelay: 1,
           retryBackoff: true,
@@ -69,6 +99,10 @@ export async function openQueue(
         .catch(async (error: unknown) => {
           if (!(await boss.getQueue(queue.name))) throw error;
         });
+    // A queue made before (without a heartbeat, or another lease): jobs sent from now on carry this one.
+    else if (found.heartbeatSeconds !== heartbeat || found.expireInSeconds !== expire)
+      await boss.updateQueue(queue.name, { heartbeatSeconds: heartbeat, expireInSeconds: expire });
+  }
   return boss;
 }
 

@@ -1,5 +1,5 @@
 // Public surface of queue/: evaluations queued on pg-boss (PostgreSQL), and the workers that run their jobs.
-export { jobExpirySeconds, openQueue, requireQueueStore } from "./boss.ts";
+export { jobExpirySeconds, jobHeartbeatSeconds, openQueue, requireQueueStore } from "./boss.ts";
 export { CONVERSATION_JOBS } from "./conversation-jobs.ts";
 export {
   type EnqueueOptions,
@@ -34,6 +34,7 @@ export {
   PERSONA_CHUNKS,
   SESSION_CHUNKS,
 } from "./jobs.ts";
+export { anyJobTaken } from "./jobs-taken.ts";
 export {
   type Delivery,
   type DimensionCheck,

@@ -269,6 +269,7 @@ export function addTotals(a: JobTotals, b: JobTotals): JobTotals {
       ? {
           hits: (a.cache?.hits ?? 0) + (b.cache?.hits ?? 0),
           misses: (a.cache?.misses ?? 0) + (b.cache?.misses ?? 0),
+          served_requests: (a.cache?.served_requests ?? 0) + (b.cache?.served_requests ?? 0),
           saved_calls: (a.cache?.saved_calls ?? 0) + (b.cache?.saved_calls ?? 0),
           saved_tokens: addUsage(a.cache?.saved_tokens ?? ZERO_USAGE, b.cache?.saved_tokens ?? ZERO_USAGE),
         }

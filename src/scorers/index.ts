@@ -6,4 +6,5 @@ export * from "./persona-evaluation.ts";
 export * from "./plan.ts";
 export type { PropositionLookup } from "./plan-input.ts";
 export * from "./result.ts";
+export { personaKind } from "./stored-kind.ts";
 export type * from "./types.ts";

@@ -419,12 +419,13 @@ function reusedTotals(stored: unknown, rerun?: RerunCacheStats): EngineTotals | 
   if (rerun)
     return rerun.hits > 0
       ? {
-          requests: rerun.requests,
+          requests: 0,
           calls: 0,
           token_usage: { ...ZERO_USAGE },
           cache: {
             hits: rerun.hits,
             misses: 0,
+            served_requests: rerun.requests,
             saved_calls: rerun.saved_calls,
             saved_tokens: rerun.saved_usage,
           },
@@ -433,7 +434,13 @@ function reusedTotals(stored: unknown, rerun?: RerunCacheStats): EngineTotals | 
   if (t.cache.misses !== 0 || t.cache.hits <= 0 || t.calls !== 0) return undefined;
   if (t.token_usage.input_tokens !== 0 || t.token_usage.output_tokens !== 0) return undefined;
   const { reused_from: _, ...cache } = t.cache as EngineTotals["cache"] & {};
-  return { requests: t.requests, calls: t.calls, token_usage: t.token_usage, cache };
+  // Sent nothing; a result stored before requests were counted as sent counted the cache's answers in them.
+  return {
+    requests: 0,
+    calls: t.calls,
+    token_usage: t.token_usage,
+    cache: { ...cache, served_requests: cache.served_requests ?? t.requests },
+  };
 }
 
 /** A reused evaluation's runs and result: the stored result's figures, this evaluation's ids, source and propositions. */

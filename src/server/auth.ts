@@ -24,7 +24,8 @@ export function requireToken(token: string, sessions: SessionCookies): Middlewar
     const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
     const cookie = getCookie(c, SESSION_COOKIE);
     const ok =
-      (bearer !== undefined && sameSecret(bearer, token)) || (cookie !== undefined && sessions.valid(cookie));
+      (bearer !== undefined && sameSecret(bearer, token)) ||
+      (cookie !== undefined && (await sessions.valid(cookie)));
     if (ok) return next();
     c.header("WWW-Authenticate", 'Bearer realm="dramaturg"');
     if (wantsPage(c.req.method, c.req.path, c.req.header("accept"))) {

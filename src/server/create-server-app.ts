@@ -12,13 +12,12 @@ import { errorHandler } from "./error-handler.ts";
 import { acceptedHosts, checkHostHeader } from "./host-check.ts";
 import { labelRoutes } from "./labels-api.ts";
 import { agentRoutes } from "./routes/agents.ts";
-import { calibrationRoutes } from "./routes/calibrations.ts";
-import { conversationRoutes } from "./routes/conversations.ts";
 import { correctionRoutes } from "./routes/corrections.ts";
 import { loginRoutes } from "./routes/login.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { searchRoutes } from "./routes/search.ts";
-import { sessionRoutes } from "./routes/sessions.ts";
+import { sessionAnalyzeRoutes } from "./routes/sessions.ts";
+import { storedKindRoutes } from "./routes/stored-kinds.ts";
 import { traceRoutes } from "./routes/traces.ts";
 import { securityHeaders } from "./security-headers.ts";
 import type { ServerContext } from "./server-context.ts";
@@ -62,13 +61,12 @@ export interface ServerAppOptions {
 const ROUTES = [
   runRoutes,
   agentRoutes,
-  sessionRoutes,
-  conversationRoutes,
+  storedKindRoutes,
+  sessionAnalyzeRoutes,
   correctionRoutes,
   traceRoutes,
   searchRoutes,
   labelRoutes,
-  calibrationRoutes,
 ];
 
 /**
@@ -103,7 +101,15 @@ export function createServerApp({
   const signIn =
     token === undefined
       ? undefined
-      : { token, sessions: sessionCookies({ token, ttlSeconds: sessionTtl, now }) };
+      : {
+          token,
+          sessions: sessionCookies({
+            token,
+            signedOut: store.signedOutSessions,
+            ttlSeconds: sessionTtl,
+            now,
+          }),
+        };
   app.use("*", securityHeaders());
   app.use("*", checkHostHeader(acceptedHosts(host, allowedHosts)));
   if (signIn) app.use("*", requireToken(signIn.token, signIn.sessions));

@@ -1,9 +1,11 @@
 // The sign-in cookie: each sign-in issues a fresh value — the time it was issued and a random nonce, signed
 // with an HMAC keyed by the token — that the server accepts until it expires or is signed out. It is never
 // the token, a new token invalidates every cookie (the key changed), and nothing is stored per session:
-// only the nonces of sessions signed out before their expiry, until that expiry.
+// only the nonces of sessions signed out before their expiry, until that expiry, in the store — so a
+// sign-out holds across restarts and for every server process on the store.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { InputError } from "../core/index.ts";
+import type { SignedOutSessionRepository } from "../store/index.ts";
 
 export const SESSION_COOKIE = "dramaturg_session";
 
@@ -16,15 +18,14 @@ export const MAX_SESSION_TTL_SECONDS = 30 * 24 * 60 * 60;
 /** How far in the future an issue time may lie (clocks that stepped back) before the cookie is refused. */
 const CLOCK_SKEW_MS = 60_000;
 
-/** Sessions signed out before they expired, remembered at most: beyond it, the oldest are forgotten. */
-const MAX_SIGNED_OUT = 10_000;
-
 /** `<issued ms>.<nonce: 16 bytes>.<HMAC-SHA256>`, both base64url without padding. */
 const VALUE = /^(\d{1,15})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
 export interface SessionCookiesOptions {
   /** The server's token: the HMAC key. */
   token: string;
+  /** Where sign-outs are kept: the store's, shared by every server on it. */
+  signedOut: SignedOutSessionRepository;
   /** How long a session lasts, in seconds. */
   ttlSeconds?: number;
   /** The clock, in milliseconds since the epoch; tests pass one they move. */
@@ -37,13 +38,14 @@ export interface SessionCookies {
   /** A new cookie value, different on every call. */
   issue(): string;
   /** Whether a cookie value was issued with this token, has not expired and was not signed out. */
-  valid(value: string): boolean;
+  valid(value: string): Promise<boolean>;
   /** Signs a session out: its value is refused from now on, even by a client that kept a copy. */
-  signOut(value: string): void;
+  signOut(value: string): Promise<void>;
 }
 
 export function sessionCookies({
   token,
+  signedOut,
   ttlSeconds = DEFAULT_SESSION_TTL_SECONDS,
   now = Date.now,
 }: SessionCookiesOptions): SessionCookies {
@@ -55,9 +57,6 @@ export function sessionCookies({
   const ttl = ttlSeconds * 1000;
   const mac = (issued: string, nonce: string) =>
     createHmac("sha256", token).update(`dramaturg.session/v2\n${issued}\n${nonce}`).digest();
-  /** nonce → when its session would have expired anyway, in insertion order. */
-  const signedOut = new Map<string, number>();
-
   /** The issue time and nonce of a genuine, unexpired value; undefined for anything else. */
   const read = (value: string): { issued: number; nonce: string } | undefined => {
     const match = VALUE.exec(value);
@@ -76,17 +75,16 @@ export function sessionCookies({
       const nonce = randomBytes(16).toString("base64url");
       return `${issued}.${nonce}.${mac(issued, nonce).toString("base64url")}`;
     },
-    valid(value) {
+    async valid(value) {
       const session = read(value);
-      return session !== undefined && !signedOut.has(session.nonce);
+      return session !== undefined && !(await signedOut.has(session.nonce));
     },
-    signOut(value) {
+    async signOut(value) {
       const session = read(value);
       if (session === undefined) return;
-      const t = now();
-      for (const [nonce, expires] of signedOut) if (expires <= t) signedOut.delete(nonce);
-      if (signedOut.size >= MAX_SIGNED_OUT) signedOut.delete(signedOut.keys().next().value as string);
-      signedOut.set(session.nonce, session.issued + ttl);
+      // Kept until the session would have expired anyway; by then its cookie is refused for its age.
+      await signedOut.forgetExpired(new Date(now()).toISOString());
+      await signedOut.add(session.nonce, new Date(session.issued + ttl).toISOString());
     },
   };
 }

@@ -27,6 +27,21 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Why the server could not listen, the flag at fault and what to do, by the socket's error code. */
+const LISTEN_FAILURES: Readonly<Record<string, { why: string; flag: string; fix: string }>> = {
+  EADDRINUSE: {
+    why: "the port is in use",
+    flag: "--port",
+    fix: "stop what listens there, or choose another port with --port (0 picks a free one)",
+  },
+  EACCES: {
+    why: "no permission to use the port",
+    flag: "--port",
+    fix: "choose a port above 1023 with --port",
+  },
+  EADDRNOTAVAIL: { why: "the address is not one of this machine's", flag: "--host", fix: "check --host" },
+};
+
 const isStore = (db: StartServerOptions["db"]): db is Store =>
   typeof db === "object" && "runs" in db && "close" in db;
 
@@ -50,13 +65,20 @@ export async function startServer({
         { fetch: createServerApp({ ...app, token, host, store }).fetch, hostname: host, port },
         () => resolve(s),
       );
-      s.once("error", (error: NodeJS.ErrnoException) =>
+      s.once("error", (error: NodeJS.ErrnoException) => {
+        const failure = error.code ? LISTEN_FAILURES[error.code] : undefined;
         reject(
-          error.code === "EADDRINUSE" || error.code === "EACCES" || error.code === "EADDRNOTAVAIL"
-            ? new InputError(`cannot listen on ${host}:${port} (${error.code})`, { place: "--port" })
+          failure
+            ? new InputError(
+                `cannot listen on ${host}:${port}: ${failure.why} (${error.code}); ${failure.fix}`,
+                {
+                  place: failure.flag,
+                  cause: error,
+                },
+              )
             : error,
-        ),
-      );
+        );
+      });
     });
     const address = server.address() as AddressInfo;
     const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -8,4 +8,6 @@ export * from "./judged.ts";
 export * from "./latency.ts";
 export * from "./recommendations.ts";
 export * from "./session-format.ts";
+export { renderSessionMarkdown, renderSessionTable, score as sessionScore } from "./session-report.ts";
+export { sessionKind } from "./stored-kind.ts";
 export * from "./tool-validation.ts";

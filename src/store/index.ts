@@ -73,6 +73,7 @@ export {
   type SnippetPart,
   searchQueryProblem,
 } from "./search.ts";
+export type { SignedOutSessionRepository } from "./signed-out-sessions.ts";
 export { storeOver } from "./sql-store.ts";
 export {
   type OpenStoreOptions,

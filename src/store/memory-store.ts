@@ -19,6 +19,7 @@ import { memoryLabels } from "./memory-labels.ts";
 import { type EvaluationRecord, memoryEvaluations, memoryRuns, type RunRecord } from "./memory-runs.ts";
 import { memoryScoreBatchWriter, memoryScores, type ScoreTable } from "./memory-scores.ts";
 import { memorySearch } from "./memory-search.ts";
+import { memorySignedOutSessions } from "./memory-signed-out-sessions.ts";
 import { memoryVerdictCache } from "./memory-verdict-cache.ts";
 import type { MessageRepository, MessageRow } from "./messages.ts";
 import { MIGRATIONS } from "./migrations.ts";
@@ -77,6 +78,7 @@ export function openMemoryStore(): Store {
     agentConfig: memoryAgentConfig(),
     search: memorySearch({ agents, runs, evaluations, messages }),
     labels: memoryLabels(evaluations),
+    signedOutSessions: memorySignedOutSessions(),
     async migrationStatus() {
       // Nothing to migrate: the store is born at the latest version.
       const latest = MIGRATIONS.at(-1)?.version ?? 0;
@@ -124,6 +126,7 @@ function guarded(store: Store, isClosed: () => boolean): Store {
     agentConfig: wrap(store.agentConfig),
     search: wrap(store.search),
     labels: wrap(store.labels),
+    signedOutSessions: wrap(store.signedOutSessions),
     migrationStatus: wrap({ m: store.migrationStatus }).m,
   };
 }

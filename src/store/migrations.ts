@@ -471,4 +471,19 @@ CREATE TABLE labels (
 );
 `,
   },
+  {
+    version: 13,
+    name: "signed_out_sessions",
+    sql: /* sql */ `
+-- Dashboard sessions signed out before they expired (issue 46), so that a copy of a signed-out cookie stays
+-- refused after a restart and by every server process on the store. A session id is the cookie's random
+-- nonce: no secret, since a cookie is only good with the HMAC that the server's token makes. A row is kept
+-- until the session would have expired anyway (the server forgets older ones as it signs new ones out).
+CREATE TABLE signed_out_sessions (
+  session_id  text PRIMARY KEY CHECK (session_id <> ''),
+  expires_at  timestamptz NOT NULL
+);
+CREATE INDEX signed_out_sessions_expiry ON signed_out_sessions (expires_at);
+`,
+  },
 ];

@@ -11,6 +11,7 @@ import { runRepository } from "./runs.ts";
 import { createScoreWriter } from "./score-writer.ts";
 import { scoreRepository, writeScoreBatch } from "./scores.ts";
 import { searchRepository } from "./search.ts";
+import { signedOutSessionRepository } from "./signed-out-sessions.ts";
 import type { Store } from "./store.ts";
 import { verdictCacheRepository } from "./verdict-cache.ts";
 
@@ -35,6 +36,7 @@ export function storeOver(db: Db, location: string): Store {
     agentConfig: agentConfigRepository(db),
     search: searchRepository(db),
     labels: labelRepository(db),
+    signedOutSessions: signedOutSessionRepository(db),
     migrationStatus: () => migrationStatus(db),
     close: () => {
       closed ??= db.close();

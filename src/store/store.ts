@@ -15,6 +15,7 @@ import type { RunRepository } from "./runs.ts";
 import type { ScoreWriter, ScoreWriterOptions } from "./score-writer.ts";
 import type { ScoreRepository } from "./scores.ts";
 import type { SearchRepository } from "./search.ts";
+import type { SignedOutSessionRepository } from "./signed-out-sessions.ts";
 import type { VerdictCacheRepository } from "./verdict-cache.ts";
 
 export interface OpenStoreOptions {
@@ -48,6 +49,8 @@ export interface Store {
   readonly search: SearchRepository;
   /** People's labels of persona evaluations' items (the labelling page), exported for `calibrate`. */
   readonly labels: LabelRepository;
+  /** Dashboard sessions signed out before they expired: refused by every server on the store. */
+  readonly signedOutSessions: SignedOutSessionRepository;
   migrationStatus(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@ import {
   calibrationsOfEvaluation,
   listCalibrations,
 } from "../calibration/index.ts";
-import type { PageAfter, RunRow } from "../store/index.ts";
+import type { RunRow } from "../store/index.ts";
 import {
   calibratedLink,
   calibratedRuns,
@@ -21,18 +21,8 @@ import { filterForm } from "./filter-form.ts";
 import { hrefWith, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
-import {
-  failuresSwitch,
-  type ListView,
-  listPage,
-  parseListView,
-  type SortColumn,
-  sortedWithinPage,
-  sortHeader,
-  sortRows,
-  viewParams,
-} from "./list-view.ts";
-import { decodeCursor, type PageQuery } from "./page-query.ts";
+import { failuresSwitch, listedPage, type SortColumn, sortedWithinPage, viewParams } from "./list-view.ts";
+import type { PageQuery } from "./page-query.ts";
 
 const SORTS = ["created", "judge", "items", "kappa", "flagged"] as const;
 type CalibrationSort = (typeof SORTS)[number];
@@ -56,29 +46,30 @@ export async function calibrationsPage(
   query: PageQuery,
   raw: Readonly<Record<string, string>> = {},
 ): Promise<Html> {
-  const { agent, since, until, limit } = query;
-  const view = parseListView(raw, SORTS);
-  const list = (after: PageAfter | undefined, n: number) =>
-    listCalibrations({ store, agent, since, until, after, limit: n });
-  const page = await listPage({
-    failuresOnly: view.failures,
-    limit,
-    after: decodeCursor(query.cursor),
-    list,
+  const { agent, since, until } = query;
+  const filters = { agent, since, until };
+  const {
+    view,
+    page,
+    here: base,
+    rows,
+    header: th,
+    filtered,
+  } = await listedPage({
+    path: "/calibrations",
+    query,
+    raw,
+    sorts: SORTS,
+    columns: COLUMNS,
+    filters,
+    list: (after, n) => listCalibrations({ store, agent, since, until, after, limit: n }),
     keep: isFlagged,
+    newestFirst: true,
   });
   const runs = await calibratedRuns(
     store,
     page.rows.map((r) => r.calibrated_evaluation),
   );
-  const filters = { agent, since, until };
-  const base = { path: "/calibrations", params: { ...filters, cursor: query.cursor } };
-  // Without a column asked for, the rows are in the store's order: the newest first.
-  const shownView: ListView<CalibrationSort> =
-    view.sort === undefined ? { ...view, sort: "created", order: "desc" } : view;
-  const th = (key: CalibrationSort) => sortHeader(COLUMNS[key], shownView, base);
-  const rows = sortRows(page.rows, view, Object.values(COLUMNS));
-  const filtered = agent || since || until || query.cursor || view.failures;
   const body =
     rows.length === 0
       ? filtered

@@ -9,23 +9,14 @@ import {
   type PassResult,
 } from "../conversations/index.ts";
 import { RECOMMENDATION_THRESHOLD } from "../sessions/index.ts";
-import type { EvaluationRow, PageAfter, Store } from "../store/index.ts";
+import type { EvaluationRow, Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, jsonText, milliseconds, score1, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
-import {
-  failuresSwitch,
-  listPage,
-  parseListView,
-  type SortColumn,
-  sortedWithinPage,
-  sortHeader,
-  sortRows,
-  viewParams,
-} from "./list-view.ts";
-import { decodeCursor, type PageQuery } from "./page-query.ts";
+import { failuresSwitch, listedPage, type SortColumn, sortedWithinPage, viewParams } from "./list-view.ts";
+import type { PageQuery } from "./page-query.ts";
 
 const PASS_TITLE: Record<string, string> = {
   without_facts: "Without the facts",
@@ -129,28 +120,25 @@ export async function conversationsPage(
   query: PageQuery,
   raw: Readonly<Record<string, string>> = {},
 ): Promise<Html> {
-  const { agent, since, until, limit } = query;
-  const view = parseListView(raw, CONVERSATION_SORTS);
-  const after = decodeCursor(query.cursor);
-  const list = async (from: PageAfter | undefined, n: number) =>
-    conversationListRows(
-      store,
-      await store.evaluations.list({ kind: "conversation", agent, since, until, after: from, limit: n }),
-    );
-  const page = await listPage({
-    failuresOnly: view.failures,
-    limit,
-    after,
-    list,
+  const { agent, since, until } = query;
+  const filters = { agent, since, until };
+  const { view, page, here, rows, header, filtered } = await listedPage({
+    path: "/conversations",
+    query,
+    raw,
+    sorts: CONVERSATION_SORTS,
+    columns: CONVERSATION_COLUMNS,
+    filters,
+    list: async (after, n) =>
+      conversationListRows(
+        store,
+        await store.evaluations.list({ kind: "conversation", agent, since, until, after, limit: n }),
+      ),
     keep: (r) => r.failures.length > 0,
   });
-  const filters = { agent, since, until };
-  const here = { path: "/conversations", params: { ...filters, cursor: query.cursor } };
-  const rows = sortRows(page.rows, view, Object.values(CONVERSATION_COLUMNS));
-  const header = (key: ConversationSort) => sortHeader(CONVERSATION_COLUMNS[key], view, here);
   const body =
     rows.length === 0
-      ? agent || since || until || query.cursor || view.failures
+      ? filtered
         ? html`<p>No conversation matches these filters${view.failures ? " among the failures" : ""}.</p>`
         : firstRun("conversations")
       : html`<table class="conversations">

@@ -3,12 +3,10 @@
 // parameter; an unknown id a 404 page. The server mounts this behind its token and security headers.
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { evaluationKinds } from "../kinds/index.ts";
 import { agentPage, agentsPage } from "./agents-page.ts";
 import { ASSETS } from "./assets.ts";
-import { calibrationPage } from "./calibration-page.ts";
-import { calibrationsPage } from "./calibrations-page.ts";
 import { comparePage } from "./compare-page.ts";
-import { conversationPage, conversationsPage } from "./conversations-page.ts";
 import { correctionsPage } from "./corrections-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type Html, html } from "./html.ts";
@@ -17,7 +15,7 @@ import { layout, withAccount } from "./layout.ts";
 import { decodeCursor, PageInputError, type PageQuery, pageId, parsePageQuery } from "./page-query.ts";
 import { runPage, runsPage } from "./runs-page.ts";
 import { searchPage } from "./search-page.ts";
-import { sessionPage, sessionsPage } from "./sessions-page.ts";
+import { kindPages } from "./stored-kind-pages.ts";
 
 export interface DashboardOptions extends Omit<DashboardContext, "regressionThreshold"> {
   /** A regression is a 0–9 dimension more than this below its baseline. Default 1.0. */
@@ -62,8 +60,9 @@ async function render(
 }
 
 /**
- * The dashboard as a Hono app: `/agents`, `/agents/:id`, `/runs`, `/runs/:id`, `/compare`, `/sessions`, `/sessions/:id`,
- * `/conversations`, `/conversations/:id`, `/corrections`, `/calibrations`, `/calibrations/:id`, and `/assets/*`.
+ * The dashboard as a Hono app: `/agents`, `/agents/:id`, `/runs`, `/runs/:id`, `/compare`, each stored kind's
+ * `/<section>` and `/<section>/:id` (`/sessions`, `/conversations`, `/calibrations`, `/simulations`…),
+ * `/corrections`, `/search`, and `/assets/*`.
  */
 export function dashboardRoutes({
   regressionThreshold = 1,
@@ -84,16 +83,16 @@ export function dashboardRoutes({
   app.get("/runs", (c) => show(c, (q) => runsPage(context, q, c.req.query())));
   app.get("/runs/:id", (c) => show(c, (q) => runPage(context, pageId(c.req.param("id")), q, c.req.query())));
   app.get("/compare", (c) => show(c, () => comparePage(context, c.req.query())));
-  app.get("/sessions", (c) => show(c, (q) => sessionsPage(context, q, c.req.query())));
-  app.get("/sessions/:id", (c) =>
-    show(c, () => sessionPage(context, pageId(c.req.param("id")), c.req.query())),
-  );
-  app.get("/conversations", (c) => show(c, (q) => conversationsPage(context, q, c.req.query())));
-  app.get("/conversations/:id", (c) => show(c, () => conversationPage(context, pageId(c.req.param("id")))));
+  // Each stored kind read back by evaluation: its list and an evaluation's page (sessions, conversations…).
+  for (const kind of evaluationKinds()) {
+    const pages = kindPages(kind);
+    app.get(`/${kind.section}`, (c) => show(c, (q) => pages.list(context, q, c.req.query())));
+    app.get(`/${kind.section}/:id`, (c) =>
+      show(c, () => pages.detail(context, pageId(c.req.param("id")), c.req.query())),
+    );
+  }
   app.get("/corrections", (c) => show(c, (q) => correctionsPage(context, q)));
   app.get("/search", (c) => show(c, () => searchPage(context, c.req.query())));
-  app.get("/calibrations", (c) => show(c, (q) => calibrationsPage(context, q, c.req.query())));
-  app.get("/calibrations/:id", (c) => show(c, () => calibrationPage(context, pageId(c.req.param("id")))));
   app.route("/", labellingRoutes(context, signOut));
   return app;
 }

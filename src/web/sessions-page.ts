@@ -12,7 +12,7 @@ import {
   type SessionsAnalysis,
   type ToolFinding,
 } from "../sessions/index.ts";
-import type { EvaluationRow, PageAfter, Store } from "../store/index.ts";
+import type { EvaluationRow, Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score1, shortId, when } from "./format.ts";
@@ -20,16 +20,13 @@ import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
 import {
   failuresSwitch,
-  listPage,
+  listedPage,
   parseFailuresOnly,
-  parseListView,
   type SortColumn,
   sortedWithinPage,
-  sortHeader,
-  sortRows,
   viewParams,
 } from "./list-view.ts";
-import { decodeCursor, type PageQuery } from "./page-query.ts";
+import type { PageQuery } from "./page-query.ts";
 import { sessionTrace, turnAnchor, turnIssues, turnNumber } from "./session-timeline.ts";
 
 /** A stored session analysis as the list shows it: its sessions' figures and what failed in them. */
@@ -161,28 +158,25 @@ export async function sessionsPage(
   query: PageQuery,
   raw: Readonly<Record<string, string>> = {},
 ): Promise<Html> {
-  const { agent, since, until, limit } = query;
-  const view = parseListView(raw, SESSION_SORTS);
-  const after = decodeCursor(query.cursor);
-  const list = async (from: PageAfter | undefined, n: number) =>
-    sessionListRows(
-      store,
-      await store.evaluations.list({ kind: "session", agent, since, until, after: from, limit: n }),
-    );
-  const page = await listPage({
-    failuresOnly: view.failures,
-    limit,
-    after,
-    list,
+  const { agent, since, until } = query;
+  const filters = { agent, since, until };
+  const { view, page, here, rows, header, filtered } = await listedPage({
+    path: "/sessions",
+    query,
+    raw,
+    sorts: SESSION_SORTS,
+    columns: SESSION_COLUMNS,
+    filters,
+    list: async (after, n) =>
+      sessionListRows(
+        store,
+        await store.evaluations.list({ kind: "session", agent, since, until, after, limit: n }),
+      ),
     keep: (r) => r.failures.length > 0,
   });
-  const filters = { agent, since, until };
-  const here = { path: "/sessions", params: { ...filters, cursor: query.cursor } };
-  const rows = sortRows(page.rows, view, Object.values(SESSION_COLUMNS));
-  const header = (key: SessionSort) => sortHeader(SESSION_COLUMNS[key], view, here);
   const body =
     rows.length === 0
-      ? agent || since || until || query.cursor || view.failures
+      ? filtered
         ? html`<p>No session analysis matches these filters${view.failures ? " among the failures" : ""}.</p>`
         : firstRun("sessions")
       : html`<table class="sessions">

@@ -2,6 +2,7 @@
 // and drill-down as the dashboard (rendered by the dashboard itself, so the two never drift apart), with the
 // stylesheet inline, no script, nothing fetched from the network, and links between its pages made anchors.
 import type { CiReport } from "../harness/index.ts";
+import { storedKindOf } from "../kinds/index.ts";
 import type { Store } from "../store/index.ts";
 import { ASSETS } from "./assets.ts";
 import { ciCheckSection } from "./ci-check-section.ts";
@@ -12,7 +13,7 @@ import { type Html, html } from "./html.ts";
 export interface StaticReportOptions {
   /** The open store the evaluation is in. */
   store: Store;
-  /** The evaluations to report, in order: persona evaluations (each of their runs), session analyses, conversations. */
+  /** The evaluations to report, in order: persona evaluations (each of their runs), and any stored kind's with a page. */
   evaluationIds: readonly string[];
   /** The document's title. Default "Dramaturg report". */
   title?: string;
@@ -55,12 +56,11 @@ async function pagesOf(
 ): Promise<{ paths: string[]; labels: string[]; runs: ReportedRun[] }> {
   const row = await store.evaluations.get(id);
   if (!row) throw new RangeError(`no evaluation ${id} in the store`);
-  if (row.kind === "session")
-    return { paths: [`/sessions/${id}`], labels: [`Session analysis ${id.slice(0, 8)}`], runs: [] };
-  if (row.kind === "conversation")
-    return { paths: [`/conversations/${id}`], labels: [`Conversation ${id.slice(0, 8)}`], runs: [] };
-  if (row.kind === "calibration")
-    return { paths: [`/calibrations/${id}`], labels: [`Calibration ${id.slice(0, 8)}`], runs: [] };
+  const kind = storedKindOf(row.kind);
+  if (kind?.readBack === "evaluation" && kind.htmlReport) {
+    const label = `${kind.noun.charAt(0).toUpperCase()}${kind.noun.slice(1)} ${id.slice(0, 8)}`;
+    return { paths: [`/${kind.section}/${id}`], labels: [label], runs: [] };
+  }
   const result = (await store.evaluations.result(id)) as PersonaRuns | undefined;
   const runs = (result?.runs ?? []).flatMap((r): ReportedRun[] => {
     if (typeof r.run_id !== "string" || typeof r.agent_id !== "string") return [];

@@ -24,6 +24,7 @@ const LAYERS = [
   "harness",
   "experiments",
   "calibration",
+  "kinds",
   "queue",
   "web",
   "server",
@@ -55,6 +56,12 @@ const PAST_THE_INDEX: Record<string, string> = {
   "cli/commands/population.ts -> experiments/population.ts": "start-up",
   "cli/commands/online.ts -> queue/online-rule.ts": "start-up",
   "cli/settings.ts -> queue/online-rule.ts": "start-up",
+  // Commands whose output is a kind's report (pure text, types only): the report, not its folder, at start-up.
+  "cli/commands/eval.ts -> corrections/corrections-report.ts": "start-up",
+  "cli/commands/simulate.ts -> corrections/corrections-report.ts": "start-up",
+  "cli/commands/corrections.ts -> corrections/corrections-report.ts": "start-up",
+  "cli/commands/converse.ts -> conversations/conversation-report.ts": "start-up",
+  "cli/commands/session.ts -> sessions/session-report.ts": "start-up",
 };
 
 /** Every relative module a file names: static imports and re-exports (type-only too) and `import()`. */

@@ -5,8 +5,9 @@ import {
   measureOrderEffects,
   type OrderEffects,
   readLabels,
+  renderOrderEffects,
+  renderOrderEffectsMarkdown,
 } from "../../src/calibration/index.ts";
-import { renderOrderEffects, renderOrderEffectsMarkdown } from "../../src/cli/order-effects-report.ts";
 import { verdictKeyString } from "../../src/core/index.ts";
 import { openStore } from "../../src/engine/index.ts";
 import {
@@ -70,7 +71,8 @@ function judgeScoring(
       const ms = delayMs?.(request) ?? 0;
       if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
       answered.push(request.items.map((i) => verdictKeyString(i.key)));
-      return scripted.judge(request, options);
+      // One model call per request, as the model judge it stands for would make (and count as sent).
+      return { ...(await scripted.judge(request, options)), calls: 1 };
     },
   };
   return { judge, asked, answered };
@@ -100,7 +102,12 @@ describe("measureOrderEffects", () => {
     expect(asked).toHaveLength(ITEMS + 2 * BATCH_CALLS);
     const [individual, ...batches] = effects.conditions;
     for (const c of batches)
-      expect({ ...c, condition: "x", requests: 0 }).toEqual({ ...individual, condition: "x", requests: 0 });
+      expect({ ...c, condition: "x", requests: 0, calls: 0 }).toEqual({
+        ...individual,
+        condition: "x",
+        requests: 0,
+        calls: 0,
+      });
     for (const effect of [effects.batching, effects.position]) {
       expect(effect).toMatchObject({
         n: BATCHED,

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { cli, modelFlags, ROOT } from "./run-cli.ts";
+import { cli, modelFlags, ROOT, spawnCli } from "./run-cli.ts";
 
 const dir = useTempDir("dramaturg-experiment-accounting-");
 let agents: FakeOpenAIServer;
@@ -25,8 +25,9 @@ afterAll(async () => {
 });
 
 /** The two-tasters scenario with its treatment's corrections replaced, as a file of its own. */
-function scenario(treatment: string): string {
+function scenario(treatment: string, environments = 2): string {
   const source = readFileSync(`${ROOT}test/fixtures/experiments/scenarios/two-tasters.yaml`, "utf8")
+    .replace("environments: 2", `environments: ${environments}`)
     .replace(
       "folder: ../populations/hand-written",
       `folder: ${ROOT}test/fixtures/experiments/populations/hand-written`,
@@ -61,7 +62,6 @@ describe("an experiment's accounting", () => {
         first,
       );
       expect(cold.code, cold.stderr).toBe(0);
-      expect(cold.stderr).not.toMatch(/MaxListenersExceededWarning/);
       expect(sentBy(armsOf(first))).toBe(judge.stats.calls);
       // Another experiment on the same store: its control arm asks what the first one asked.
       const before = judge.stats.calls;
@@ -82,7 +82,33 @@ describe("an experiment's accounting", () => {
     }
   });
 
-  it("a judge whose every answer is unusable: exit 3, the errored verdicts and unjudged gate checks in the table", async () => {
+  it("at the default concurrency, environments under way print no listener warning", async () => {
+    const judge = await startFakeOpenAIServer();
+    try {
+      // A process of its own: Node prints the warning once per process, on its own stderr.
+      const r = await spawnCli([
+        "experiment",
+        "run",
+        scenario("      repetition_suppression_enabled: true", 8),
+        "--model",
+        "openai-compatible:agents",
+        "--base-url",
+        agents.url,
+        "--judge",
+        "openai-compatible:judge",
+        "--judge-base-url",
+        judge.url,
+        "--db",
+        "memory://",
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/MaxListenersExceededWarning|Warning/);
+    } finally {
+      await judge.close();
+    }
+  });
+
+  it("a judge whose every answer is unusable: exit 3, and its errored verdicts and unjudged gate checks per arm in the table, JSON and Markdown", async () => {
     const judge = await startFakeOpenAIServer({ faults: () => ({ type: "malformed" }) });
     try {
       const out = join(dir(), "failed.json");
@@ -97,6 +123,17 @@ describe("an experiment's accounting", () => {
       );
       expect(r.stdout).toContain(
         `gate checks passed unjudged (the judge failed; the gate fails open): control 0 · treatment ${arms.treatment!.gate_unjudged}`,
+      );
+      // The JSON and Markdown reports of the same result count them per arm too.
+      const json = JSON.parse((await cli(["experiment", "report", out, "--format", "json"])).stdout);
+      expect(json.experiment.control).toMatchObject({ errored: arms.control!.errored, gate_unjudged: 0 });
+      expect(json.experiment.treatment).toMatchObject({
+        errored: arms.treatment!.errored,
+        gate_unjudged: arms.treatment!.gate_unjudged,
+      });
+      const markdown = (await cli(["experiment", "report", out, "--format", "markdown"])).stdout;
+      expect(markdown).toContain(
+        `left out of the metrics\\): control ${arms.control!.errored} · treatment ${arms.treatment!.errored}`,
       );
     } finally {
       await judge.close();

@@ -3,9 +3,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { nextCommands, walkInitProject } from "../../scripts/init-next-steps.ts";
 import { PERSONA_DIMENSIONS } from "../../src/core/index.ts";
 import { tempDir } from "../temp-dir.ts";
-import { cli } from "./run-cli.ts";
+import { BIN, cli } from "./run-cli.ts";
 
 function emptyFolder(): string {
   return tempDir("dramaturg-init-");
@@ -67,14 +68,61 @@ describe("dramaturg init", () => {
     expect(readFileSync(join(dir, ".gitignore"), "utf8")).toMatch(/^\.dramaturg\/$/m);
   });
 
-  it("prints the next three commands to run", async () => {
+  it("every Next: command and every run step of the generated workflow pass as generated", async () => {
+    const dir = emptyFolder();
+    const init = await cli(["init", "project"], { cwd: dir });
+    expect(init.code).toBe(0);
+    const passed: string[] = [];
+    await walkInitProject({
+      cwd: dir,
+      initOutput: init.stdout,
+      dramaturg: `node ${JSON.stringify(BIN)}`,
+      log: (line) => passed.push(line),
+    });
+    expect(passed.join("\n")).toMatch(/ok {2}cd project && npx dramaturg ci\n/);
+    expect(passed.join("\n")).toMatch(/ok {2}cd project && npx dramaturg serve {2}\(served the dashboard/);
+    expect(passed.join("\n")).toMatch(/ok {2}workflow step "Persona check" \{"exit_code":"0"\}/);
+    expect(passed.join("\n")).toMatch(/workflow step "Fail on regression": skipped/);
+  }, 60_000);
+
+  it("writes the example's baselines, one per character and one for the channels", async () => {
+    const dir = emptyFolder();
+    const r = await cli(["init"], { cwd: dir });
+    for (const file of ["agnes", "milo", "yusuf", "_environments"]) {
+      expect(r.stdout).toContain(`  baselines/${file}.json\n`);
+      expect(JSON.parse(readFileSync(join(dir, `baselines/${file}.json`), "utf8")).format).toMatch(
+        /^dramaturg\.(environment-)?baseline\/v1$/,
+      );
+    }
+  });
+
+  it("prints the next commands, each through npx, with ci and serve among them", async () => {
     const dir = emptyFolder();
     const r = await cli(["init", "project"], { cwd: dir });
-    const next = r.stdout.split("Next:")[1]!.trim().split("\n");
-    expect(next).toHaveLength(3);
-    expect(next[0]).toMatch(/cd project && npx dramaturg eval/);
-    // Typed in a shell where dramaturg is the project's dependency: through npx, every one.
-    for (const line of next) expect(line).toMatch(/^\s*cd project && npx dramaturg /);
+    const next = nextCommands(r.stdout);
+    expect(next).toEqual([
+      "cd project && npx dramaturg eval",
+      "cd project && npx dramaturg ci",
+      "cd project && npx dramaturg doctor",
+      "cd project && npx dramaturg serve",
+    ]);
+    expect(r.stdout).toMatch(/live judge.*\n.*npx dramaturg baseline` and commit baselines\//);
+  });
+
+  it("says the workflow needs dramaturg in package.json when the folder's package.json lacks it", async () => {
+    const dir = emptyFolder();
+    const r = await cli(["init"], { cwd: dir });
+    expect(r.stdout).toMatch(
+      /installs with `npm ci`: commit a package\.json .*\n\(npm install --save-dev dramaturg\)/,
+    );
+  });
+
+  it("says nothing of package.json when the folder's lists dramaturg", async () => {
+    const dir = emptyFolder();
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ devDependencies: { dramaturg: "^1.0.0" } }));
+    const r = await cli(["init"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/npm ci/);
   });
 
   it("a second init refuses with exit 2, lists the files and writes nothing", async () => {

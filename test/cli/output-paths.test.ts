@@ -57,6 +57,28 @@ describe("output paths", () => {
     }
   });
 
+  it("record --out into a missing folder exits 2 before any judge call", async () => {
+    const before = judge.stats.calls;
+    const out = join(dir(), "missing", "fixtures.json");
+    const r = await cli([
+      "record",
+      `${ROOT}examples/ensemble/transcript.json`,
+      "--propositions",
+      `${ROOT}examples/ensemble/propositions`,
+      "--judge",
+      "openai-compatible:judge",
+      "--judge-base-url",
+      judge.url,
+      "--db",
+      "memory://",
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`--out: cannot write ${out}: the folder`);
+    expect(judge.stats.calls).toBe(before);
+  });
+
   it("a folder flag may name a folder to create, but not a file, nor a place under a file", () => {
     const file = join(dir(), "a-file");
     writeFileSync(file, "");

@@ -106,7 +106,8 @@ describe("runConversation", () => {
       expect(p.composite.score).toBeCloseTo((timing + 2 * 1 + 4 * 1) / 7, 12);
     }
     expect(result.difference).toBeCloseTo(0, 1);
-    expect(result.judge).toMatchObject({ requests: 2, errored: 0 });
+    // A scripted judge sends no request to a provider.
+    expect(result.judge).toMatchObject({ requests: 0, calls: 0, errored: 0 });
   });
 
   it("an agent that answers right but writes nothing scores lower, and the failed assertion says what it saw", async () => {

@@ -47,6 +47,32 @@ describe("parseStoreLocation", () => {
     expect((error as Error).message).not.toContain(":pw@");
   });
 
+  it("a scheme mistyped by a slash, a letter or a colon is bad input suggesting the URL meant", () => {
+    const cases: [string, RegExp][] = [
+      ["postgres:/host/db", /did you mean postgres:\/\/host\/db\?/],
+      ["PostgreSQL:host/db", /did you mean postgresql:\/\/host\/db\?/],
+      ["postgress://host/db", /did you mean postgres:\/\/host\/db\?/],
+      ["memory:/", /did you mean memory:\/\/\?/],
+      ["memroy://", /did you mean memory:\/\/\?/],
+    ];
+    for (const [text, fix] of cases) expect(() => parseStoreLocation(text, { cwd: "/work" })).toThrow(fix);
+  });
+
+  it("a scheme-like prefix far from every known one is bad input, not a folder", () => {
+    for (const text of ["pglite:data", "sqlite:x.db"])
+      expect(() => parseStoreLocation(text, { cwd: "/work" })).toThrow(/unknown store location/);
+  });
+
+  it("a mistyped URL's password is not shown in the message", () => {
+    expect(() => parseStoreLocation("postgres:/ci:s3cret@db/x")).toThrow(/postgres:\/ci:\*\*\*@db\/x/);
+    expect(() => parseStoreLocation("postgres:/ci:s3cret@db/x")).not.toThrow(/s3cret/);
+  });
+
+  it("a folder whose name has a colon is written with ./ and a drive letter stays a folder", () => {
+    expect(parseStoreLocation("./pglite:data", { cwd: "/work" })).toMatchObject({ kind: "folder" });
+    expect(parseStoreLocation("C:\\stores\\x")).toMatchObject({ kind: "folder" });
+  });
+
   it("formats back to text that parses to the same location", () => {
     for (const text of ["memory:", "postgres://u@h/db", "/abs/store"]) {
       const location = parseStoreLocation(text);

@@ -5,6 +5,7 @@ import {
   parseTranscript,
   renderTrajectory,
   TrajectoryRenderer,
+  unmarkedSenders,
   windowEvents,
 } from "../../src/core/index.ts";
 
@@ -58,6 +59,49 @@ describe("transcript format", () => {
   it("rejects unknown keys instead of ignoring them", () => {
     const bad = { ...header, messages: [{ ...messages[0], txet: "typo" }] };
     expect(() => parseTranscript(JSON.stringify(bad), "t.json")).toThrow(/unknown key "txet"/);
+  });
+});
+
+describe("senders that are not agent ids", () => {
+  const withSender = (sender: string) => ({
+    ...header,
+    messages: [...messages, { id: "5", sender, channel: "deck", text: "Aye.", at: "2026-01-01T10:04:00Z" }],
+  });
+
+  it("a sender a typo away from an agent id is refused, naming the message and the agent meant", () => {
+    expect(() => parseTranscript(JSON.stringify(withSender("mrata")), "t.json")).toThrow(
+      /t\.json:messages\[4\]\.sender: sender "mrata" is not an agent id; did you mean "marta"\?/,
+    );
+  });
+
+  it("a sender written as an agent's name or its id in another case is refused", () => {
+    for (const sender of ["Marta", "BOB"])
+      expect(() => parseTranscript(JSON.stringify(withSender(sender)), "t.json")).toThrow(/did you mean/);
+  });
+
+  it("a JSONL message with a mistyped sender is refused at its line", () => {
+    const lines = [JSON.stringify(header), ...withSender("bobb").messages.map((m) => JSON.stringify(m))];
+    expect(() => parseTranscript(lines.join("\n"), "t.jsonl")).toThrow(
+      /t\.jsonl:line 6: message sender: sender "bobb" is not an agent id; did you mean "bob"\?/,
+    );
+  });
+
+  it("a sender far from every agent is a stimulus from outside the ensemble", () => {
+    const transcript = parseTranscript(JSON.stringify(withSender("harbourmaster")), "t.json");
+    expect(agentTrajectory(transcript, "marta").at(-1)).toMatchObject({ kind: "stimulus" });
+  });
+
+  it("only senders not marked as outside speakers (role:name, user, guest…) are unmarked", () => {
+    const transcript = parseTranscript(
+      JSON.stringify({
+        ...header,
+        messages: ["harbourmaster", "user", "user-2", "listener:bobby", "Guest", "harbourmaster"].map(
+          (sender, i) => ({ id: `x${i}`, sender, channel: "deck", text: "…", at: "2026-01-01T11:00:00Z" }),
+        ),
+      }),
+      "t.json",
+    );
+    expect(unmarkedSenders(transcript)).toEqual(["harbourmaster"]);
   });
 });
 

@@ -90,6 +90,8 @@ export function heldJudge(
     judge(request, options): Promise<JudgeResponse> {
       requests.push(request);
       if (options?.signal) signals.push(options.signal);
+      // Its one model call goes out at once, and is billed whether or not an answer comes.
+      options?.onCall?.();
       return new Promise((resolve) => {
         waiting.push(() =>
           resolve({

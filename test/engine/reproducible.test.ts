@@ -46,7 +46,8 @@ class ReplayJudge implements Judge {
   async judge(request: JudgeRequest, options: JudgeCallOptions = {}): Promise<JudgeResponse> {
     const first = verdictKeyString(request.items[0]!.key);
     if (this.options.scramble) await sleep(hashOf(first) % 8, undefined, { signal: options.signal });
-    const response = await this.inner.judge(request, options);
+    // One model call per request, as the live judge it stands for would make (and count as sent).
+    const response = { ...(await this.inner.judge(request, options)), calls: 1 };
     this.answered.push(first);
     const failing = this.options.failing;
     if (!failing) return response;

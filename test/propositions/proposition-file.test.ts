@@ -96,6 +96,22 @@ describe("loadPropositionFile", () => {
     );
   });
 
+  it("rejects a misspelt {{variable}} in a claim at its line, suggesting the variable meant", async () => {
+    const path = invalid("adherence/misspelt-variable.yaml");
+    const error = await loadError(path);
+    expect(error.message).toBe(
+      `${path}:6:12: claim: unknown template variable {{chanel_name}}; did you mean {{channel_name}}? (the variables are {{agent_name}}, {{action}}, {{channel_name}}, {{recipient_name}})`,
+    );
+  });
+
+  it("rejects an unknown variable in a recommendation, even one that is no well-formed name", () => {
+    const text =
+      'dimension: fluency\npropositions:\n  - id: a\n    claim: "{{agent_name}} is fluent."\n    recommendations_for_improvement: "Ask {{agent-name}} to slow down."\n';
+    expect(() => parsePropositionFile(text, "x/fluency.yaml")).toThrow(
+      "x/fluency.yaml:5:38: recommendations_for_improvement: unknown template variable {{agent-name}}; did you mean {{agent_name}}?",
+    );
+  });
+
   it("rejects a target_type that contradicts the dimension", async () => {
     const error = await loadError(invalid("fluency/wrong-target.yaml"));
     expect(error.place).toBe("2:14");

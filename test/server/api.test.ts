@@ -257,6 +257,8 @@ describe("the API as a whole", () => {
         "/api/sessions",
         "/api/sessions/analyze",
         "/api/sessions/{id}",
+        "/api/simulations",
+        "/api/simulations/{id}",
         "/api/traces",
       ].sort(),
     );

@@ -130,7 +130,7 @@ describe("a server started with a token", () => {
 
   it("a cookie made for another token is a 401", async () => {
     const response = await request("GET", "/api/runs", {
-      cookie: `dramaturg_session=${sessionCookies({ token: "another-token-0123456789abcdefghij" }).issue()}`,
+      cookie: `dramaturg_session=${sessionCookies({ token: "another-token-0123456789abcdefghij", signedOut: store.signedOutSessions }).issue()}`,
     });
     expect(response.status).toBe(401);
   });

@@ -8,6 +8,7 @@ import { createServerApp, startServer } from "../../src/server/index.ts";
 import { sessionCookies } from "../../src/server/session-cookie.ts";
 import { SignInThrottle, signInClient } from "../../src/server/sign-in-throttle.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { tempDir } from "../temp-dir.ts";
 
 const TOKEN = "sign-in-test-token-0123456789abcdef";
 const BROWSER = "text/html,application/xhtml+xml,*/*;q=0.8";
@@ -177,7 +178,7 @@ describe("session cookies", () => {
     // Reissued an hour later, to live longer: the signature no longer matches.
     const later = `${name}=${clock.now}.${nonce}.${mac}`;
     const otherNonce = `${name}=${issued}.${"A".repeat(22)}.${mac}`;
-    const other = `${name}=${sessionCookies({ token: "another-token-0123456789abcdefghij", now: () => clock.now }).issue()}`;
+    const other = `${name}=${sessionCookies({ token: "another-token-0123456789abcdefghij", signedOut: store.signedOutSessions, now: () => clock.now }).issue()}`;
     expect((await app.request("/api/runs", { headers: { cookie } })).status).toBe(200);
     for (const bad of [later, otherNonce, other, `${name}=${TOKEN}`, `${name}=`])
       expect((await app.request("/api/runs", { headers: { cookie: bad } })).status).toBe(401);
@@ -234,6 +235,38 @@ describe("signing out", () => {
     // A copy of the cookie kept after signing out no longer works; another sign-in's does.
     expect((await app.request("/api/runs", { headers: { cookie } })).status).toBe(401);
     expect((await app.request("/api/runs", { headers: { cookie: other } })).status).toBe(200);
+  });
+
+  it("a signed-out cookie's copy is refused by a second server on the same store", async () => {
+    const { app, clock, signIn } = appWithClock();
+    const cookie = cookieOf(await signIn(TOKEN));
+    const other = cookieOf(await signIn(TOKEN));
+    await app.request("/logout", { method: "POST", headers: { cookie } });
+    expect((await app.request("/api/runs", { headers: { cookie } })).status).toBe(401);
+    const second = createServerApp({ store, token: TOKEN, now: () => clock.now });
+    expect((await second.request("/api/runs", { headers: { cookie } })).status).toBe(401);
+    expect((await second.request("/api/runs", { headers: { cookie: other } })).status).toBe(200);
+  });
+
+  it("a signed-out cookie's copy stays refused after a restart on the store's folder", async () => {
+    const folder = tempDir("dramaturg-sign-out-");
+    const now = () => Date.UTC(2025, 0, 1);
+    const before = await openStore(folder);
+    const app = createServerApp({ store: before, token: TOKEN, now });
+    const signIn = async () =>
+      cookieOf(await app.request("/login", { method: "POST", body: new URLSearchParams({ token: TOKEN }) }));
+    const cookie = await signIn();
+    const other = await signIn();
+    await app.request("/logout", { method: "POST", headers: { cookie } });
+    await before.close();
+    const after = await openStore(folder);
+    try {
+      const restarted = createServerApp({ store: after, token: TOKEN, now });
+      expect((await restarted.request("/api/runs", { headers: { cookie } })).status).toBe(401);
+      expect((await restarted.request("/api/runs", { headers: { cookie: other } })).status).toBe(200);
+    } finally {
+      await after.close();
+    }
   });
 
   it("a sign-out posted from another origin is refused and ends nothing", async () => {

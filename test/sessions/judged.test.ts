@@ -32,8 +32,8 @@ describe("a judged session analysis", () => {
       [false, "none"],
       [false, "none"],
     ]);
-    // One call per interaction (3), per turn (2) and for the session: fewer than one per metric.
-    expect(result.judge).toMatchObject({ spec: FIXTURES, requests: 6, errored: 0 });
+    // A fixture judge sends no request to a provider (the live test below counts the six).
+    expect(result.judge).toMatchObject({ spec: FIXTURES, requests: 0, calls: 0, errored: 0 });
   });
 
   it("a tool call with a HIGH finding scores 0 whatever the judge says; MEDIUM at most 0.5", async () => {
@@ -99,8 +99,9 @@ describe("a live judge through the AI SDK", () => {
       judge: "openai-compatible:fake-model",
       judgeSettings: { baseUrl: server.url },
     });
+    // One call per interaction (3), per turn (2) and for the session: fewer than one per metric.
     expect(server.stats.calls - before).toBe(6);
-    expect(result.judge).toMatchObject({ calls: 6, errored: 0 });
+    expect(result.judge).toMatchObject({ requests: 6, calls: 6, errored: 0 });
     expect(result.analyses[0]!.overall_score).not.toBeNull();
   });
 });
@@ -110,9 +111,19 @@ describe("several sessions in one analysis", () => {
     const { readFileSync } = await import("node:fs");
     const one = JSON.parse(readFileSync(SESSION, "utf8"));
     const { scriptedJudge } = await import("../../src/testing/index.ts");
-    const result = await analyzeSession([one, one], { judge: scriptedJudge(() => ({ score: 7 })) });
+    const scripted = scriptedJudge(() => ({ score: 7 }));
+    let asked = 0;
+    const judge: typeof scripted = {
+      descriptor: scripted.descriptor,
+      judge: (request, options) => {
+        asked++;
+        return scripted.judge(request, options);
+      },
+    };
+    const result = await analyzeSession([one, one], { judge });
     expect(result.analyses).toHaveLength(2);
-    expect(result.judge).toMatchObject({ requests: 12, errored: 0 });
+    expect(asked).toBe(12);
+    expect(result.judge).toMatchObject({ errored: 0 });
     expect(result.analyses[1]!.overall_score).toBeCloseTo(result.analyses[0]!.overall_score!, 12);
     // Two runs of the refund task, both successful.
     expect(result.pass_k).toEqual({ tasks: 1, runs_per_task: 2, pass_k: { "1": 1, "2": 1 } });

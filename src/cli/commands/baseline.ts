@@ -1,17 +1,9 @@
 // `dramaturg baseline`: evaluate, mark the runs as baselines, and write one golden file per agent (plus
 // `_environments.json` for the channels) that `dramaturg ci` compares against.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Command } from "commander";
-import { round, shownPath } from "../../core/index.ts";
-import {
-  baselineOf,
-  ENVIRONMENT_BASELINE_FILE,
-  environmentBaselineOf,
-  measurementOf,
-  readEnvironmentBaseline,
-  serializeBaseline,
-} from "../../harness/index.ts";
+import { shownPath } from "../../core/index.ts";
+import { readEnvironmentBaseline } from "../../harness/index.ts";
+import { writeBaselineFiles } from "../baseline-files.ts";
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { setExitCode } from "../exit-code.ts";
 import { ENSEMBLE_DEMO_ARGS, examples } from "../help-examples.ts";
@@ -59,21 +51,8 @@ export async function baselineCommand(sources: string[], flags: BaselineFlags): 
     process.stderr.write("dramaturg: every verdict errored; no baseline written\n");
     return 3;
   }
-  const m = measurementOf(measured, dir);
-  mkdirSync(dir, { recursive: true });
-  for (const agent of m.agents) {
-    const file = join(dir, `${agent.agent_id}.json`);
-    writeFileSync(file, serializeBaseline(baselineOf(m, agent.agent_id)));
-    const scores = Object.entries(agent.dimensions)
-      .map(([d, r]) => `${d} ${r.score === null ? "–" : round(r.score, 2).toFixed(2)}`)
-      .join(" · ");
-    process.stdout.write(`wrote ${shownPath(file)}  ${agent.name}: ${scores}\n`);
-  }
-  if (m.channels.some((c) => c.dimensions.convergence || c.dimensions.ideas_quantity)) {
-    const file = join(dir, ENVIRONMENT_BASELINE_FILE);
-    writeFileSync(file, serializeBaseline(environmentBaselineOf(m, previousEnvironments)));
-    process.stdout.write(`wrote ${shownPath(file)}  ${m.channels.map((c) => `#${c.channel}`).join(", ")}\n`);
-  }
+  for (const line of writeBaselineFiles(measured, dir, previousEnvironments))
+    process.stdout.write(`${line}\n`);
   if (result.totals.errored > 0)
     process.stderr.write(
       `warning: ${result.totals.errored} verdicts errored and are left out of these baselines; consider running again\n`,

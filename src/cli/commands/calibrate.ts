@@ -205,7 +205,7 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
     });
   else await print(await renderResults(results, judges, format, settings.prices), flags.out);
 
-  const { judgeName } = await import("../calibration-report.ts");
+  const { judgeName } = await import("../../calibration/index.ts");
   let failing = 0;
   for (const result of results) {
     const flagged = result.propositions.filter((p) => p.flagged);
@@ -227,7 +227,7 @@ async function renderResults(
   format: string,
   prices: Settings["prices"],
 ): Promise<string> {
-  const report = await import("../calibration-report.ts");
+  const report = await import("../../calibration/index.ts");
   const { cost, priceFor } = await import("../prices.ts");
   const { compareJudges } = await import("../../calibration/index.ts");
   const compared =

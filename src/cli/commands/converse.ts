@@ -4,13 +4,12 @@
 // pass). --record/--replay keep the models' answers in cassettes.
 import { writeFileSync } from "node:fs";
 import { type Command, Option } from "commander";
-import type { ConversationTrials } from "../../conversations/index.ts";
 import {
-  num,
   renderConversationMarkdown,
   renderConversationTable,
   renderTrials,
-} from "../conversation-report.ts";
+} from "../../conversations/conversation-report.ts";
+import type { ConversationTrials } from "../../conversations/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
 import { writeHtmlReport, writeHtmlReportFrom } from "../html-report.ts";
@@ -56,13 +55,7 @@ export function registerConverseCommand(program: Command): void {
     description: "list stored conversation runs, newest first",
     noun: "conversations",
     key: "conversations",
-    load: async (store, limit) =>
-      (await import("../../conversations/index.ts")).listConversationResults({ store, limit }),
-    header: "without facts  with facts  job",
-    cells: (r) => {
-      const score = (pass: string) => num(r.passes.find((p) => p.pass === pass)?.score ?? null);
-      return `${score("without_facts").padStart(13)}  ${score("with_facts").padStart(10)}  ${r.job}`;
-    },
+    kind: async () => (await import("../../conversations/index.ts")).conversationKind,
   });
   program
     .command("converse")

@@ -1,7 +1,7 @@
 // `dramaturg corrections stats`: the action gate's statistics over the stored correction logs, as TinyTroupe
 // keeps them, each agent's similarity failures judged by its own max_action_similarity.
 import { type Command, Option } from "commander";
-import { statisticsTable } from "../corrections-report.ts";
+import { statisticsTable } from "../../corrections/corrections-report.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
 

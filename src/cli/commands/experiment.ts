@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { type Command, Option } from "commander";
 import { InputError } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
-import { wholeFlag } from "../flags.ts";
+import { addModelServerOptions, wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
 
@@ -27,8 +27,8 @@ interface ReportFlags {
 interface ExperimentModelFlags {
   scale: string;
   model?: string;
-  baseUrl?: string;
-  apiKeyEnv?: string;
+  modelBaseUrl?: string;
+  modelApiKeyEnv?: string;
   judge?: string;
   judgeBaseUrl?: string;
   judgeApiKeyEnv?: string;
@@ -126,7 +126,7 @@ export function registerExperimentCommand(program: Command): void {
       examples(
         "dramaturg experiment run brainstorming-average --scale 0.1 --model openai:gpt-4o-mini --judge openai:gpt-4o-mini --dry-run",
         "OPENAI_API_KEY=… dramaturg experiment run brainstorming-average --scale 0.1 --model openai:gpt-4o-mini --judge openai:gpt-4o-mini --out avg.json",
-        "dramaturg experiment run my-scenario.yaml --population people/ --model openai-compatible:llama3.1 --base-url http://127.0.0.1:11434/v1 --judge openai-compatible:llama3.1 --judge-base-url http://127.0.0.1:11434/v1",
+        "dramaturg experiment run my-scenario.yaml --population people/ --model openai-compatible:llama3.1 --model-base-url http://127.0.0.1:11434/v1 --judge openai-compatible:llama3.1 --judge-base-url http://127.0.0.1:11434/v1",
       ),
     )
     .action(async (scenario: string, flags: RunFlags) => {
@@ -192,10 +192,9 @@ function modelOptions(command: Command, required: boolean): Command {
   const judge = "judges the dimensions, the extraction, the gate (a model spec or fixtures:FILE)";
   if (required) command.requiredOption("--model <spec>", model).requiredOption("--judge <spec>", judge);
   else command.option("--model <spec>", model).option("--judge <spec>", judge);
-  return command
-    .option("--scale <s>", "shrink the environments and agents proportionally (0 < s ≤ 1)", "1")
-    .option("--base-url <url>", "base URL of an OpenAI-compatible server for the agents' model")
-    .option("--api-key-env <var>", "environment variable holding the agents' API key")
+  return addModelServerOptions(
+    command.option("--scale <s>", "shrink the environments and agents proportionally (0 < s ≤ 1)", "1"),
+  )
     .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server for the judge")
     .option("--judge-api-key-env <var>", "environment variable holding the judge's API key")
     .option("--seed <n>", "seed of every environment's world (default: the scenario's)")
@@ -382,7 +381,7 @@ async function runSetup(flags: ExperimentModelFlags, command: "run" | "table1") 
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   const runOptions = {
     model,
-    modelSettings: { baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv },
+    modelSettings: { baseUrl: flags.modelBaseUrl, apiKeyEnv: flags.modelApiKeyEnv },
     judge,
     judgeSettings: {
       baseUrl: flags.judgeBaseUrl,

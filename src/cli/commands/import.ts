@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import { loadTranscripts } from "../../core/index.ts";
 import { openStore } from "../../store/index.ts";
 import { resolveSettings } from "../settings.ts";
+import { warnOfUnmarkedSenders } from "../unmarked-senders.ts";
 
 export async function importCommand(
   files: string[],
@@ -10,6 +11,7 @@ export async function importCommand(
 ): Promise<number> {
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   const { transcript, files: read } = loadTranscripts(files);
+  warnOfUnmarkedSenders(transcript);
   const store = await openStore(settings.db);
   try {
     await store.agents.upsert(transcript.agents);

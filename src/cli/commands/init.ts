@@ -1,13 +1,16 @@
 // `dramaturg init [DIR]`: scaffolds a project that works offline at once: project file and its JSON Schema,
-// the built-in proposition sets, an example transcript with hand-written verdicts, a CI workflow.
+// the built-in proposition sets, an example transcript with hand-written verdicts, its baselines, a CI workflow.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { InputError, PERSONA_DIMENSIONS } from "../../core/index.ts";
+import { ENVIRONMENT_BASELINE_FILE } from "../../harness/index.ts";
 import { builtinPropositionFilePath } from "../../propositions/index.ts";
+import { writeBaselineFiles } from "../baseline-files.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
+import { measure, setupEvaluation } from "../persona-evaluation.ts";
 import { projectFileJsonSchema } from "../settings.ts";
 
 const SCAFFOLD = fileURLToPath(new URL("../scaffold/", import.meta.url));
@@ -18,7 +21,9 @@ const IGNORED = ".dramaturg/";
 export function registerInitCommand(program: Command): void {
   program
     .command("init")
-    .description("create a Dramaturg project: dramaturg.yaml, propositions, an example, a CI workflow")
+    .description(
+      "create a Dramaturg project: dramaturg.yaml, propositions, an example and its baselines, a CI workflow",
+    )
     .argument("[dir]", "folder to create the project in (default: the current folder)")
     .option("--force", "overwrite files that already exist")
     .addHelpText(
@@ -29,7 +34,9 @@ export function registerInitCommand(program: Command): void {
         "dramaturg init --force",
       ),
     )
-    .action((dir: string | undefined, flags: { force?: boolean }) => setExitCode(initCommand(dir, flags)));
+    .action(async (dir: string | undefined, flags: { force?: boolean }) =>
+      setExitCode(await initCommand(dir, flags)),
+    );
 }
 
 /** Every file init writes, relative to the project folder, with its content. */
@@ -49,13 +56,25 @@ export function scaffoldFiles(): Map<string, string> {
   return files;
 }
 
-export function initCommand(dir: string | undefined, { force = false }: { force?: boolean } = {}): number {
+/** The baseline files init writes for the example (one per character, one for the channels), checked before writing. */
+function baselineFiles(): string[] {
+  const example = JSON.parse(readFileSync(join(SCAFFOLD, "transcript.json"), "utf8")) as {
+    agents: { id: string }[];
+  };
+  return [...example.agents.map((a) => `baselines/${a.id}.json`), `baselines/${ENVIRONMENT_BASELINE_FILE}`];
+}
+
+export async function initCommand(
+  dir: string | undefined,
+  { force = false }: { force?: boolean } = {},
+): Promise<number> {
   const root = resolve(dir ?? ".");
   const files = scaffoldFiles();
-  const existing = [...files.keys()].filter((f) => existsSync(join(root, f)));
+  const written = [...files.keys(), ...baselineFiles()];
+  const existing = written.filter((f) => existsSync(join(root, f)));
   if (existing.length > 0 && !force)
     throw new InputError(
-      `${existing.length === files.size ? "this folder already holds a Dramaturg project" : "these files already exist"}: ${existing.join(", ")}; expected an empty folder, or --force to overwrite them`,
+      `${existing.length === written.length ? "this folder already holds a Dramaturg project" : "these files already exist"}: ${existing.join(", ")}; expected an empty folder, or --force to overwrite them`,
       { file: root },
     );
   for (const [name, text] of files) {
@@ -74,21 +93,46 @@ export function initCommand(dir: string | undefined, { force = false }: { force?
       gitignore,
       `${ignored && !ignored.endsWith("\n") ? "\n" : ""}# Dramaturg's local store\n${IGNORED}\n`,
     );
+  // The example's baselines, so `ci` (and the workflow on the first pull request) and `serve` work at once.
+  // Judged by the hand-written verdicts in a memory store: nothing else is written.
+  const setup = setupEvaluation([], {
+    config: join(root, "dramaturg.yaml"),
+    db: "memory://",
+    progress: false,
+  });
+  writeBaselineFiles(await measure(setup), setup.settings.baselines);
 
   const where = relative(process.cwd(), root) || ".";
   const cd = where === "." ? "" : `cd ${where} && `;
   process.stdout.write(
     [
       `Created a Dramaturg project in ${where}:`,
-      ...[...files.keys(), ".gitignore"].map((f) => `  ${f}`),
+      ...[...written, ".gitignore"].map((f) => `  ${f}`),
       "",
       "Next:",
       // What the user types in a shell where dramaturg is a dependency of the project, not a global command.
-      `  ${cd}npx dramaturg eval                              # score the example offline (hand-written verdicts)`,
-      `  ${cd}npx dramaturg doctor                            # check the project file, the store and the judge`,
-      `  ${cd}npx dramaturg eval --judge openai:gpt-4o-mini   # a live judge (export OPENAI_API_KEY=… first)`,
+      // Each runs offline as written (a test and .ci/package-check.sh run every one).
+      `  ${cd}npx dramaturg eval     # score the example offline (hand-written verdicts)`,
+      `  ${cd}npx dramaturg ci       # compare with baselines/, as the CI workflow does on each pull request`,
+      `  ${cd}npx dramaturg doctor   # check the project file, the store and the judge`,
+      `  ${cd}npx dramaturg serve    # the dashboard on http://127.0.0.1:4477 (Ctrl-C stops)`,
+      "",
+      ...workflowNeeds(root, cd),
+      "For a live judge, set judge.model in dramaturg.yaml (e.g. openai:gpt-4o-mini with OPENAI_API_KEY exported,",
+      "and the key in the repository's secrets for the workflow), then `npx dramaturg baseline` and commit baselines/.",
       "",
     ].join("\n"),
   );
   return 0;
+}
+
+/** What the workflow's `npm ci` needs that the folder lacks: a package.json with dramaturg as a dependency. */
+function workflowNeeds(root: string, cd: string): string[] {
+  const manifest = join(root, "package.json");
+  if (existsSync(manifest) && /"dramaturg"\s*:/.test(readFileSync(manifest, "utf8"))) return [];
+  return [
+    "The CI workflow installs with `npm ci`: commit a package.json and package-lock.json that list dramaturg",
+    `(${cd}npm install --save-dev dramaturg).`,
+    "",
+  ];
 }

@@ -2,7 +2,7 @@
 // dramaturg.yaml under `online:`; `schedule` hands them to pg-boss's scheduler on the PostgreSQL store, where
 // `dramaturg worker`s run them; `run` runs one now; `status` lists the rules, their last runs and alerts.
 import { type Command, Option } from "commander";
-import { InputError, round } from "../../core/index.ts";
+import { InputError, parseStoreLocation, round } from "../../core/index.ts";
 import type { OnlineRunSummary, OnlineStatus, OnlineTick } from "../../queue/index.ts";
 // The rules' schema module alone (zod), as settings.ts reads it: the queue loads only when a subcommand runs.
 import { ruleMeasures } from "../../queue/online-rule.ts";
@@ -91,7 +91,7 @@ const SESSION_REGRESSION = 0.1;
 
 function onlineSettings(flags: OnlineFlags): Settings {
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-  if (!/^postgres(ql)?:\/\//.test(settings.db))
+  if (parseStoreLocation(settings.db).kind !== "postgres")
     throw new InputError(
       "online rules run on the queue of a PostgreSQL store: pass --db postgres://… (or set db: in dramaturg.yaml)",
       { place: "--db" },

@@ -124,7 +124,14 @@ export async function populationGenerateCommand(profileArg: string, flags: Gener
     throw new InputError("--model is required (unless --replay gives every answer)");
   const built =
     flags.model !== undefined
-      ? createJudgeModel(flags.model, { baseUrl: flags.modelBaseUrl, apiKeyEnv: flags.modelApiKeyEnv })
+      ? createJudgeModel(flags.model, {
+          baseUrl: flags.modelBaseUrl,
+          apiKeyEnv: flags.modelApiKeyEnv,
+          probe: {
+            role: "persona model",
+            fix: "check that the server is running and the model's base URL (--model-base-url), then try again",
+          },
+        })
       : undefined;
 
   const progress = process.stderr.isTTY

@@ -7,6 +7,7 @@ import { measurementOf, replayDifferences } from "../../harness/index.ts";
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
+import { checkOutputPaths } from "../output-paths.ts";
 import { measure, setupEvaluation } from "../persona-evaluation.ts";
 
 export interface RecordFlags extends EvalFlags {
@@ -59,6 +60,7 @@ function scopeFlags(flags: EvalFlags): string[] {
 }
 
 export async function recordCommand(sources: string[], flags: RecordFlags): Promise<number> {
+  checkOutputPaths({ "--out": flags.out });
   const setup = setupEvaluation(sources, flags);
   if (setup.settings.judge.model && parseJudgeSpec(setup.settings.judge.model).kind === "fixtures") {
     throw new InputError(

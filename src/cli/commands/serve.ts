@@ -9,7 +9,8 @@ import { examples } from "../help-examples.ts";
 export interface ServeFlags {
   db?: string;
   host: string;
-  port: string;
+  /** Undefined when not given: 4477, and a taken default port is the machine's state, not bad usage. */
+  port?: string;
   bodyLimit?: string;
   judge: string;
   judgeBaseUrl?: string;
@@ -28,7 +29,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--db <location>", "store location (default .dramaturg)")
     .option("--host <host>", "address to listen on; other than loopback needs DRAMATURG_TOKEN", "127.0.0.1")
-    .option("--port <n>", "port to listen on (0: any free port)", "4477")
+    .option("--port <n>", "port to listen on (default 4477; 0: any free port)")
     .option(
       "--allowed-host <name>",
       "a name this server is reached by (dashboard.example.com, or NAME:PORT for one port); requests naming another host in Host get 421; repeatable",
@@ -107,12 +108,10 @@ export async function serveCommand(
   flags: ServeFlags,
   signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM"],
 ): Promise<number> {
-  const [{ InputError }, { resolveSettings }, { startServer, TOKEN_ENV }] = await Promise.all([
-    import("../../core/index.ts"),
-    import("../settings.ts"),
-    import("../../server/index.ts"),
-  ]);
-  const port = wholeFlag(flags.port, "--port", 0, 65535, InputError);
+  const [{ DramaturgError, InputError }, { resolveSettings }, { startServer, TOKEN_ENV }] = await Promise.all(
+    [import("../../core/index.ts"), import("../settings.ts"), import("../../server/index.ts")],
+  );
+  const port = wholeFlag(flags.port ?? "4477", "--port", 0, 65535, InputError);
   const sessionTtl = await durationFlag(flags.sessionTtl, "--session-ttl", InputError);
   const bodyLimit =
     flags.bodyLimit === undefined
@@ -143,6 +142,11 @@ export async function serveCommand(
     judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
     baselines,
     regressionThreshold: settings.thresholds.regression,
+  }).catch((error: unknown) => {
+    // A port the user named that is taken is bad usage (exit 2); the default one taken is the machine's state,
+    // so the server could not start (exit 3). Same message either way: the port and the fix.
+    if (flags.port !== undefined || !InputError.isInstance(error) || error.place !== "--port") throw error;
+    throw new DramaturgError("ListenError", error.message, { exitCode: 3, cause: error });
   });
   const { redactUrl } = await import("../../store/index.ts");
   process.stdout.write(

@@ -1,13 +1,14 @@
 // `dramaturg session analyze FILE…`: the library's analyzeSession, rendered as JSON (the seed's API
 // response plus tool findings and latency), a table, or Markdown.
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { Option } from "commander";
 import type { SessionAnalysis, SessionsAnalysis } from "../../sessions/index.ts";
+import { renderSessionMarkdown, renderSessionTable } from "../../sessions/session-report.ts";
 import type { Store } from "../../store/index.ts";
 import { examples } from "../help-examples.ts";
 import { storeKeptForReport, writeHtmlReportAfter } from "../html-report.ts";
 import { checkOutputPaths } from "../output-paths.ts";
-import { emitSessions, score } from "../session-report.ts";
 import { registerStoredList } from "../stored-list.ts";
 
 export function registerSessionCommands(program: Command): void {
@@ -16,15 +17,7 @@ export function registerSessionCommands(program: Command): void {
     description: "list stored session analyses, newest first",
     noun: "session analyses",
     key: "analyses",
-    load: async (store, limit) =>
-      (await import("../../sessions/index.ts")).listSessionAnalyses({ store, limit }),
-    header: "sessions  overall  findings  bad turns  judge",
-    cells: (r) => {
-      const overall = r.scores.map((x) => score(x.overall_score)).join(" ");
-      const findings = r.scores.reduce((n, x) => n + x.findings, 0);
-      const bad = r.scores.reduce((n, x) => n + x.bad_turns, 0);
-      return `${String(r.sessions).padStart(8)}  ${overall.padStart(7)}  ${String(findings).padStart(8)}  ${String(bad).padStart(9)}  ${r.judge ?? "—"}`;
-    },
+    kind: async () => (await import("../../sessions/index.ts")).sessionKind,
   });
   const session = program
     .command("session")
@@ -219,8 +212,8 @@ async function analyzeQueued(
     detach: boolean;
   },
 ): Promise<{ evaluationId: string; result?: SessionsAnalysis }> {
-  const { InputError } = await import("../../core/index.ts");
-  if (!/^postgres(ql)?:\/\//.test(options.db))
+  const { InputError, parseStoreLocation } = await import("../../core/index.ts");
+  if (parseStoreLocation(options.db).kind !== "postgres")
     throw new InputError(
       "--queue needs a PostgreSQL store that workers can reach: pass --db postgres://… (this store is local to this process)",
       { place: "--queue" },
@@ -235,6 +228,8 @@ async function analyzeQueued(
     import("../../queue/index.ts"),
   ]);
   const prepared = prepareSessionAnalysis(files, { from: options.from, tools: options.tools });
+  const { checkQueueSettings, followTellingOfNoWorker } = await import("../queued-wait.ts");
+  await checkQueueSettings();
   // Built to check it (a bad spec, a missing fixtures file or API key is bad input) and to describe it.
   const built = prepareJudge(options.judge, options.judgeSettings, { cache: false });
   try {
@@ -249,13 +244,12 @@ async function analyzeQueued(
       });
       if (options.detach) return { evaluationId };
       process.stderr.write(`queued session analysis ${evaluationId} as ${jobs} jobs; waiting for workers\n`);
-      return {
-        evaluationId,
-        result: {
-          ...(await queue.followEvaluation<SessionsAnalysis>(store, evaluationId)),
-          evaluation_id: evaluationId,
-        },
-      };
+      const waiting = { store, db: options.db, queue: queue.SESSION_CHUNKS, id: evaluationId };
+      const analysis = await followTellingOfNoWorker(
+        { ...waiting, matching: [{ evaluation_id: evaluationId }], what: `session analysis ${evaluationId}` },
+        () => queue.followEvaluation<SessionsAnalysis>(store, evaluationId),
+      );
+      return { evaluationId, result: { ...analysis, evaluation_id: evaluationId } };
     } finally {
       await store.close();
     }
@@ -284,3 +278,15 @@ interface SessionFlags {
 }
 
 export type { SessionAnalysis };
+
+/** Writes an analysis in `format` to `out` or stdout (JSON: the library's document of it). */
+async function emitSessions(result: SessionsAnalysis, format: string, out?: string): Promise<void> {
+  const text =
+    format === "json"
+      ? `${JSON.stringify((await import("../../sessions/index.ts")).sessionsDocument(result), null, 2)}\n`
+      : `${format === "markdown" ? renderSessionMarkdown(result) : renderSessionTable(result)}\n`;
+  if (out) {
+    writeFileSync(out, text);
+    process.stderr.write(`wrote ${out}\n`);
+  } else process.stdout.write(text);
+}

@@ -1,10 +1,10 @@
-// `dramaturg show [ID]`: prints a stored evaluation's result again — no judge call, no input files.
+// `dramaturg show [ID]`: prints a stored evaluation's result again — no judge call, no input files. Every
+// stored kind is tried in the registry's order, and reprinted the way its command printed it.
 import { InputError } from "../../core/index.ts";
 import type { QueuedProgress } from "../../queue/index.ts";
-import { loadEvalResult } from "../../scorers/index.ts";
 import { type Store, storeExists } from "../../store/index.ts";
-import { emitEvalResult } from "../evaluation-report.ts";
-import { writeHtmlReport, writeHtmlReportFrom } from "../html-report.ts";
+import { storedAt } from "../evaluation-report.ts";
+import { writeHtmlReport } from "../html-report.ts";
 import { checkOutputPaths } from "../output-paths.ts";
 import { resolveSettings } from "../settings.ts";
 
@@ -32,94 +32,59 @@ export async function showCommand(
   checkOutputPaths({ "--out": flags.out });
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   if (!storeExists(settings.db)) throw new InputError("no store here to show from", { place: settings.db });
-  const reportOf = (evaluationId: string) => ({
-    evaluationIds: [evaluationId],
-    out: flags.out,
-    regressionThreshold: settings.thresholds.regression,
-  });
-  // An id may name a session analysis, a conversation run or a simulation: each is reprinted the way its
-  // command printed it.
-  if (id !== undefined) {
-    const { openStore } = await import("../../store/index.ts");
-    const store = await openStore(settings.db);
-    // A loader refuses an id of another kind (or none) with an InputError: then the next kind is tried.
-    const ofKind = <T>(loading: Promise<T>) =>
-      loading.catch((error) => {
-        if (InputError.isInstance(error)) return undefined;
+  const print = async (text: string) => {
+    if (flags.out) {
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(flags.out, text);
+      process.stderr.write(`wrote ${flags.out}\n`);
+    } else process.stdout.write(text);
+    return 0;
+  };
+  const [{ openStore }, { storedKinds }] = await Promise.all([
+    import("../../store/index.ts"),
+    import("../../kinds/index.ts"),
+  ]);
+  const store = await openStore(settings.db);
+  try {
+    // Queued or running: no result yet, but how far it has got.
+    const progress = id === undefined ? undefined : await inProgress(store, id);
+    if (progress) {
+      const { renderProgress } = await import("../queued-report.ts");
+      return print(
+        format === "json" ? `${JSON.stringify(progress, null, 2)}\n` : `${renderProgress([progress])}\n`,
+      );
+    }
+    const kinds = storedKinds();
+    for (const [i, kind] of kinds.entries()) {
+      const last = i === kinds.length - 1;
+      // With no id, the default kind's latest. A loader refuses an id of another kind (or none) with an
+      // InputError: then the next kind is tried, and the default kind's refusal is the answer.
+      if (id === undefined && !last) continue;
+      const document = await kind.load(store, id).catch((error) => {
+        if (!last && InputError.isInstance(error)) return undefined;
         throw error;
       });
-    const print = async (text: string) => {
-      if (flags.out) {
-        const { writeFileSync } = await import("node:fs");
-        writeFileSync(flags.out, text);
-        process.stderr.write(`wrote ${flags.out}\n`);
-      } else process.stdout.write(text);
-      return 0;
-    };
-    try {
-      // Queued or running: no result yet, but how far it has got.
-      const progress = await inProgress(store, id);
-      if (progress) {
-        const { renderProgress } = await import("../queued-report.ts");
-        return print(
-          format === "json" ? `${JSON.stringify(progress, null, 2)}\n` : `${renderProgress([progress])}\n`,
-        );
-      }
-      const { loadSessionAnalysis } = await import("../../sessions/index.ts");
-      const analysis = await ofKind(loadSessionAnalysis({ store, id }));
-      if (analysis && format === "html") {
-        await writeHtmlReport(store, reportOf(analysis.evaluation_id ?? id));
+      if (document === undefined) continue;
+      if (format === "html" && kind.htmlReport) {
+        const evaluationId = (document as { evaluation_id?: string }).evaluation_id ?? id!;
+        await writeHtmlReport(store, {
+          evaluationIds: [evaluationId],
+          out: flags.out,
+          regressionThreshold: settings.thresholds.regression,
+        });
         return 0;
       }
-      if (analysis) {
-        const { emitSessions } = await import("../session-report.ts");
-        await emitSessions(analysis, format, flags.out);
-        return 0;
-      }
-      const { loadConversationResult } = await import("../../conversations/index.ts");
-      const conversation = await ofKind(loadConversationResult({ store, id }));
-      if (conversation && format === "html") {
-        await writeHtmlReport(store, reportOf(conversation.evaluation_id ?? id));
-        return 0;
-      }
-      if (conversation) {
-        const { renderConversationTable } = await import("../conversation-report.ts");
-        return print(
-          format === "json"
-            ? `${JSON.stringify(conversation, null, 2)}\n`
-            : `${renderConversationTable([conversation])}\n`,
-        );
-      }
-      const { loadCalibration } = await import("../../calibration/index.ts");
-      const calibration = await ofKind(loadCalibration({ store, id }));
-      if (calibration && format === "html") {
-        await writeHtmlReport(store, reportOf(calibration.evaluation_id!));
-        return 0;
-      }
-      if (calibration) {
-        const report = await import("../calibration-report.ts");
-        return print(
-          format === "json"
-            ? `${JSON.stringify(calibration, null, 2)}\n`
-            : format === "markdown"
-              ? report.renderCalibrationMarkdown(calibration)
-              : report.renderCalibrationTable(calibration),
-        );
-      }
-      const { loadSimulationResult } = await import("../../corrections/index.ts");
-      const simulation = await ofKind(loadSimulationResult({ store, id }));
-      if (simulation) {
-        const { renderSimulation } = await import("../corrections-report.ts");
-        return print(
-          format === "json" ? `${JSON.stringify(simulation, null, 2)}\n` : renderSimulation(simulation),
-        );
-      }
-    } finally {
-      await store.close();
+      const context = { minimum: settings.thresholds.minimum, stored: storedAt(settings.db) };
+      return print(
+        format === "json"
+          ? `${JSON.stringify(kind.json(document), null, 2)}\n`
+          : format === "markdown"
+            ? kind.markdown(document, context)
+            : kind.text(document, context),
+      );
     }
+    throw new Error("no stored kind is registered");
+  } finally {
+    await store.close();
   }
-  const result = await loadEvalResult({ store: settings.db, id });
-  if (format === "html") await writeHtmlReportFrom(settings.db, reportOf(result.evaluation_id));
-  else emitEvalResult(result, format, { out: flags.out, settings });
-  return 0;
 }

@@ -2,17 +2,17 @@
 // a `simulation` evaluation (its messages, gate checks and result), which `simulations` lists and `show` reprints.
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { renderSimulation } from "../corrections-report.ts";
+import { renderSimulation } from "../../corrections/corrections-report.ts";
 import { setExitCode } from "../exit-code.ts";
-import { wholeFlag } from "../flags.ts";
+import { addModelServerOptions, wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
 import { registerStoredList } from "../stored-list.ts";
 
 interface SimulateFlags {
   model?: string;
-  baseUrl?: string;
-  apiKeyEnv?: string;
+  modelBaseUrl?: string;
+  modelApiKeyEnv?: string;
   judge?: string;
   judgeBaseUrl?: string;
   judgeApiKeyEnv?: string;
@@ -29,22 +29,18 @@ export function registerSimulateCommand(program: Command): void {
     description: "list stored world simulations, newest first",
     noun: "simulations",
     key: "simulations",
-    load: async (store, limit) =>
-      (await import("../../corrections/index.ts")).listSimulationResults({ store, limit }),
-    header: "steps  messages  gate checks  world",
-    cells: (r) =>
-      `${String(r.steps ?? "–").padStart(5)}  ${String(r.messages ?? "–").padStart(8)}  ${String(r.gate_checks ?? "–").padStart(11)}  ${r.world}`,
+    kind: async () => (await import("../../corrections/index.ts")).simulationKind,
   });
-  program
-    .command("simulate")
-    .description("run a world of persona agents (dramaturg.world/v1), print its transcript and store it")
-    .argument("<world>", "world file (YAML; `dramaturg schema world`)")
-    .option(
-      "--model <spec>",
-      "the agents' model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL); default: the world's",
-    )
-    .option("--base-url <url>", "base URL of an OpenAI-compatible server for the agents' model")
-    .option("--api-key-env <var>", "environment variable holding the agents' API key")
+  addModelServerOptions(
+    program
+      .command("simulate")
+      .description("run a world of persona agents (dramaturg.world/v1), print its transcript and store it")
+      .argument("<world>", "world file (YAML; `dramaturg schema world`)")
+      .option(
+        "--model <spec>",
+        "the agents' model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL); default: the world's",
+      ),
+  )
     .option(
       "--judge <spec>",
       "judges the action gate and intervention preconditions (a model spec, or fixtures:FILE)",
@@ -60,7 +56,7 @@ export function registerSimulateCommand(program: Command): void {
       "after",
       examples(
         "OPENAI_API_KEY=… dramaturg simulate examples/worlds/harbour.yml --model openai:gpt-4o-mini --judge openai:gpt-4o-mini --out harbour.json",
-        "dramaturg simulate world.yml --model openai-compatible:llama3.1 --base-url http://127.0.0.1:11434/v1 --steps 3",
+        "dramaturg simulate world.yml --model openai-compatible:llama3.1 --model-base-url http://127.0.0.1:11434/v1 --steps 3",
       ),
     )
     .action(async (world: string, flags: SimulateFlags) => {
@@ -101,7 +97,7 @@ export async function simulateCommand(worldPath: string, flags: SimulateFlags): 
         source: worldPath,
         projectCorrections: settings.corrections,
         model: flags.model,
-        modelSettings: { baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv },
+        modelSettings: { baseUrl: flags.modelBaseUrl, apiKeyEnv: flags.modelApiKeyEnv },
         judge,
         steps,
         seed,

@@ -1,7 +1,7 @@
 // `dramaturg worker`: takes queued evaluations' jobs from a PostgreSQL store until SIGTERM or Ctrl-C, which
 // drain it (no new jobs; those in hand finish), then exits 0.
 import type { Command } from "commander";
-import { InputError } from "../../core/index.ts";
+import { InputError, parseStoreLocation } from "../../core/index.ts";
 import { openStore } from "../../store/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
@@ -59,7 +59,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     },
     projectFile: flags.config,
   });
-  if (!/^postgres(ql)?:\/\//.test(settings.db))
+  if (parseStoreLocation(settings.db).kind !== "postgres")
     throw new InputError("a worker takes its jobs from a PostgreSQL store: pass --db postgres://…", {
       place: "--db",
     });

@@ -1,7 +1,8 @@
 // Signing in and out of a server started with a token. The token, typed once, becomes a session cookie
 // (HttpOnly, SameSite=Strict, Secure over https, a fresh signed value each time, expiring), and the browser
 // goes back to the page it asked for (`next`, a same-site path only). Wrong tokens are throttled per client.
-// Signing out ends the session on the server too, so a copy of the cookie stops working.
+// Signing out ends the session on the server too, in the store, so a copy of the cookie stops working, after
+// a restart and on every server process on that store as well.
 import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { loginPage, postedFromThisSite, signInThrottledPage, signOutPage } from "../../web/index.ts";
@@ -44,13 +45,13 @@ export function loginRoutes({ token, sessions, throttle }: LoginRoutesOptions): 
     return c.redirect(next, 303);
   });
   app.get("/logout", (c) => c.html(signOutPage()));
-  app.post("/logout", (c) => {
+  app.post("/logout", async (c) => {
     // SameSite=Strict already keeps the cookie off a cross-site post, so a forged one could not end the
     // session on the server; refusing it also keeps it from clearing the browser's copy. The page it gets
     // instead is the sign-out button, for the user to press.
     if (!postedFromThisSite(c.req)) return c.html(signOutPage(), 403);
     const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie !== undefined) sessions.signOut(cookie);
+    if (cookie !== undefined) await sessions.signOut(cookie);
     deleteCookie(c, SESSION_COOKIE, { path: "/", secure: new URL(c.req.url).protocol === "https:" });
     return c.redirect("/login", 303);
   });

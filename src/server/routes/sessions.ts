@@ -1,27 +1,11 @@
-// `/api/sessions`: stored session analyses (paginated), one analysis, and `POST /api/sessions/analyze`,
-// which analyses a posted session through the same library call as `dramaturg session analyze` and stores it.
+// `POST /api/sessions/analyze`: analyses a posted session through the same library call as `dramaturg session
+// analyze` and stores it (the stored analyses are read back through the kind's routes, stored-kinds.ts).
 
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { InputError, issuePath, plainIssueMessage, validateInput } from "../../core/index.ts";
-import {
-  analyzeSession,
-  listSessionAnalyses,
-  loadSessionAnalysis,
-  SessionSchema,
-  sessionsDocument,
-} from "../../sessions/index.ts";
-import { fetchPage } from "../../store/index.ts";
-import { ApiError, notFound } from "../api-error.ts";
-import { decodeCursor } from "../cursor.ts";
-import {
-  AgentFilter,
-  ErrorSchema,
-  errorResponses,
-  IdParam,
-  NextCursor,
-  notFoundResponse,
-  PageQuery,
-} from "../query.ts";
+import { analyzeSession, SessionSchema, sessionsDocument } from "../../sessions/index.ts";
+import { ApiError } from "../api-error.ts";
+import { ErrorSchema, errorResponses } from "../query.ts";
 import { requestJson } from "../request-json.ts";
 import type { ServerContext } from "../server-context.ts";
 import { validationHook } from "../validation-hook.ts";
@@ -29,47 +13,6 @@ import { validationHook } from "../validation-hook.ts";
 const Analysis = z.looseObject({ format: z.string() }).openapi("SessionAnalysis", {
   description:
     "dramaturg.session-analysis/v1 (one session: overall, coordination and intent-drift scores, per_agent_scores, turn_results, recommendations, tool_validation, latency, sources) or dramaturg.sessions-analysis/v1 (several)",
-});
-
-// A session analysis has no dimension of the persona kind (its metrics are fixed and all of them are in every
-// analysis), so its list filters by agent and time only.
-const SessionListQuery = PageQuery.extend({
-  agent: AgentFilter.openapi({ description: "only analyses of a session this agent took part in (its id)" }),
-});
-
-const list = createRoute({
-  method: "get",
-  path: "/api/sessions",
-  summary: "stored session analyses, newest first",
-  request: { query: SessionListQuery },
-  responses: {
-    200: {
-      description:
-        "a page of analyses: id, status, sessions, each session's overall score, findings, bad turns",
-      content: {
-        "application/json": {
-          schema: z.object({ sessions: z.array(z.looseObject({ id: z.string() })), next_cursor: NextCursor }),
-        },
-      },
-    },
-    ...errorResponses,
-  },
-});
-
-const one = createRoute({
-  method: "get",
-  path: "/api/sessions/{id}",
-  summary: "one stored session analysis, as `dramaturg show ID --format json` prints it",
-  request: { params: IdParam },
-  responses: {
-    200: { description: "the analysis", content: { "application/json": { schema: Analysis } } },
-    ...errorResponses,
-    ...notFoundResponse,
-    409: {
-      description: "the analysis did not complete",
-      content: { "application/json": { schema: ErrorSchema } },
-    },
-  },
 });
 
 /** The query of `POST /api/sessions/analyze`. A judge cannot be named here: only the server's, or none. */
@@ -141,37 +84,8 @@ export function postedDocument(value: unknown, what: string): unknown {
   return value;
 }
 
-export function sessionRoutes({ store, judge, judgeSettings }: ServerContext): OpenAPIHono {
+export function sessionAnalyzeRoutes({ store, judge, judgeSettings }: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
-  app.openapi(list, async (c) => {
-    const { limit, cursor, since, until, agent } = c.req.valid("query");
-    const page = await fetchPage(limit, (n) =>
-      listSessionAnalyses({
-        store,
-        since,
-        until,
-        agent,
-        after: decodeCursor(cursor),
-        limit: n,
-      }),
-    );
-    return c.json({ sessions: page.rows, next_cursor: page.next ?? null }, 200);
-  });
-  app.openapi(one, async (c) => {
-    const { id } = c.req.valid("param");
-    const row = await store.evaluations.get(id);
-    if (row?.kind !== "session") throw notFound(`session analysis ${id}`);
-    if (row.status !== "completed")
-      throw new ApiError(
-        409,
-        "not_completed",
-        `session analysis ${id} is ${row.status}; it has no result yet`,
-      );
-    return c.json(
-      sessionsDocument(await loadSessionAnalysis({ store, id })) as z.infer<typeof Analysis>,
-      200,
-    );
-  });
   // The body is read by hand (not by the route's validator): any importer's format is welcome, and a JSON
   // syntax error gets its line and column. The route above documents it; this serves it.
   app.post(analyze.path, async (c) => {

@@ -1,14 +1,15 @@
 // Prints a `dramaturg.calibration/v1` document for a person: a terminal table (flagged propositions first,
 // then the rest, the overall line, the raters' ceiling, the flagged ones' worst items) or Markdown for a
 // pull request. Pure: the same document gives the same text.
+
+import { padColumns } from "../harness/index.ts";
 import type {
-  CalibrationComparison,
   CalibrationDisagreement,
   CalibrationFigures,
   CalibrationProposition,
   CalibrationResult,
-} from "../calibration/index.ts";
-import { padColumns } from "../harness/index.ts";
+} from "./calibrate.ts";
+import type { CalibrationComparison } from "./compare-judges.ts";
 import { renderOrderEffects, renderOrderEffectsMarkdown } from "./order-effects-report.ts";
 
 const COLUMNS = ["", "dimension", "proposition", "n", "κ", "ρ", "MAE", "bias", "exact", "±1"];

@@ -1,6 +1,8 @@
 // Prints a batch-mode bias measurement (`OrderEffects`, `calibrate --order-effects`) for a person: each
 // condition's agreement and cost, how far batching and position move the scores, by place in the call and by
 // proposition, and the largest moves; as a terminal table or Markdown for a pull request. Pure.
+
+import { padColumns } from "../harness/index.ts";
 import type {
   OrderEffect,
   OrderEffectCondition,
@@ -8,8 +10,7 @@ import type {
   OrderEffectsCondition,
   ScoreMove,
   ScoreShift,
-} from "../calibration/index.ts";
-import { padColumns } from "../harness/index.ts";
+} from "./order-effects.ts";
 
 const CONDITION_NAMES: Record<OrderEffectCondition, string> = {
   individual: "individual",

@@ -1,7 +1,8 @@
 // A conversation run as `converse` prints it and `show` reprints it: both passes side by side, the
 // assertions with their actual values, the composite, and pass^k over repeated trials.
-import type { ConversationResult, ConversationTrials } from "../conversations/index.ts";
+
 import { escapeMarkdown, markdownTable } from "../core/index.ts";
+import type { ConversationResult, ConversationTrials } from "./run-conversation.ts";
 
 /** A score with `digits` decimals, a dash when there is none. */
 export const num = (v: number | null | undefined, digits = 2) =>

@@ -1,7 +1,6 @@
-// A session analysis as `session analyze` prints it and `show` reprints it: a table, Markdown, or the
-// library's JSON document.
-import { writeFileSync } from "node:fs";
-import type { SessionsAnalysis } from "../sessions/index.ts";
+// A session analysis as `session analyze` prints it and `show` reprints it: a table or Markdown (the JSON is
+// the library's document of it, `sessionsDocument`).
+import type { SessionsAnalysis } from "./analyze.ts";
 
 /** A 0–1 score as the tables show it, a dash when there is none. */
 export const score = (v: number | null) => (v === null ? "—" : v.toFixed(2));
@@ -114,16 +113,4 @@ export function renderSessionMarkdown(result: SessionsAnalysis): string {
     out.push("");
   }
   return out.join("\n");
-}
-
-/** Writes an analysis in `format` to `out` or stdout (JSON: the library's document of it). */
-export async function emitSessions(result: SessionsAnalysis, format: string, out?: string): Promise<void> {
-  const text =
-    format === "json"
-      ? `${JSON.stringify((await import("../sessions/index.ts")).sessionsDocument(result), null, 2)}\n`
-      : `${format === "markdown" ? renderSessionMarkdown(result) : renderSessionTable(result)}\n`;
-  if (out) {
-    writeFileSync(out, text);
-    process.stderr.write(`wrote ${out}\n`);
-  } else process.stdout.write(text);
 }

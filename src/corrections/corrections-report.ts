@@ -1,7 +1,8 @@
 // The action gate's and a simulation's reports as text: what `corrections stats` prints, and what
 // `simulate` and `eval --synthetic` print and `show` reprints of a simulation.
 import type { CorrectionStatistics, ScoreSpread, TokenUsage } from "../core/index.ts";
-import type { SimulationResultDocument, WorldCorrectionsSummary } from "../corrections/index.ts";
+import type { SimulationResultDocument } from "./simulation-run.ts";
+import type { WorldCorrectionsSummary } from "./world-gate.ts";
 
 const percent = (rate: number | null) => (rate === null ? "–" : `${(rate * 100).toFixed(1)}%`);
 const fixed = (value: number | null, digits = 2) => (value === null ? "–" : value.toFixed(digits));
