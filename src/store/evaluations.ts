@@ -2,8 +2,17 @@
 // configuration, outcome, token usage and cache statistics.
 import type { TokenUsage } from "../core/index.ts";
 import { iso, isoOrNull, isUuid, jsonParam } from "./columns.ts";
-import type { Queryable } from "./db.ts";
-import { COMPLETE, FAIL, INTERRUPT, type LifecycleStatus, START, transition } from "./lifecycle.ts";
+import type { Db, Queryable } from "./db.ts";
+import {
+  COMPLETE,
+  FAIL,
+  finishOnceInProcess,
+  INTERRUPT,
+  type LifecycleStatus,
+  START,
+  transition,
+  unfinished,
+} from "./lifecycle.ts";
 import type { CreatedRange, PageAfter } from "./page.ts";
 import { documentColumn, documentOf } from "./stored-document.ts";
 
@@ -112,6 +121,15 @@ export interface EvaluationRepository {
     fingerprint: string;
     generation: number;
   }): Promise<(EvaluationRow & { rerun_cache: RerunCacheStats | null }) | undefined>;
+  /**
+   * Runs `finish` for a pending or running evaluation, by one caller at a time across every process on the
+   * store: the one that takes the evaluation's lock `dramaturg:<scope>:<id>` without waiting (on PostgreSQL a
+   * transaction-scoped advisory lock, released with its connection when its process dies). Undefined, without
+   * running it, when another caller holds the lock (the holder finishes) or the evaluation has ended.
+   */
+  finishOnce<T>(id: string, scope: string, finish: () => Promise<T>): Promise<T | undefined>;
+  /** Replaces the token usage and cache figures kept on an evaluation (a queued one's are its jobs' sum). */
+  setUsage(id: string, usage: { token_usage: TokenUsage; cache: CacheStats | null }): Promise<void>;
   /** The newest evaluation of a kind that did not complete (pending, running or failed): what a resume continues. */
   latestIncomplete(kind: EvaluationKind): Promise<EvaluationRow | undefined>;
   /** Newest first; a page of them after `after` (the previous page's last row) and within `since`…`until`. */
@@ -159,7 +177,8 @@ const outcomeParams = async (o: EvaluationOutcome = {}) => [
   jsonParam(o.rerun_cache),
 ];
 
-export function evaluationRepository(db: Queryable): EvaluationRepository {
+export function evaluationRepository(db: Db): EvaluationRepository {
+  const held = new Set<string>();
   const move = async (id: string, args: Omit<Parameters<typeof transition>[1], "table" | "id">) =>
     toRow(await transition<Raw>(db, { table: "evaluations", id, returning: COLUMNS, ...args }));
   const document = async (id: string, column: "input" | "result") => {
@@ -230,6 +249,30 @@ export function evaluationRepository(db: Queryable): EvaluationRepository {
       );
       const row = result.rows[0];
       return row && { ...toRow(row), rerun_cache: row.rerun_cache };
+    },
+    async finishOnce(id, scope, finish) {
+      if (!isUuid(id)) return undefined;
+      const key = `dramaturg:${scope}:${id}`;
+      const status = async (on: Queryable) =>
+        (await on.query<{ status: LifecycleStatus }>("SELECT status FROM evaluations WHERE id = $1", [id]))
+          .rows[0]?.status;
+      if (db.dialect !== "postgres") return finishOnceInProcess(held, key, () => status(db), finish);
+      return db.transaction(async (tx) => {
+        const locked = await tx.query<{ locked: boolean }>(
+          "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked",
+          [key],
+        );
+        if (!locked.rows[0]?.locked || !unfinished(await status(tx))) return undefined;
+        return finish();
+      });
+    },
+    async setUsage(id, { token_usage, cache }) {
+      if (!isUuid(id)) return;
+      await db.query("UPDATE evaluations SET token_usage = $2::jsonb, cache = $3::jsonb WHERE id = $1", [
+        id,
+        JSON.stringify(token_usage),
+        jsonParam(cache),
+      ]);
     },
     async latestIncomplete(kind) {
       const result = await db.query<Raw>(

@@ -25,11 +25,28 @@ export type {
   NewEvaluation,
   RerunCacheStats,
 } from "./evaluations.ts";
+export {
+  type JudgeRateLimitRepository,
+  judgeRateLimitRepository,
+  type RateLimitCharge,
+} from "./judge-rate-limits.ts";
 export type { LabelInput, LabelRepository, LabelRow, LabelTarget, RaterCount } from "./labels.ts";
 export type { LifecycleStatus } from "./lifecycle.ts";
 export type { MessageQuery, MessageRepository, MessageRow } from "./messages.ts";
 export { MIGRATIONS, type Migration } from "./migrations.ts";
 export { type AppliedMigration, type MigrationStatus, migrate, migrationStatus } from "./migrator.ts";
+export type {
+  NewOnlineRun,
+  OnlineAlertDelivery,
+  OnlineAlertSummary,
+  OnlineAlertToPost,
+  OnlineCandidate,
+  OnlineRepository,
+  OnlineRunCheck,
+  OnlineRunRow,
+  OnlineRunSummary,
+  OnlineWindowMessage,
+} from "./online-runs.ts";
 export {
   type CreatedRange,
   decodePageCursor,
@@ -38,6 +55,7 @@ export {
   type PageAfter,
   pageOf,
 } from "./page.ts";
+export type { QueuedJobTotalsRepository } from "./queued-job-totals.ts";
 export type {
   DimensionScores,
   HistoryPoint,

@@ -82,3 +82,26 @@ export const COMPLETE = { from: ["running"], to: "completed" } as const satisfie
 
 /** Failing: a pending or running row, keeping its error. */
 export const FAIL = { from: ["pending", "running"], to: "failed" } as const satisfies Transition;
+
+/** Whether an evaluation's work may still be finished: it has not ended. */
+export const unfinished = (status: LifecycleStatus | undefined) =>
+  status === "pending" || status === "running";
+
+/**
+ * Runs `finish` unless `key` is held in this process: the lock of a store that only one process opens (PGlite,
+ * memory), where a transaction around `finish` would hold back the statements it sends itself.
+ */
+export async function finishOnceInProcess<T>(
+  held: Set<string>,
+  key: string,
+  status: () => Promise<LifecycleStatus | undefined>,
+  finish: () => Promise<T>,
+): Promise<T | undefined> {
+  if (held.has(key)) return undefined;
+  held.add(key);
+  try {
+    return unfinished(await status()) ? await finish() : undefined;
+  } finally {
+    held.delete(key);
+  }
+}

@@ -14,6 +14,7 @@ import type {
 import {
   COMPLETE,
   FAIL,
+  finishOnceInProcess,
   INTERRUPT,
   type LifecycleStatus,
   START,
@@ -174,6 +175,7 @@ function byUuid<R>(table: ReadonlyMap<string, R>, id: string): R | undefined {
 }
 
 export function memoryEvaluations(table: Map<string, EvaluationRecord>): EvaluationRepository {
+  const held = new Set<string>();
   const outcome = (r: EvaluationRecord, o: EvaluationOutcome = {}) => {
     r.errored = o.errored ?? r.errored;
     r.rerun_cache = jsonbText(o.rerun_cache) ?? r.rerun_cache;
@@ -263,6 +265,21 @@ export function memoryEvaluations(table: Map<string, EvaluationRecord>): Evaluat
       });
       const r = rows.sort(newestFirst)[0];
       return r && { ...evaluationRow(r), rerun_cache: jsonOut<RerunCacheStats>(r.rerun_cache) };
+    },
+    async finishOnce(id, scope, finish) {
+      if (!isUuid(id)) return undefined;
+      return finishOnceInProcess(
+        held,
+        `dramaturg:${scope}:${id.toLowerCase()}`,
+        async () => byUuid(table, id)?.status,
+        finish,
+      );
+    },
+    async setUsage(id, { token_usage, cache }) {
+      const r = byUuid(table, id);
+      if (!r) return;
+      r.token_usage = jsonbText(token_usage);
+      r.cache = jsonbText(cache);
     },
     async latestIncomplete(kind) {
       const rows = [...table.values()].filter((r) => r.kind === kind && r.status !== "completed");

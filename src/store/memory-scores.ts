@@ -195,9 +195,11 @@ export function memoryScores(
       }
       return rows.sort(scoreOrder);
     },
-    async existingKeys(evaluationId) {
+    async existingKeys(evaluationId, among) {
       const keys = new Set<string>();
-      for (const [key, text] of rowsOf(evaluationId) ?? []) if (statusOf(text) !== "errored") keys.add(key);
+      const wanted = among && new Set(among);
+      for (const [key, text] of rowsOf(evaluationId) ?? [])
+        if (statusOf(text) !== "errored" && (!wanted || wanted.has(key))) keys.add(key);
       return keys;
     },
     async copy(from, to) {

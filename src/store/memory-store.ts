@@ -16,6 +16,8 @@ import { type AgentRepository, type AgentRow, personaHash } from "./agents.ts";
 import { clock, compareText, isoAt, jsonbText, jsonOut, timestampIn } from "./memory-columns.ts";
 import { memoryAgentConfig, memoryCorrectionLogs } from "./memory-corrections.ts";
 import { memoryLabels } from "./memory-labels.ts";
+import { memoryOnline } from "./memory-online-runs.ts";
+import { memoryQueuedJobTotals } from "./memory-queued-job-totals.ts";
 import { type EvaluationRecord, memoryEvaluations, memoryRuns, type RunRecord } from "./memory-runs.ts";
 import { memoryScoreBatchWriter, memoryScores, type ScoreTable } from "./memory-scores.ts";
 import { memorySearch } from "./memory-search.ts";
@@ -79,6 +81,8 @@ export function openMemoryStore(): Store {
     search: memorySearch({ agents, runs, evaluations, messages }),
     labels: memoryLabels(evaluations),
     signedOutSessions: memorySignedOutSessions(),
+    queuedJobTotals: memoryQueuedJobTotals(evaluations),
+    online: memoryOnline(),
     async migrationStatus() {
       // Nothing to migrate: the store is born at the latest version.
       const latest = MIGRATIONS.at(-1)?.version ?? 0;
@@ -127,6 +131,8 @@ function guarded(store: Store, isClosed: () => boolean): Store {
     search: wrap(store.search),
     labels: wrap(store.labels),
     signedOutSessions: wrap(store.signedOutSessions),
+    queuedJobTotals: wrap(store.queuedJobTotals),
+    online: wrap(store.online),
     migrationStatus: wrap({ m: store.migrationStatus }).m,
   };
 }

@@ -63,8 +63,12 @@ export interface ScoreRepository {
   write(rows: readonly ScoreInput[]): Promise<number>;
   /** Every verdict of an evaluation, optionally of one run or dimension. */
   forEvaluation(evaluationId: string, options?: { run?: string; dimension?: string }): Promise<ScoreRow[]>;
-  /** Verdict keys already stored with a result (ok or trivial), which a resume need not judge again. */
-  existingKeys(evaluationId: string): Promise<Set<string>>;
+  /**
+   * Verdict keys already stored with a result (ok or trivial), which a resume need not judge again; with
+   * `among`, only those of these keys (a queued chunk's: reading all of an evaluation's keys for each of its
+   * chunks would grow with its square).
+   */
+  existingKeys(evaluationId: string, among?: readonly string[]): Promise<Set<string>>;
   /** How many verdicts of each status an evaluation has. */
   summary(evaluationId: string): Promise<Record<ScoreStatus, number>>;
   /**
@@ -268,11 +272,13 @@ export function scoreRepository(db: Queryable): ScoreRepository {
       );
       return result.rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
     },
-    async existingKeys(evaluationId) {
-      if (!isUuid(evaluationId)) return new Set();
+    async existingKeys(evaluationId, among) {
+      if (!isUuid(evaluationId) || among?.length === 0) return new Set();
       const result = await db.query<{ verdict_key: string }>(
-        "SELECT verdict_key FROM evaluation_scores WHERE evaluation_id = $1 AND status <> 'errored'",
-        [evaluationId],
+        among
+          ? "SELECT verdict_key FROM evaluation_scores WHERE evaluation_id = $1 AND verdict_key = ANY($2::text[]) AND status <> 'errored'"
+          : "SELECT verdict_key FROM evaluation_scores WHERE evaluation_id = $1 AND status <> 'errored'",
+        among ? [evaluationId, among] : [evaluationId],
       );
       return new Set(result.rows.map((r) => r.verdict_key));
     },

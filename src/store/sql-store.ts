@@ -7,6 +7,8 @@ import { evaluationRepository } from "./evaluations.ts";
 import { labelRepository } from "./labels.ts";
 import { messageRepository } from "./messages.ts";
 import { migrationStatus } from "./migrator.ts";
+import { onlineRepository } from "./online-runs.ts";
+import { queuedJobTotalsRepository } from "./queued-job-totals.ts";
 import { runRepository } from "./runs.ts";
 import { createScoreWriter } from "./score-writer.ts";
 import { scoreRepository, writeScoreBatch } from "./scores.ts";
@@ -37,6 +39,8 @@ export function storeOver(db: Db, location: string): Store {
     search: searchRepository(db),
     labels: labelRepository(db),
     signedOutSessions: signedOutSessionRepository(db),
+    queuedJobTotals: queuedJobTotalsRepository(db),
+    online: onlineRepository(db),
     migrationStatus: () => migrationStatus(db),
     close: () => {
       closed ??= db.close();

@@ -11,6 +11,8 @@ import type { LabelRepository } from "./labels.ts";
 import { openMemoryStore } from "./memory-store.ts";
 import type { MessageRepository } from "./messages.ts";
 import type { MigrationStatus } from "./migrator.ts";
+import type { OnlineRepository } from "./online-runs.ts";
+import type { QueuedJobTotalsRepository } from "./queued-job-totals.ts";
 import type { RunRepository } from "./runs.ts";
 import type { ScoreWriter, ScoreWriterOptions } from "./score-writer.ts";
 import type { ScoreRepository } from "./scores.ts";
@@ -51,6 +53,10 @@ export interface Store {
   readonly labels: LabelRepository;
   /** Dashboard sessions signed out before they expired: refused by every server on the store. */
   readonly signedOutSessions: SignedOutSessionRepository;
+  /** What each queued job of an evaluation spent (`queued_job_totals`), summed when it completes. */
+  readonly queuedJobTotals: QueuedJobTotalsRepository;
+  /** Online rules' runs and alerts (`online_runs`, `online_alerts`); none on memory://, which has no queue. */
+  readonly online: OnlineRepository;
   migrationStatus(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }

@@ -167,6 +167,20 @@ describeStore("scores", ({ kind, store, db }) => {
     expect(await store().scores.summary(evaluation)).toEqual({ ok: 1, trivial: 1, errored: 1 });
   });
 
+  test("existing keys among some keys are only those of them stored with a result", async () => {
+    const { evaluation, run } = await newEvaluation(store());
+    await store().scores.write([
+      verdict(evaluation, run, { message_id: "m1" }),
+      verdict(evaluation, run, { message_id: "m2" }),
+      verdict(evaluation, run, { message_id: "m3", status: "errored", error: "JudgeError: bad output" }),
+    ]);
+    const key = (m: string) => `adherence/talks-about-food agent=marta message=${m} trial=1`;
+    expect(await store().scores.existingKeys(evaluation, [key("m2"), key("m3"), key("m4")])).toEqual(
+      new Set([key("m2")]),
+    );
+    expect(await store().scores.existingKeys(evaluation, [])).toEqual(new Set());
+  });
+
   test("a judge's verdict becomes a row with inversion and the hard penalty applied", () => {
     const judged: Verdict = {
       ok: true,
