@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { openStore } from "../src/engine/index.ts";
-import { type OnlineTick, scheduleOnlineRules } from "../src/queue/index.ts";
+import type { OnlineTick } from "../src/online/index.ts";
+import { scheduleOnlineRules } from "../src/queue/index.ts";
 import { startFakeOpenAIServer, syntheticTranscript } from "../src/testing/index.ts";
 import {
   benchDatabase,

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openStore } from "../src/engine/index.ts";
-import { SharedRateLimits } from "../src/queue/index.ts";
+import { SharedRateLimits } from "../src/rate-limit/index.ts";
 import { startFakeOpenAIServer, syntheticTranscript } from "../src/testing/index.ts";
 import {
   benchDatabase,

@@ -19,7 +19,9 @@ export function rateLimitSettingsOf(settings: Settings): Pick<JudgeSettings, "ra
   const url = settings.db;
   return {
     rateLimit,
-    // pg and the queue's module load with the first call that waits for the limit.
-    rateLimits: deferredRateLimits(async () => (await import("../queue/index.ts")).sharedRateLimitsAt(url)),
+    // pg and the shared limit load with the first call that waits for the limit.
+    rateLimits: deferredRateLimits(async () =>
+      (await import("../rate-limit/index.ts")).sharedRateLimitsAt(url),
+    ),
   };
 }

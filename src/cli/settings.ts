@@ -20,7 +20,7 @@ import {
   readInputFile,
 } from "../core/index.ts";
 // The rules' schema alone (zod): the queue itself loads only for the commands that use it.
-import { type OnlineRule, OnlineRulesSchema } from "../queue/online-rule.ts";
+import { type OnlineRule, OnlineRulesSchema } from "../online/online-rule.ts";
 
 export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
 

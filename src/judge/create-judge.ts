@@ -28,7 +28,7 @@ export interface CreateJudgeOptions extends JudgeModelOptions {
   rateLimit?: RateLimit;
   /**
    * Where the limit is kept. Default this process's memory; `dramaturg worker`s and runs on a PostgreSQL
-   * store keep it in the database, shared by every process (queue/: SharedRateLimits).
+   * store keep it in the database, shared by every process (rate-limit/: SharedRateLimits).
    */
   rateLimits?: RateLimitBackend;
 }

@@ -1,7 +1,7 @@
 // A judge's rate limit: before each model call the LLM judge acquires a request and an estimate of its tokens
 // from its key's limiter, settles the estimate with the call's real usage after it, and pauses the limiter
 // when the provider answers 429 with Retry-After. Limits are kept per key (provider, model, a digest of the
-// API key): here in this process's memory, or shared by every worker through PostgreSQL (queue/).
+// API key): here in this process's memory, or shared by every worker through PostgreSQL (rate-limit/).
 import { createHash } from "node:crypto";
 import { InputError } from "../core/index.ts";
 

@@ -102,8 +102,9 @@ async function runEnvironmentJob(job: EnvironmentJob, context: WorkerContext): P
 
 /**
  * Completes the experiment when every environment run is stored, exactly once: the worker that gets the
- * experiment's advisory lock (held by its transaction, so a killed worker's goes with its connection)
- * assembles and stores the document unless the experiment has ended already; the others return.
+ * experiment's advisory lock (`store.evaluations.finishOnce`: held by a transaction, so a killed worker's goes
+ * with its connection) assembles and stores the document unless the experiment has ended already; the others
+ * return.
  */
 export async function completeWhenDone(
   store: Store,
@@ -112,16 +113,7 @@ export async function completeWhenDone(
 ): Promise<void> {
   const done = await finishedEnvironmentRows(store, plan.key);
   if (plan.tasks.some((t) => !done.has(t.environmentKey))) return;
-  await store.db!.transaction(async (tx) => {
-    const locked = await tx.query<{ locked: boolean }>(
-      "SELECT pg_try_advisory_xact_lock(hashtext('dramaturg:experiment:' || $1)) AS locked",
-      [plan.experimentId],
-    );
-    if (!locked.rows[0]?.locked) return;
-    const now = await tx.query<{ status: string }>("SELECT status FROM evaluations WHERE id = $1", [
-      plan.experimentId,
-    ]);
-    if (now.rows[0]?.status !== "running" && now.rows[0]?.status !== "pending") return;
+  await store.evaluations.finishOnce(plan.experimentId, "experiment", async () => {
     await completeExperiment(store, plan, await finishedEnvironments(store, plan.key));
     context?.onEvent?.({ type: "completed", evaluation_id: plan.experimentId });
   });

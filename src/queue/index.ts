@@ -1,4 +1,5 @@
-// Public surface of queue/: evaluations queued on pg-boss (PostgreSQL), and the workers that run their jobs.
+// Public surface of queue/: evaluations queued on pg-boss (PostgreSQL), the workers that run their jobs, and
+// the online rules' schedules and runs as jobs (the rules themselves are online/'s).
 export { jobExpirySeconds, jobHeartbeatSeconds, openQueue, requireQueueStore } from "./boss.ts";
 export { CONVERSATION_JOBS } from "./conversation-jobs.ts";
 export {
@@ -36,32 +37,11 @@ export {
 } from "./jobs.ts";
 export { anyJobTaken } from "./jobs-taken.ts";
 export {
-  type Delivery,
-  type DimensionCheck,
-  ONLINE_ALERT_FORMAT,
-  type OnlineAlert,
-  webhookBody,
-} from "./online-alerts.ts";
-export {
-  ONLINE_DIMENSIONS,
-  ONLINE_TICKS,
-  type OnlineRule,
-  OnlineRuleSchema,
-  OnlineRulesSchema,
-  type OnlineTick,
-  OnlineTickSchema,
-} from "./online-rule.ts";
-export {
   ONLINE_STATUS_FORMAT,
-  type OnlineAlertSummary,
-  type OnlineRunSummary,
   type OnlineStatus,
-  onlineAlerts,
-  onlineRuns,
   onlineStatus,
   runOnlineRuleNow,
   scheduleOnlineRules,
-} from "./online-rules.ts";
-export { sampleMessages } from "./online-sample.ts";
-export { SharedRateLimits, sharedRateLimitsAt, withSharedRateLimit } from "./shared-rate-limit.ts";
+} from "./online-schedules.ts";
+export { ONLINE_TICKS } from "./queues.ts";
 export { type RunningWorker, startWorker, type WorkerEvent, type WorkerOptions } from "./worker.ts";

@@ -163,25 +163,6 @@ function chunkCalls<M>(entry: KeptEvaluation<M, unknown>, first: number, count: 
   return calls;
 }
 
-/** The verdict keys among `keys` stored with a result (errored ones are judged again). */
-async function storedAmong(
-  store: Store,
-  evaluationId: string,
-  keys: readonly string[],
-): Promise<Set<string>> {
-  if (keys.length === 0) return new Set();
-  // Only the chunk's keys: reading all of an evaluation's keys for each of its chunks grows with its square.
-  if (!store.db) {
-    const all = await store.scores.existingKeys(evaluationId);
-    return new Set(keys.filter((k) => all.has(k)));
-  }
-  const { rows } = await store.db.query<{ verdict_key: string }>(
-    "SELECT verdict_key FROM evaluation_scores WHERE evaluation_id = $1 AND verdict_key = ANY($2::text[]) AND status <> 'errored'",
-    [evaluationId, keys],
-  );
-  return new Set(rows.map((r) => r.verdict_key));
-}
-
 /** What a job spent, as the engine counts an invocation's: `queued_job_totals.totals`. */
 export type JobTotals = Omit<EngineTotals, "resumed">;
 
@@ -220,7 +201,8 @@ async function runChunk<M, R>(
     const evaluation = entry.rows;
     const calls = chunkCalls(entry, job.first, job.count);
     const trivial: PlannedTrivial<M>[] = job.trivial ? [...queued.plan.trivial()] : [];
-    const skip = await storedAmong(store, row.id, [
+    // Only the chunk's keys (errored ones are judged again).
+    const skip = await store.scores.existingKeys(row.id, [
       ...calls.flatMap((call) => call.items.map((item) => verdictKeyString(item.key))),
       ...trivial.map((t) => verdictKeyString(t.item.key)),
     ]);
@@ -248,18 +230,9 @@ async function runChunk<M, R>(
   } finally {
     await ready.close();
   }
-  await recordJobTotals(store, row.id, chunkKey(job), totals);
+  await store.queuedJobTotals.record(row.id, chunkKey(job), totals);
   context.onEvent?.({ type: "chunk", evaluation_id: row.id, first: job.first, count: job.count });
   await completeWhenDone(entry, row.id, context);
-}
-
-/** Keeps what a job spent; a job run again (its worker killed, or retried) replaces its row. */
-async function recordJobTotals(store: Store, evaluationId: string, job: string, totals: JobTotals) {
-  await store.db!.query(
-    `INSERT INTO queued_job_totals (evaluation_id, job, totals) VALUES ($1, $2, $3::jsonb)
-     ON CONFLICT (evaluation_id, job) DO UPDATE SET totals = excluded.totals, finished_at = now()`,
-    [evaluationId, job, JSON.stringify(totals)],
-  );
 }
 
 /** The sum of two invocations' figures; a cache in either is the sum's. Integers: the order does not matter. */
@@ -289,14 +262,8 @@ export async function jobsTotals(
   store: Store,
   evaluationId: string,
 ): Promise<{ jobs: number; totals: JobTotals }> {
-  const { rows } = await store.db!.query<{ totals: JobTotals | string }>(
-    "SELECT totals FROM queued_job_totals WHERE evaluation_id = $1 ORDER BY job",
-    [evaluationId],
-  );
-  const totals = rows
-    .map((r) => (typeof r.totals === "string" ? (JSON.parse(r.totals) as JobTotals) : r.totals))
-    .reduce(addTotals, NOTHING);
-  return { jobs: rows.length, totals };
+  const rows = (await store.queuedJobTotals.list(evaluationId)) as JobTotals[];
+  return { jobs: rows.length, totals: rows.reduce(addTotals, NOTHING) };
 }
 
 /**
@@ -330,9 +297,10 @@ function queuedCompletion<M, R>(
 
 /**
  * Completes the evaluation when every planned verdict is stored, exactly once: the worker that gets the
- * evaluation's advisory lock (held by its transaction, so a killed worker's goes with its connection)
- * completes it unless it is completed already; the others return (the lock's holder completes it). A worker
- * killed while completing leaves its job to expire; the worker that retries it completes the evaluation.
+ * evaluation's advisory lock (`store.evaluations.finishOnce`: held by a transaction, so a killed worker's goes
+ * with its connection) completes it unless it is completed already; the others return (the lock's holder
+ * completes it). A worker killed while completing leaves its job to expire; the worker that retries it
+ * completes the evaluation.
  */
 async function completeWhenDone<M, R>(
   entry: KeptEvaluation<M, R>,
@@ -347,16 +315,7 @@ async function completeWhenDone<M, R>(
   }
   const stored = await store.scores.summary(evaluationId);
   if (stored.ok + stored.errored + stored.trivial < entry.planned) return;
-  await store.db!.transaction(async (tx) => {
-    const locked = await tx.query<{ locked: boolean }>(
-      "SELECT pg_try_advisory_xact_lock(hashtext('dramaturg:evaluation:' || $1)) AS locked",
-      [evaluationId],
-    );
-    if (!locked.rows[0]?.locked) return;
-    const now = await tx.query<{ status: string }>("SELECT status FROM evaluations WHERE id = $1", [
-      evaluationId,
-    ]);
-    if (now.rows[0]?.status !== "running" && now.rows[0]?.status !== "pending") return;
+  await store.evaluations.finishOnce(evaluationId, "evaluation", async () => {
     const { totals: jobs } = await jobsTotals(store, evaluationId);
     const ready = prepareJudge(queued.judge, judgeSettingsOf(queued, context), {
       store,
@@ -381,17 +340,12 @@ async function completeWhenDone<M, R>(
       await ready.close();
     }
     // The engine kept the completion's own figures on the row; the evaluation's are its jobs'.
-    await tx.query("UPDATE evaluations SET token_usage = $2::jsonb, cache = $3::jsonb WHERE id = $1", [
-      evaluationId,
-      JSON.stringify(totals.token_usage),
-      totals.cache
-        ? JSON.stringify({
-            hits: totals.cache.hits,
-            misses: totals.cache.misses,
-            saved_usage: totals.cache.saved_tokens,
-          })
+    await store.evaluations.setUsage(evaluationId, {
+      token_usage: totals.token_usage,
+      cache: totals.cache
+        ? { hits: totals.cache.hits, misses: totals.cache.misses, saved_usage: totals.cache.saved_tokens }
         : null,
-    ]);
+    });
     context.onEvent?.({ type: "completed", evaluation_id: evaluationId });
   });
 }

@@ -6,11 +6,11 @@ import type { PgBoss } from "pg-boss";
 import { InputError } from "../core/index.ts";
 import { DEFAULT_CONCURRENCY, type JudgeSettings, openStore, type Store } from "../engine/index.ts";
 import { type RateLimit, Semaphore } from "../judge/index.ts";
+import { withSharedRateLimit } from "../rate-limit/index.ts";
 import { openQueue, requireQueueStore } from "./boss.ts";
 import type { WorkerContext, WorkerEvent } from "./job-kind.ts";
 import { jobKindsNamed } from "./job-kinds.ts";
-import { ONLINE_TICKS } from "./online-rule.ts";
-import { withSharedRateLimit } from "./shared-rate-limit.ts";
+import { ONLINE_TICKS } from "./queues.ts";
 
 export type { WorkerEvent } from "./job-kind.ts";
 

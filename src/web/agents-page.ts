@@ -3,7 +3,7 @@
 import { AGENT_DIMENSIONS, isPersonaDimension, renderTemplate } from "../core/index.ts";
 import { regressionStatus } from "../harness/index.ts";
 import { builtinPropositionSet } from "../propositions/index.ts";
-import { agentMatches, type RunRow, type ScoreRow } from "../store/index.ts";
+import { agentMatches, type OnlineAlertSummary, type RunRow, type ScoreRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type DriftPoint, driftChart } from "./drift-chart.ts";
 import { filterForm } from "./filter-form.ts";
@@ -275,17 +275,12 @@ function noBaseline(agentId: string): Html {
 <p>Or serve with <code>--baselines DIR</code>, a folder of baselines written that way.</p>`;
 }
 
-/**
- * The agent's alerts from online rules (`dramaturg online`), newest first; none for a store without SQL.
- * The queue's module loads with the first agent page that asks.
- */
-async function agentAlerts(context: DashboardContext, agentId: string) {
-  if (!context.store.db) return [];
-  const { onlineAlerts } = await import("../queue/index.ts");
-  return onlineAlerts(context.store.db, { agent: agentId, limit: 20 });
+/** The agent's alerts from online rules (`dramaturg online`), newest first; none on memory://, which has no queue. */
+function agentAlerts(context: DashboardContext, agentId: string): Promise<OnlineAlertSummary[]> {
+  return context.store.online.alerts({ agent: agentId, limit: 20 });
 }
 
-function alertsSection(alerts: Awaited<ReturnType<typeof agentAlerts>>): Html {
+function alertsSection(alerts: readonly OnlineAlertSummary[]): Html {
   if (alerts.length === 0) return html``;
   const open = alerts.filter((a) => a.resolved_at === null).length;
   return html`<section>

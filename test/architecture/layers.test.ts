@@ -15,9 +15,11 @@ const LAYERS = [
   "judge",
   "text",
   "store",
+  "rate-limit",
   "engine",
   "scorers",
   "sessions",
+  "online",
   "conversations",
   "sim",
   "corrections",
@@ -50,12 +52,12 @@ const PAST_THE_INDEX: Record<string, string> = {
   "cli/program.ts -> experiments/compare.ts": "lazy schema",
   "cli/program.ts -> experiments/population.ts": "lazy schema",
   "cli/program.ts -> experiments/population-profile.ts": "lazy schema",
-  // The population command and the online rules read one module each, not the experiments or queue family.
+  // The population command and the online rules read one module each, not the experiments or online family.
   "cli/commands/population.ts -> experiments/population-profile.ts": "start-up",
   "cli/commands/population.ts -> experiments/population-factory.ts": "start-up",
   "cli/commands/population.ts -> experiments/population.ts": "start-up",
-  "cli/commands/online.ts -> queue/online-rule.ts": "start-up",
-  "cli/settings.ts -> queue/online-rule.ts": "start-up",
+  "cli/commands/online.ts -> online/online-rule.ts": "start-up",
+  "cli/settings.ts -> online/online-rule.ts": "start-up",
   // Commands whose output is a kind's report (pure text, types only): the report, not its folder, at start-up.
   "cli/commands/eval.ts -> corrections/corrections-report.ts": "start-up",
   "cli/commands/simulate.ts -> corrections/corrections-report.ts": "start-up",
@@ -129,6 +131,13 @@ describe("the module map", () => {
       .map((e) => `${e.from} -> ${e.to}`)
       .filter((edge) => !(edge in PAST_THE_INDEX));
     expect(past).toEqual([]);
+  });
+
+  it("the dashboard and the API read online alerts from the store, importing neither the queue nor online/", () => {
+    const reaching = crossing
+      .filter((e) => ["web", "server"].includes(e.fromFolder) && ["queue", "online"].includes(e.toFolder))
+      .map((e) => `${e.from} -> ${e.to}`);
+    expect(reaching).toEqual([]);
   });
 
   it("every listed exception is still an import (the list does not outlive its reasons)", () => {

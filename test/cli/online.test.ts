@@ -1,5 +1,5 @@
 // `dramaturg online`: rules read from dramaturg.yaml and checked at the edge; only a PostgreSQL store runs
-// them; schedule and status against the one CI starts. (A rule's runs and alerts: test/queue/online.test.ts.)
+// them; schedule and status against the one CI starts. (A rule's runs and alerts: test/online/online.test.ts.)
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

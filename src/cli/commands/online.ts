@@ -3,10 +3,11 @@
 // `dramaturg worker`s run them; `run` runs one now; `status` lists the rules, their last runs and alerts.
 import { type Command, Option } from "commander";
 import { InputError, parseStoreLocation, round } from "../../core/index.ts";
-import type { OnlineRunSummary, OnlineStatus, OnlineTick } from "../../queue/index.ts";
+import type { OnlineTick } from "../../online/index.ts";
 // The rules' schema module alone (zod), as settings.ts reads it: the queue loads only when a subcommand runs.
-import { ruleMeasures } from "../../queue/online-rule.ts";
-import { openStore } from "../../store/index.ts";
+import { ruleMeasures } from "../../online/online-rule.ts";
+import type { OnlineStatus } from "../../queue/index.ts";
+import { type OnlineRunSummary, openStore } from "../../store/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
 import { resolveSettings, type Settings } from "../settings.ts";
@@ -158,11 +159,11 @@ async function runCommand(name: string, flags: OnlineFlags): Promise<number> {
   const since = isoFlag(flags.since);
   // The rule is checked before the store opens: bad input writes nothing and needs no server.
   const given = tickOf(settings, name, since ?? "");
-  const { onlineAlerts, runOnlineRuleNow } = await import("../../queue/index.ts");
+  const { runOnlineRuleNow } = await import("../../queue/index.ts");
   const store = await openStore(settings.db);
   try {
     const run = await runOnlineRuleNow(store, settings.db, { ...given, since });
-    const alerts = (await onlineAlerts(store.db!, { rule: name, limit: 100 })).filter(
+    const alerts = (await store.online.alerts({ rule: name, limit: 100 })).filter(
       (a) => a.online_run_id === run.id,
     );
     if (flags.format === "json") process.stdout.write(`${JSON.stringify({ run, alerts }, null, 2)}\n`);

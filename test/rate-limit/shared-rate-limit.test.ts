@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/engine/index.ts";
 import { createJudge, type JudgeRequest, RATE_LIMIT_BURST_MS, rateLimitKey } from "../../src/judge/index.ts";
-import { SharedRateLimits, withSharedRateLimit } from "../../src/queue/index.ts";
+import { SharedRateLimits, withSharedRateLimit } from "../../src/rate-limit/index.ts";
 import type { Queryable } from "../../src/store/index.ts";
 import {
   type FakeChatRequest,

@@ -1,13 +1,11 @@
 // Which new messages an online run judges: a draw by a hash of the rule's name and the message, so that a run
 // done again (its worker killed) judges the same messages, and a message's chance does not hang on its neighbours.
 import { createHash } from "node:crypto";
+import type { OnlineCandidate } from "../store/index.ts";
 import type { OnlineRule } from "./online-rule.ts";
 
-export interface CandidateMessage {
-  source: string;
-  id: string;
-  sender: string;
-}
+/** A message (or a stored session) a run may sample. */
+export type CandidateMessage = OnlineCandidate;
 
 /** A number in [0, 1) fixed by the rule and the message. */
 function draw(rule: string, message: CandidateMessage): number {

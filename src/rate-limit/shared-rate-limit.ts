@@ -1,12 +1,12 @@
-// A judge's rate limit shared by every process through PostgreSQL (`judge_rate_limits`, one row per key):
-// GCRA in one UPDATE … RETURNING per call. A call's time is the latest of now, the key's pause and the
-// theoretical arrival times of its next request and token budget; the row moves both on (60 s / requests per
-// minute, the call's tokens' share of a minute) and the caller sleeps until its time, less a small burst
-// tolerance. A 429's Retry-After moves `paused_until` on, and every acquirer's time comes after it.
+// A judge's rate limit shared by every process through PostgreSQL: the limiter of each key keeps its place
+// in the store's `judge_rate_limits` (store/judge-rate-limits.ts: GCRA in one round trip per call). A call's
+// time is the latest of now, the key's pause and the theoretical arrival times of its next request and token
+// budget; the caller sleeps until its time, less a small burst tolerance. A 429's Retry-After moves the key's
+// pause on, and every acquirer's time comes after it.
 import type pg from "pg";
 import { redactSecrets, redactUrl, StoreError } from "../core/index.ts";
-import type { JudgeSettings } from "../engine/index.ts";
 import {
+  type CreateJudgeOptions,
   checkRateLimit,
   type JudgeRateLimiter,
   RATE_LIMIT_BURST_MS,
@@ -15,32 +15,7 @@ import {
   sleepAbortably,
   spacingOf,
 } from "../judge/index.ts";
-import type { Queryable } from "../store/index.ts";
-
-/**
- * One round trip: the row is created on a key's first call (its time is now) or moved on. Every time is the
- * server's (`now()`), and the answer is a wait in ms, so the workers' clocks need not agree.
- * $1 key, $2 ms per request, $3 ms of the call's tokens, $4 burst tolerance in ms.
- */
-const ACQUIRE = /* sql */ `
-INSERT INTO judge_rate_limits AS l (key, requests_tat, tokens_tat)
-VALUES ($1, now() + $2::float8 * interval '1 ms', now() + $3::float8 * interval '1 ms')
-ON CONFLICT (key) DO UPDATE SET
-  requests_tat = greatest(now(), l.requests_tat, l.tokens_tat, l.paused_until) + $2::float8 * interval '1 ms',
-  tokens_tat = greatest(now(), l.requests_tat, l.tokens_tat, l.paused_until) + $3::float8 * interval '1 ms',
-  updated_at = now()
-RETURNING greatest(
-  0,
-  1000 * extract(epoch FROM greatest(
-    requests_tat - $2::float8 * interval '1 ms' - $4::float8 * interval '1 ms',
-    paused_until
-  ) - now())
-)::float8 AS wait_ms`;
-
-/** $1 key, $2 the pause in ms. A shorter pause never shortens a longer one. */
-const PAUSE = /* sql */ `
-INSERT INTO judge_rate_limits AS l (key, paused_until) VALUES ($1, now() + $2::float8 * interval '1 ms')
-ON CONFLICT (key) DO UPDATE SET paused_until = greatest(l.paused_until, excluded.paused_until), updated_at = now()`;
+import { type JudgeRateLimitRepository, judgeRateLimitRepository, type Queryable } from "../store/index.ts";
 
 /**
  * Limits kept in a PostgreSQL database (the store's), shared by every process that uses it. A call's tokens
@@ -48,7 +23,7 @@ ON CONFLICT (key) DO UPDATE SET paused_until = greatest(l.paused_until, excluded
  * next acquire, so a call still costs one round trip.
  */
 export class SharedRateLimits implements RateLimitBackend {
-  private readonly db: () => Promise<Queryable>;
+  private readonly limits: () => Promise<JudgeRateLimitRepository>;
   /** Per key: tokens still to charge (or refund) from settled calls, sent with the next acquire. */
   private readonly owed = new Map<string, number>();
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -58,7 +33,8 @@ export class SharedRateLimits implements RateLimitBackend {
     db: Queryable | (() => Promise<Queryable>),
     { sleep = sleepAbortably }: { sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {},
   ) {
-    this.db = typeof db === "function" ? db : () => Promise.resolve(db);
+    const reach = typeof db === "function" ? db : () => Promise.resolve(db);
+    this.limits = async () => judgeRateLimitRepository(await reach());
     this.sleep = sleep;
   }
 
@@ -69,14 +45,12 @@ export class SharedRateLimits implements RateLimitBackend {
         signal?.throwIfAborted();
         const owed = perTokenMs > 0 ? (this.owed.get(key) ?? 0) : 0;
         this.owed.delete(key);
-        const db = await this.db();
-        const { rows } = await db.query<{ wait_ms: number }>(ACQUIRE, [
-          key,
-          perRequestMs,
-          (tokens + owed) * perTokenMs,
-          RATE_LIMIT_BURST_MS,
-        ]);
-        const wait = Number(rows[0]?.wait_ms ?? 0);
+        const limits = await this.limits();
+        const wait = await limits.acquire(key, {
+          requestMs: perRequestMs,
+          tokensMs: (tokens + owed) * perTokenMs,
+          burstMs: RATE_LIMIT_BURST_MS,
+        });
         if (wait > 0) await this.sleep(wait, signal);
         let settled = false;
         return {
@@ -88,8 +62,7 @@ export class SharedRateLimits implements RateLimitBackend {
         };
       },
       pause: async (ms) => {
-        const db = await this.db();
-        await db.query(PAUSE, [key, ms]);
+        await (await this.limits()).pause(key, ms);
       },
     };
   }
@@ -97,10 +70,10 @@ export class SharedRateLimits implements RateLimitBackend {
 
 /** Judge settings whose rate limit (`rateLimit`, else the settings' own) is kept in `db`, shared. */
 export function withSharedRateLimit(
-  settings: JudgeSettings | undefined,
+  settings: CreateJudgeOptions | undefined,
   rateLimit: RateLimit | undefined,
   db: Queryable,
-): JudgeSettings | undefined {
+): CreateJudgeOptions | undefined {
   const limit = rateLimit ?? settings?.rateLimit;
   if (!limit) return settings;
   return { ...settings, rateLimit: limit, rateLimits: settings?.rateLimits ?? new SharedRateLimits(db) };

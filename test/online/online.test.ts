@@ -8,15 +8,13 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Transcript } from "../../src/core/index.ts";
+import { type OnlineTick, sampleMessages, webhookBody } from "../../src/online/index.ts";
 import {
-  type OnlineTick,
   onlineStatus,
   type RunningWorker,
   runOnlineRuleNow,
-  sampleMessages,
   scheduleOnlineRules,
   startWorker,
-  webhookBody,
 } from "../../src/queue/index.ts";
 import { evaluatePersonas } from "../../src/scorers/index.ts";
 import { createServerApp } from "../../src/server/index.ts";

@@ -1,15 +1,9 @@
 // An online run's verdict on each agent's dimensions against its baseline, and the alert a regression posts:
 // JSON to any webhook, Slack's `{ text }` body to an incoming webhook of hooks.slack.com.
+import type { OnlineRunCheck } from "../store/index.ts";
 
-export interface DimensionCheck {
-  agent_id: string;
-  dimension: string;
-  /** The run's score, null when every verdict errored. */
-  score: number | null;
-  /** The agent's baseline run's score, null when it has none for the dimension. */
-  baseline: number | null;
-  status: "ok" | "regression" | "no-baseline" | "unscored";
-}
+/** An agent's dimension held against its baseline run (kept with the run: the store's OnlineRunCheck). */
+export type DimensionCheck = OnlineRunCheck;
 
 /**
  * The status of a score against its baseline, as `dramaturg ci` judges one trial (harness/compare.ts): a

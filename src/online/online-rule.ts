@@ -111,5 +111,3 @@ export const OnlineTickSchema = z.object({
   since: z.string(),
 });
 export type OnlineTick = z.infer<typeof OnlineTickSchema>;
-
-export { ONLINE_TICKS } from "./queues.ts";
