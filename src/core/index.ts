@@ -4,6 +4,7 @@ export * from "./code-unit-order.ts";
 export * from "./concurrency.ts";
 export * from "./correction.ts";
 export * from "./correction-statistics.ts";
+export * from "./correction-statistics-table.ts";
 export * from "./dimension.ts";
 export * from "./edit-distance.ts";
 export * from "./error-reasons.ts";

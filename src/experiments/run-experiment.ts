@@ -456,7 +456,12 @@ async function storeChecked(
   };
 }
 
+/**
+ * The people as a world's agents. Their ids are checked here, whatever the population's source (given,
+ * generated, stored): the environments' worlds are built from them without a parse of their own.
+ */
 function worldAgents(people: readonly ExperimentPerson[]): WorldAgent[] {
+  checkPeopleIds(people);
   return people.map(
     (p): WorldAgent => ({
       id: p.id,
@@ -699,6 +704,12 @@ function givenPopulation(
     persona,
     ...(nudges ? { nudges } : {}),
   }));
+  checkPeopleIds(people);
+  return { people, hash: peopleHash(people) };
+}
+
+/** Refuses an id a world cannot take: the facilitator's, or one an earlier person has. */
+function checkPeopleIds(people: readonly ExperimentPerson[]): void {
   const ids = new Set<string>();
   for (const [i, p] of people.entries()) {
     if (p.id === FACILITATOR)
@@ -715,7 +726,6 @@ function givenPopulation(
       );
     ids.add(p.id);
   }
-  return { people, hash: peopleHash(people) };
 }
 
 function peopleHash(people: readonly ExperimentPerson[]): string {

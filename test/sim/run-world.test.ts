@@ -1,7 +1,7 @@
-// simulate(): synthetic mode's generator checks its input before any model is called.
+// runWorld(): the world's loop checks its input before any model is called.
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/index.ts";
-import { parseWorldFile, simulate } from "../../src/sim/index.ts";
+import { parseWorldFile, runWorld } from "../../src/sim/index.ts";
 import { scriptedAgentModel, speaker } from "./scripted-agent-model.ts";
 
 const world = (extra = "") =>
@@ -25,13 +25,13 @@ async function rejection(promise: Promise<unknown>): Promise<InputError> {
   return error;
 }
 
-describe("simulate", () => {
+describe("runWorld", () => {
   it("refuses a world with no model for its agents", async () => {
-    expect((await rejection(simulate(world()))).message).toMatch(/no model for the agents/);
+    expect((await rejection(runWorld(world()))).message).toMatch(/no model for the agents/);
   });
 
   it("refuses an openai-compatible model without a base URL, naming the agents' model", async () => {
-    expect((await rejection(simulate(world(), { model: "openai-compatible:llama" }))).message).toMatch(
+    expect((await rejection(runWorld(world(), { model: "openai-compatible:llama" }))).message).toMatch(
       /the agents' model "openai-compatible:llama" needs the server's base URL/,
     );
   });
@@ -39,7 +39,7 @@ describe("simulate", () => {
   it("runs the steps asked for, with the seed given instead of the file's", async () => {
     const order = async (seedLine: string, seed?: number) => {
       const model = scriptedAgentModel(() => []);
-      await simulate(world(seedLine), { model, seed, steps: 6 });
+      await runWorld(world(seedLine), { model, seed, steps: 6 });
       return model.prompts.map(speaker).join("");
     };
     const overridden = await order("seed: 1", 5);

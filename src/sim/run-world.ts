@@ -1,5 +1,7 @@
-// Synthetic mode's generator: a world file and a model spec in, a run world and its transcript out. The one
-// library call behind `dramaturg simulate` and `dramaturg eval --synthetic`.
+// The world's loop on its own: a world file and a model spec in, a run world and its transcript out, with no
+// settings resolved from a store or `dramaturg.yaml` and no action gate unless its hooks are given. The commands
+// go through corrections/: `dramaturg simulate` calls `runSimulation`, `eval --synthetic` calls
+// `simulateWithCorrections`; both resolve each agent's settings and run this loop under the gate's hooks.
 import type { LanguageModel } from "ai";
 import { InputError, parseJudgeSpec } from "../core/index.ts";
 import { createJudgeModel, type Judge, type JudgeModelOptions } from "../judge/index.ts";
@@ -13,7 +15,7 @@ import {
 } from "./world.ts";
 import { loadWorldFile, type WorldFile } from "./world-file.ts";
 
-export interface SimulateOptions {
+export interface RunWorldOptions {
   /** The agents' model: an AI SDK model or a spec (`openai:gpt-4o-mini`). Default: the world file's `model`. */
   model?: LanguageModel | string;
   /** Base URL and API key variable for a model given as a spec. */
@@ -39,11 +41,13 @@ export interface SimulationResult extends WorldRunResult {
 
 /**
  * Runs a world (a file path or a parsed world file) and returns its transcript and statistics. Bad input
- * (the file, the model spec, a missing judge) throws an InputError before any model is called. The agents'
- * interventions run here; their action gate and repetition suppression need the hooks of corrections/'s
- * `worldCorrections` (or its `simulateWithCorrections`, which also resolves the stored settings).
+ * (the file, the model spec, a missing judge) throws an InputError before any model is called. Each agent
+ * takes its world file's `corrections` over the defaults, nothing stored or in `dramaturg.yaml`; the
+ * interventions they turn on run here, while the action gate and repetition suppression run only through
+ * the hooks given (corrections/'s `worldCorrections`; `simulateWithCorrections` gives them and resolves the
+ * settings first).
  */
-export async function simulate(
+export async function runWorld(
   world: WorldFile | string,
   {
     model,
@@ -57,7 +61,7 @@ export async function simulate(
     afterStep,
     temperature,
     signal,
-  }: SimulateOptions = {},
+  }: RunWorldOptions = {},
 ): Promise<SimulationResult> {
   const loaded = typeof world === "string" ? loadWorldFile(world) : world;
   const file = seed === undefined ? loaded : { ...loaded, seed };

@@ -2,13 +2,13 @@
 // schemas. Its dashboard pages are the generic ones; `--format html` prints its text, as it always has.
 import { z } from "zod";
 import { type StoredKind, storedListTable } from "../engine/index.ts";
-import { renderSimulation } from "./corrections-report.ts";
+import { renderSimulation } from "./simulation-report.ts";
 import {
   listSimulationResults,
   loadSimulationResult,
   SIMULATION_RESULT_FORMAT,
   type SimulationResultDocument,
-} from "./simulation-run.ts";
+} from "./simulation-result.ts";
 
 type StoredSimulationDocument = SimulationResultDocument & { evaluation_id: string };
 type SimulationLine = Awaited<ReturnType<typeof listSimulationResults>>[number];
