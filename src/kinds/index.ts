@@ -4,6 +4,7 @@
 import { calibrationKind } from "../calibration/index.ts";
 import { conversationKind } from "../conversations/index.ts";
 import type { StoredKind } from "../engine/index.ts";
+import { experimentKind } from "../experiments/index.ts";
 import { personaKind } from "../scorers/index.ts";
 import { sessionKind } from "../sessions/index.ts";
 import { simulationKind } from "../sim/index.ts";
@@ -12,7 +13,14 @@ import { simulationKind } from "../sim/index.ts";
  * In the order `show` tries an id: each kind's loader refuses an id of another kind. The persona kind comes
  * last, as the default: `show` with no id, or with an id of no kind, is its (its message explains).
  */
-const KINDS: StoredKind[] = [sessionKind, conversationKind, calibrationKind, simulationKind, personaKind];
+const KINDS: StoredKind[] = [
+  sessionKind,
+  conversationKind,
+  calibrationKind,
+  simulationKind,
+  experimentKind,
+  personaKind,
+];
 
 /** Every stored kind, the default (persona) last. */
 export function storedKinds(): readonly StoredKind[] {
