@@ -136,18 +136,6 @@ export type {
   ProgressEvent,
   ProgressListener,
 } from "./engine/index.ts";
-export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./harness/index.ts";
-// ── Baselines and the regression check ──────────────────────────────────────────────────────────
-export {
-  baselineOf,
-  checkAgainstBaselines,
-  ciExitCode,
-  measurementOf,
-  readBaselineFolder,
-  renderCiJunit,
-  renderCiMarkdown,
-  serializeBaseline,
-} from "./harness/index.ts";
 export type {
   CreateJudgeOptions,
   Judge,
@@ -170,12 +158,6 @@ export {
   loadFixtures,
   verdictsToFixtures,
 } from "./judge/index.ts";
-export type { LoadedPropositions, LoadPropositionsOptions } from "./propositions/index.ts";
-// ── Propositions ────────────────────────────────────────────────────────────────────────────────
-export {
-  loadPropositions,
-  withPrecondition,
-} from "./propositions/index.ts";
 export type {
   AgentResult,
   DimensionResult,
@@ -186,7 +168,7 @@ export type {
   PropositionResult,
   ResumePersonasOptions,
   RunResult,
-} from "./scorers/index.ts";
+} from "./personas/index.ts";
 export {
   EVAL_RESULT_FORMAT,
   evaluatePersonas,
@@ -194,7 +176,25 @@ export {
   renderMarkdown,
   renderTable,
   resumePersonaEvaluation,
-} from "./scorers/index.ts";
+} from "./personas/index.ts";
+export type { LoadedPropositions, LoadPropositionsOptions } from "./propositions/index.ts";
+// ── Propositions ────────────────────────────────────────────────────────────────────────────────
+export {
+  loadPropositions,
+  withPrecondition,
+} from "./propositions/index.ts";
+export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./regression/index.ts";
+// ── Baselines and the regression check ──────────────────────────────────────────────────────────
+export {
+  baselineOf,
+  checkAgainstBaselines,
+  ciExitCode,
+  measurementOf,
+  readBaselineFolder,
+  renderCiJunit,
+  renderCiMarkdown,
+  serializeBaseline,
+} from "./regression/index.ts";
 // ── Sessions ────────────────────────────────────────────────────────────────────────────────────
 export type {
   AgentScores,

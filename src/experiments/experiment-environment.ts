@@ -20,7 +20,7 @@ import {
 import { worldCorrections } from "../corrections/index.ts";
 import type { Store } from "../engine/index.ts";
 import type { Judge, JudgeRequest } from "../judge/index.ts";
-import { type EvalResult, evaluatePersonas, preparePersonaEvaluation } from "../scorers/index.ts";
+import { type EvalResult, evaluatePersonas, preparePersonaEvaluation } from "../personas/index.ts";
 import { createWorld, WORLD_FORMAT, WORLD_START, type WorldAgent, type WorldFile } from "../sim/index.ts";
 import type { Scenario, ScenarioArm, ScenarioArmName, ScenarioEnvironment } from "./scenario.ts";
 

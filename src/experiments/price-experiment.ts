@@ -28,7 +28,7 @@ import {
   type PlanEstimate,
   type PreparedPersonaEvaluation,
   preparePersonaEvaluation,
-} from "../scorers/index.ts";
+} from "../personas/index.ts";
 import {
   ANTI_CONVERGENCE_CLAIM,
   actPrompt,

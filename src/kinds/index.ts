@@ -5,7 +5,7 @@ import { calibrationKind } from "../calibration/index.ts";
 import { conversationKind } from "../conversations/index.ts";
 import type { StoredKind } from "../engine/index.ts";
 import { experimentKind } from "../experiments/index.ts";
-import { personaKind } from "../scorers/index.ts";
+import { personaKind } from "../personas/index.ts";
 import { sessionKind } from "../sessions/index.ts";
 import { simulationKind } from "../sim/index.ts";
 

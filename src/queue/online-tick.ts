@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { TRANSCRIPT_FORMAT, type Transcript } from "../core/index.ts";
 import { prepareJudge, type Queryable, type Store } from "../engine/index.ts";
-import { preparePersonaEvaluation } from "../scorers/index.ts";
+import { preparePersonaEvaluation } from "../personas/index.ts";
 import {
   type PreparedSessionAnalysis,
   type Session,

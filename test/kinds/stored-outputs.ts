@@ -2,7 +2,7 @@
 // the dashboard's list and detail pages, the static report — for one store holding one evaluation of each
 // stored kind, with ids and times made stable so that the same code gives the same bytes (the goldens).
 import { readFileSync } from "node:fs";
-import { evaluatePersonas } from "../../src/scorers/index.ts";
+import { evaluatePersonas } from "../../src/personas/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { analyzeSession } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";

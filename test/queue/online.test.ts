@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Transcript } from "../../src/core/index.ts";
+import { evaluatePersonas } from "../../src/personas/index.ts";
 import {
   type OnlineTick,
   onlineStatus,
@@ -18,7 +19,6 @@ import {
   startWorker,
   webhookBody,
 } from "../../src/queue/index.ts";
-import { evaluatePersonas } from "../../src/scorers/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import {

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { PERSONA_DIMENSIONS, parseTranscript } from "../../src/core/index.ts";
 import { executePlan } from "../../src/engine/index.ts";
 import { FixtureJudge } from "../../src/judge/index.ts";
+import { aggregatePersonaScores, planPersonaEvaluation } from "../../src/personas/index.ts";
 import { loadPropositions, propositionSetFor } from "../../src/propositions/index.ts";
-import { aggregatePersonaScores, planPersonaEvaluation } from "../../src/scorers/index.ts";
 import { tempDir } from "../temp-dir.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/hand-scored/", import.meta.url));

@@ -1,4 +1,4 @@
-// Public surface of scorers/: the persona evaluation kind — plan, aggregate, result — and evaluatePersonas().
+// Public surface of personas/: the persona evaluation kind — plan, aggregate, result — and evaluatePersonas().
 export * from "./aggregate.ts";
 export * from "./estimate.ts";
 export * from "./evaluate-personas.ts";

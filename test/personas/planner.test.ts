@@ -4,8 +4,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { PERSONA_DIMENSIONS, type PropositionSet, parseTranscript } from "../../src/core/index.ts";
 import { requestOf } from "../../src/engine/index.ts";
+import { planPersonaEvaluation } from "../../src/personas/index.ts";
 import { loadPropositions, propositionSetFor } from "../../src/propositions/index.ts";
-import { planPersonaEvaluation } from "../../src/scorers/index.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/hand-scored/", import.meta.url));
 const transcript = parseTranscript(readFileSync(`${dir}transcript.json`, "utf8"), "transcript.json");

@@ -1,4 +1,4 @@
-// Public surface of harness/: golden baselines, the regression rule, and the CI reports (table,
+// Public surface of regression/: golden baselines, the regression rule, and the CI reports (table,
 // Markdown pull-request comment, JUnit XML), plus an agent's score history.
 export * from "./agreement-check.ts";
 export * from "./baseline.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { snippet } from "../../src/scorers/context.ts";
+import { snippet } from "../../src/personas/context.ts";
 
 /** What a snippet is by definition: whitespace runs collapsed to one space, trimmed, cut with an ellipsis. */
 const byDefinition = (text: string, max = 160) => {

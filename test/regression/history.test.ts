@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentHistory, sparkline } from "../../src/harness/index.ts";
+import { agentHistory, sparkline } from "../../src/regression/index.ts";
 import type { HistoryPoint } from "../../src/store/index.ts";
 
 const judge = {

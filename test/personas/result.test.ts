@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ErrorReason } from "../../src/core/index.ts";
-import type { DimensionResult, EvalResult } from "../../src/scorers/index.ts";
+import type { DimensionResult, EvalResult } from "../../src/personas/index.ts";
 import {
   EVAL_RESULT_FORMAT,
   everyVerdictErrored,
   renderMarkdown,
   renderTable,
-} from "../../src/scorers/index.ts";
+} from "../../src/personas/index.ts";
 
 const UNKNOWN_IDS: ErrorReason = {
   name: "JudgeError",

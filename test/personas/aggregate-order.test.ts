@@ -7,7 +7,7 @@ import {
   aggregatePersonaScores,
   preparePersonaEvaluation,
   type ScoredVerdict,
-} from "../../src/scorers/index.ts";
+} from "../../src/personas/index.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const hashOf = (text: string) => Number.parseInt(contentHash(text).slice(0, 8), 16);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkAgainstBaselines, ciExitCode, regressionStatus } from "../../src/harness/index.ts";
+import { checkAgainstBaselines, ciExitCode, regressionStatus } from "../../src/regression/index.ts";
 import { demoFolder, lower, measurementOf } from "./measurement.ts";
 
 const rule = { threshold: 1, trials: 1 };

@@ -6,7 +6,7 @@ import {
   PR_COMMENT_MARKER,
   renderCiJunit,
   renderCiMarkdown,
-} from "../../src/harness/index.ts";
+} from "../../src/regression/index.ts";
 import { demoFolder, lower, measurementOf } from "./measurement.ts";
 import { findAll, parseXml } from "./xml.ts";
 

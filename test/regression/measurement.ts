@@ -8,7 +8,7 @@ import {
   type Measurement,
   parseBaseline,
   parseEnvironmentBaseline,
-} from "../../src/harness/index.ts";
+} from "../../src/regression/index.ts";
 
 export const BASELINES = fileURLToPath(new URL("../../examples/ensemble/baselines/", import.meta.url));
 

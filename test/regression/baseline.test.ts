@@ -6,7 +6,7 @@ import {
   parseBaseline,
   readBaselineFolder,
   serializeBaseline,
-} from "../../src/harness/index.ts";
+} from "../../src/regression/index.ts";
 import { BASELINES, demoFolder, measurementOf } from "./measurement.ts";
 
 describe("baseline files", () => {
