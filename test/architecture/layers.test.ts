@@ -60,8 +60,6 @@ const PAST_THE_INDEX: Record<string, string> = {
   "cli/commands/eval.ts -> corrections/corrections-report.ts": "start-up",
   "cli/commands/simulate.ts -> corrections/corrections-report.ts": "start-up",
   "cli/commands/corrections.ts -> corrections/corrections-report.ts": "start-up",
-  "cli/commands/converse.ts -> conversations/conversation-report.ts": "start-up",
-  "cli/commands/session.ts -> sessions/session-report.ts": "start-up",
 };
 
 /** Every relative module a file names: static imports and re-exports (type-only too) and `import()`. */
