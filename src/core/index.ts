@@ -16,6 +16,7 @@ export * from "./json-text.ts";
 export * from "./judge-spec.ts";
 export * from "./located-yaml.ts";
 export * from "./pass-k.ts";
+export * from "./pool.ts";
 export * from "./proposition.ts";
 export * from "./redact.ts";
 export * from "./sample.ts";

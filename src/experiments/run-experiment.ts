@@ -13,6 +13,7 @@ import {
   InputError,
   InterruptedError,
   type Persona,
+  pool,
   type TokenUsage,
   ZERO_USAGE,
 } from "../core/index.ts";
@@ -327,7 +328,7 @@ export async function runExperiment(
       }
     };
     try {
-      await pool(pending, parallel, stop.signal, runTask);
+      await pool(pending, runTask, { limit: parallel, signal: stop.signal });
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
     }
@@ -667,20 +668,6 @@ export function measuredNothing(document: ExperimentResultDocument): boolean {
     Object.values(document.arms[arm].metrics).some((values) => values.length > 0),
   );
   return !measured && erroredVerdicts(document) > 0;
-}
-
-/** Runs `work` on each item, at most `limit` at once, in order; none starts once `signal` has aborted. */
-async function pool<T>(
-  items: readonly T[],
-  limit: number,
-  signal: AbortSignal,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length && !signal.aborted) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** The population given as an option (a folder, or people), the first `size` of it, with its hash. */

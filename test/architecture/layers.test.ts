@@ -59,8 +59,6 @@ const PAST_THE_INDEX: Record<string, string> = {
   // Commands whose output is a kind's report (pure text, types only): the report, not its folder, at start-up.
   "cli/commands/eval.ts -> sim/simulation-report.ts": "start-up",
   "cli/commands/simulate.ts -> sim/simulation-report.ts": "start-up",
-  "cli/commands/converse.ts -> conversations/conversation-report.ts": "start-up",
-  "cli/commands/session.ts -> sessions/session-report.ts": "start-up",
 };
 
 /** Every relative module a file names: static imports and re-exports (type-only too) and `import()`. */
