@@ -9,6 +9,8 @@ import {
   type ExperimentPrice,
   type ExperimentReportWithValues,
   type ExperimentResultDocument,
+  erroredVerdicts,
+  measuredNothing,
   type ResultSets,
   renderComparisonMarkdown,
   renderComparisonTable,
@@ -101,4 +103,20 @@ export function printTable1(comparison: Table1Comparison, format: string): void 
         ? renderTable1Markdown(comparison)
         : renderTable1Table(comparison),
   );
+}
+
+/**
+ * An experiment whose judge gave no verdict at all measured nothing: exit 3, as `eval` does, not a table of
+ * dashes, naming each such experiment when there are several (table1).
+ */
+export function measuredNothingExit(
+  documents: readonly ExperimentResultDocument[],
+  write: (text: string) => void = (text) => process.stderr.write(text),
+): number {
+  const empty = documents.filter((d) => measuredNothing(d));
+  for (const d of empty)
+    write(
+      `dramaturg: every judge verdict errored (${erroredVerdicts(d)})${documents.length > 1 ? ` in ${d.scenario.id}` : ""}; the experiment measured nothing. Check the judge with \`dramaturg doctor\`\n`,
+    );
+  return empty.length > 0 ? 3 : 0;
 }

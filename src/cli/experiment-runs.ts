@@ -36,11 +36,14 @@ export async function runExperimentHere(
   return run.document;
 }
 
-/** Runs (or resumes) the Table 1 experiments here, writing each one's document into `out` when given. */
+/**
+ * Runs (or resumes) the Table 1 experiments here, writing each one's document into `out` when given; the
+ * comparison, and each experiment's result document.
+ */
 export async function runTable1Here(
   options: Omit<RunTable1Options, "signal" | "onProgress" | "onExperiment">,
   out: string | undefined,
-): Promise<Table1Comparison> {
+): Promise<{ comparison: Table1Comparison; documents: ExperimentResultDocument[] }> {
   const { runTable1 } = await import("../experiments/index.ts");
   const table1 = await withInterrupts(
     (signal) =>
@@ -54,5 +57,5 @@ export async function runTable1Here(
       }),
     { resumeWith: "dramaturg experiment table1 (the same flags and --db)" },
   );
-  return table1.comparison;
+  return { comparison: table1.comparison, documents: table1.runs.map((run) => run.document) };
 }

@@ -149,8 +149,9 @@ export async function experimentTable1Command(flags: Table1Flags): Promise<numbe
     return 0;
   }
   const { runTable1Here } = await import("../experiment-runs.ts");
-  output.printTable1(await runTable1Here({ ...setup.runOptions, scenarios }, flags.out), flags.format);
-  return 0;
+  const { comparison, documents } = await runTable1Here({ ...setup.runOptions, scenarios }, flags.out);
+  output.printTable1(comparison, flags.format);
+  return output.measuredNothingExit(documents);
 }
 
 export async function experimentCompareCommand(file: string, flags: CompareFlags): Promise<number> {
@@ -194,10 +195,5 @@ export async function experimentRunCommand(name: string, flags: RunFlags): Promi
   if (!document) return 0;
   if (flags.out) output.writeResultDocument(document, { file: flags.out });
   output.emitReport(experiments.experimentReport(document, { alpha }), flags);
-  // A run whose judge gave no verdict at all measured nothing: exit 3, as `eval` does, not a table of dashes.
-  if (!experiments.measuredNothing(document)) return 0;
-  process.stderr.write(
-    `dramaturg: every judge verdict errored (${experiments.erroredVerdicts(document)}); the experiment measured nothing. Check the judge with \`dramaturg doctor\`\n`,
-  );
-  return 3;
+  return output.measuredNothingExit([document]);
 }
