@@ -10,7 +10,7 @@ import {
   type PersonaInputOptions,
   preparePersonaEvaluation,
   runPreparedPersonaEvaluation,
-} from "../src/scorers/index.ts";
+} from "../src/personas/index.ts";
 import { openStore } from "../src/store/index.ts";
 import { startFakeOpenAIServer } from "../src/testing/index.ts";
 import { personaInput } from "./persona.bench.ts";

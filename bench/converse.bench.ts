@@ -1,5 +1,5 @@
 // `dramaturg converse` on many jobs at once (issue 20): N jobs of 8 exchanges against the reference agent,
-// whose model is the fake server at a fixed latency, `--concurrency` jobs at a time, the simulated user on
+// whose model is the fake server at a fixed latency, `--jobs` jobs at a time, the simulated user on
 // a fake server without latency and the scorer on hand-written fixtures. Measured: the process's wall time
 // against the critical path, and each turn's time in the report against the time the agent really took.
 import { spawn } from "node:child_process";
@@ -157,7 +157,7 @@ export async function benchConverse({
           join(ROOT, "bin/dramaturg.js"),
           "converse",
           ...files,
-          "--concurrency",
+          "--jobs",
           String(concurrency),
           "--passes",
           "without",

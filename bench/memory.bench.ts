@@ -46,7 +46,7 @@ const TRIAL_MESSAGES = 1_000;
 async function runOnce(verdicts: number, location: string, byTrials: boolean): Promise<void> {
   const { personaInput } = await import("./persona.bench.ts");
   const { InstantJudge } = await import("./instant-judge.ts");
-  const { evaluatePersonas } = await import("../src/scorers/index.ts");
+  const { evaluatePersonas } = await import("../src/personas/index.ts");
   const { openStore } = await import("../src/store/index.ts");
   const messages = byTrials ? TRIAL_MESSAGES : Math.ceil(verdicts / PROPOSITIONS_PER_MESSAGE);
   const trials = byTrials ? Math.ceil(verdicts / (TRIAL_MESSAGES * PROPOSITIONS_PER_MESSAGE)) : 1;

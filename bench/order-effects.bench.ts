@@ -2,8 +2,8 @@
 // messages × 4 default propositions) judged individually, in batches and in shuffled batches by an instant
 // judge, so the figure is Dramaturg's own cost of the three plans and the comparison. No target: a figure.
 import { type LabelItem, measureOrderEffects, type OrderEffects } from "../src/calibration/index.ts";
+import { preparePersonaEvaluation } from "../src/personas/index.ts";
 import { propositionSetFor } from "../src/propositions/index.ts";
-import { preparePersonaEvaluation } from "../src/scorers/index.ts";
 import { syntheticTranscript } from "../src/testing/index.ts";
 import { InstantJudge } from "./instant-judge.ts";
 import { fmt, type Outcome } from "./report.ts";

@@ -4,7 +4,7 @@
 import type { Judge, JudgeRequest, JudgeResponse } from "../src/judge/index.ts";
 import { promptFingerprint } from "../src/judge/llm-judge.ts";
 import { requestedJsonSchema } from "../src/judge/prompt.ts";
-import { evaluatePersonas } from "../src/scorers/index.ts";
+import { evaluatePersonas } from "../src/personas/index.ts";
 import { openStore } from "../src/store/index.ts";
 import { InstantJudge } from "./instant-judge.ts";
 import { personaInput } from "./persona.bench.ts";

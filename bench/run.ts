@@ -450,7 +450,7 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: "converse",
-    about: `dramaturg converse (a real process): ${fmt(CONVERSE_JOBS)} jobs × 8 exchanges against the reference agent, its model on the fake server at ${CONVERSE_LATENCY_MS} ms, --concurrency ${CONVERSE_CONCURRENCY}, the simulated user at 0 ms, fixture verdicts`,
+    about: `dramaturg converse (a real process): ${fmt(CONVERSE_JOBS)} jobs × 8 exchanges against the reference agent, its model on the fake server at ${CONVERSE_LATENCY_MS} ms, --jobs ${CONVERSE_CONCURRENCY}, the simulated user at 0 ms, fixture verdicts`,
     async run() {
       const { benchConverse } = await import("./converse.bench.ts");
       const r = await benchConverse({

@@ -3,7 +3,7 @@
 // calls and tokens per committed message, and the wall time against the critical path (each step waits
 // for one agent round trip, then one gate round trip: the gate judges its dimensions at once).
 import { createOpenAI } from "@ai-sdk/openai";
-import { AgentEvaluationConfigSchema } from "../src/core/index.ts";
+import { CorrectionSettingsSchema } from "../src/core/index.ts";
 import { createActionGate, gateHistory, memoryCorrectionLog } from "../src/corrections/index.ts";
 import { LlmJudge } from "../src/judge/index.ts";
 import { createWorld, type WorldFile, WorldFileSchema } from "../src/sim/index.ts";
@@ -82,7 +82,7 @@ export async function benchWorld({
       concurrency: 1_024,
       descriptor: { provider: "openai-compatible", model: "fake-judge", base_url: judgeServer.url },
     });
-    const config = AgentEvaluationConfigSchema.parse({
+    const config = CorrectionSettingsSchema.parse({
       gate_adherence_enabled: true,
       gate_consistency_enabled: true,
       gate_fluency_enabled: true,

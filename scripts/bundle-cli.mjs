@@ -57,12 +57,6 @@ const EXTERNAL = [
 const LAZY_REQUIRE = /createRequire\(import\.meta\.url\)\("(yaml|@marcbachmann\/cel-js|tinyglobby)"\)/g;
 
 /**
- * zod's index of its 60-odd translations of error messages (≈ 370 kB of the bundle, read and run before the
- * first request) is replaced by English alone: zod's default, the only one the command uses.
- */
-const ZOD_LOCALES = /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
-
-/**
  * The AI SDK's header helpers name fetch's global `Headers`, which makes Node load undici (14 ms on Node 20,
  * 19 ms on Node 24) before the first judge request, though the command sends its requests with node:http.
  * In the bundle they are src/judge/provider-headers.ts, which gives the same results without it (a test
@@ -75,7 +69,7 @@ const SDK_HEADER_HELPERS = ["normalizeHeaders", "withUserAgentSuffix"];
 const packageOf = (specifier) =>
   specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0];
 
-/** The import.meta.url rewrite, the externals, zod's translations and the SDK's header helpers. */
+/** The import.meta.url rewrite, the externals and the SDK's header helpers. */
 const layout = {
   name: "dramaturg-layout",
   setup(b) {
@@ -98,16 +92,6 @@ const layout = {
         return { path: args.path, external: true };
       return undefined;
     });
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      const path = join(args.resolveDir, args.path);
-      // Named relative to the checkout, so that the bundle does not carry the path it was built in.
-      return ZOD_LOCALES.test(path) ? { path: relative(ROOT, path), namespace: "zod-english" } : undefined;
-    });
-    b.onLoad({ filter: /.*/, namespace: "zod-english" }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(join(ROOT, dirname(args.path), "en.js"))};`,
-      resolveDir: join(ROOT, dirname(args.path)),
-      loader: "js",
-    }));
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
       let contents = (await readFile(args.path, "utf8"))
         .replace(LAZY_REQUIRE, 'require("$1")')

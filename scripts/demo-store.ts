@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { evaluatePersonas } from "../src/scorers/index.ts";
+import { evaluatePersonas } from "../src/personas/index.ts";
 import { analyzeSession } from "../src/sessions/index.ts";
 import { openStore, type Store } from "../src/store/index.ts";
 
@@ -312,7 +312,7 @@ export async function buildDemoStore(location: string | Store): Promise<void> {
 async function serveDemo(dir: string, location: string, temporary: boolean, port: number | undefined) {
   const { DramaturgError, InputError } = await import("../src/core/index.ts");
   const { startServer } = await import("../src/server/index.ts");
-  const { readBaselineFolder } = await import("../src/harness/index.ts");
+  const { readBaselineFolder } = await import("../src/regression/index.ts");
   const removeTemp = () => temporary && rmSync(dir, { recursive: true, force: true });
   try {
     const store = await openStore(location);

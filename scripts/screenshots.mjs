@@ -10,7 +10,7 @@ import { register } from "tsx/esm/api";
 
 register();
 const { buildDemoStore, DEMO_BASELINES, INJECTION_AGENT, REGRESSING_AGENT } = await import("./demo-store.ts");
-const { readBaselineFolder } = await import("../src/harness/index.ts");
+const { readBaselineFolder } = await import("../src/regression/index.ts");
 const { startServer } = await import("../src/server/index.ts");
 const { openStore } = await import("../src/store/index.ts");
 // The browser tests' Chromium: Debian's package, the same flags, its temp files under `temp`.

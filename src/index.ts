@@ -26,11 +26,11 @@ export {
 } from "./conversations/index.ts";
 export type {
   Agent,
-  AgentEvaluationConfig,
-  AgentEvaluationConfigPatch,
   CorrectionLog,
   CorrectionLogEntry,
   CorrectionOutcome,
+  CorrectionSettings,
+  CorrectionSettingsPatch,
   CorrectionStatistics,
   CorrectionStatisticsOptions,
   ErrorReason,
@@ -47,16 +47,17 @@ export type {
   Transcript,
   Verdict,
   VerdictKey,
+  WorldCorrectionsSummary,
 } from "./core/index.ts";
 // ── Formats ─────────────────────────────────────────────────────────────────────────────────────
 // ── Errors: catch by kind with `X.isInstance(error)` ────────────────────────────────────────────
 export {
   /** Per-agent runtime-correction settings, everything off by default (the seed's `agent_evaluation_config`). */
-  AgentEvaluationConfigSchema,
+  CorrectionSettingsSchema,
   /** Regeneration failure rate, failures per dimension, similarity failures, score means and spreads, original success rate. */
   correctionStatistics,
   /** The settings an agent gets when none are stored or written in the project file. */
-  DEFAULT_AGENT_EVALUATION_CONFIG,
+  DEFAULT_CORRECTION_SETTINGS,
   DramaturgError,
   InputError,
   JudgeError,
@@ -92,13 +93,11 @@ export type {
   RepetitionCheckOptions,
   RunSimulationOptions,
   SimulateWithCorrectionsOptions,
-  SimulationResultDocument,
   SimulationWithCorrectionsResult,
   StoredSimulation,
   WithActionGateOptions,
   WorldCorrections,
   WorldCorrectionsOptions,
-  WorldCorrectionsSummary,
 } from "./corrections/index.ts";
 export {
   /** Thrown by a gate with `continue_on_failure: false` when no attempt passed; the message must not be sent. */
@@ -111,17 +110,19 @@ export {
   createActionGate,
   /** Statistics over correction log entries: the stored rows' and, where the entries carry them, TinyTroupe's attempt-level counters. */
   gateStatistics,
-  /** A stored simulation's result document (`dramaturg.simulation-result/v1`) by id or its first 8+ characters. */
-  loadSimulationResult,
   /** An in-memory correction log sink for a gate (`log`), with its `entries`. */
   memoryCorrectionLog,
   /** Repetition suppression's trigger: n-gram overlap of the last messages, the repeated phrases and the text to inject. */
   repetitionCheck,
-  /** Runs a world with its corrections and stores it as a `simulation` evaluation, whose id its gate checks carry. */
+  /**
+   * Runs a world with its corrections and stores it as a `simulation` evaluation, whose id its gate checks
+   * carry: the call behind `dramaturg simulate`.
+   */
   runSimulation,
-  /** The format of a stored simulation's result document. */
-  SIMULATION_RESULT_FORMAT,
-  /** Runs a world with each agent's corrections on (stored > world file > dramaturg.yaml), the gate's logs stored under the run id. */
+  /**
+   * Runs a world with each agent's corrections on (stored > world file > dramaturg.yaml), the gate's logs
+   * stored under the run id, the run itself not stored: the call behind `eval --synthetic`.
+   */
   simulateWithCorrections,
   /** Wraps any `send(text)` so every text passes the action gate first. */
   withActionGate,
@@ -135,18 +136,6 @@ export type {
   ProgressEvent,
   ProgressListener,
 } from "./engine/index.ts";
-export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./harness/index.ts";
-// ── Baselines and the regression check ──────────────────────────────────────────────────────────
-export {
-  baselineOf,
-  checkAgainstBaselines,
-  ciExitCode,
-  measurementOf,
-  readBaselineFolder,
-  renderCiJunit,
-  renderCiMarkdown,
-  serializeBaseline,
-} from "./harness/index.ts";
 export type {
   CreateJudgeOptions,
   Judge,
@@ -169,12 +158,6 @@ export {
   loadFixtures,
   verdictsToFixtures,
 } from "./judge/index.ts";
-export type { LoadedPropositions, LoadPropositionsOptions } from "./propositions/index.ts";
-// ── Propositions ────────────────────────────────────────────────────────────────────────────────
-export {
-  loadPropositions,
-  withPrecondition,
-} from "./propositions/index.ts";
 export type {
   AgentResult,
   DimensionResult,
@@ -185,7 +168,7 @@ export type {
   PropositionResult,
   ResumePersonasOptions,
   RunResult,
-} from "./scorers/index.ts";
+} from "./personas/index.ts";
 export {
   EVAL_RESULT_FORMAT,
   evaluatePersonas,
@@ -193,7 +176,25 @@ export {
   renderMarkdown,
   renderTable,
   resumePersonaEvaluation,
-} from "./scorers/index.ts";
+} from "./personas/index.ts";
+export type { LoadedPropositions, LoadPropositionsOptions } from "./propositions/index.ts";
+// ── Propositions ────────────────────────────────────────────────────────────────────────────────
+export {
+  loadPropositions,
+  withPrecondition,
+} from "./propositions/index.ts";
+export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./regression/index.ts";
+// ── Baselines and the regression check ──────────────────────────────────────────────────────────
+export {
+  baselineOf,
+  checkAgainstBaselines,
+  ciExitCode,
+  measurementOf,
+  readBaselineFolder,
+  renderCiJunit,
+  renderCiMarkdown,
+  serializeBaseline,
+} from "./regression/index.ts";
 // ── Sessions ────────────────────────────────────────────────────────────────────────────────────
 export type {
   AgentScores,
@@ -215,7 +216,8 @@ export {
 // ── Simulation ──────────────────────────────────────────────────────────────────────────────────
 // Synthetic mode: persona agents (persona as system prompt, own trajectory as memory, a send_message
 // tool), the step-based world of `dramaturg.world/v1` files (interventions, facilitator prompts, then agents
-// in parallel or seeded sequential_random order) and interventions with the fluent precondition API.
+// in parallel or seeded sequential_random order), interventions with the fluent precondition API, and a
+// stored simulation read back. A run with corrections is `runSimulation` or `simulateWithCorrections` above.
 export type {
   BeforeAct,
   BeforeCommit,
@@ -223,8 +225,9 @@ export type {
   CreateWorldOptions,
   PersonaAgent,
   PersonaAgentOptions,
-  SimulateOptions,
+  RunWorldOptions,
   SimulationResult,
+  SimulationResultDocument,
   World,
   WorldFile,
   WorldRunResult,
@@ -241,10 +244,17 @@ export {
   Intervention,
   /** One intervention per target, configured together (`InterventionBatch.createForEach(agents)`). */
   InterventionBatch,
+  /** A stored simulation's result document (`dramaturg.simulation-result/v1`) by id or its first 8+ characters. */
+  loadSimulationResult,
   /** Reads and checks a world file; mistakes are InputErrors with file:line:col. */
   loadWorldFile,
-  /** Runs a world file with a model spec or model: synthetic mode's generator. */
-  simulate,
+  /**
+   * The world's loop without corrections: a world file and a model (or spec) in, its transcript out; each
+   * agent's world-file settings over the defaults, no store, no action gate unless its hooks are given.
+   */
+  runWorld,
+  /** The format of a stored simulation's result document. */
+  SIMULATION_RESULT_FORMAT,
   /** Fires when an agent's ideas stagnate after `variety_message_threshold` messages. */
   varietyIntervention,
   WORLD_FORMAT,
@@ -261,7 +271,32 @@ export type {
 // ── Store ───────────────────────────────────────────────────────────────────────────────────────
 export {
   /** The settings a gate check of an agent uses: stored row > project file (`corrections`) > defaults. */
-  agentEvaluationConfig,
+  agentCorrectionSettings,
   openStore,
   storeExists,
 } from "./store/index.ts";
+
+// ── Deprecated names, kept for one release ──────────────────────────────────────────────────────
+import {
+  type CorrectionSettings,
+  type CorrectionSettingsPatch,
+  CorrectionSettingsSchema,
+  DEFAULT_CORRECTION_SETTINGS,
+} from "./core/index.ts";
+import { type RunWorldOptions, runWorld } from "./sim/index.ts";
+import { agentCorrectionSettings } from "./store/index.ts";
+
+/** @deprecated use CorrectionSettings */
+export type AgentEvaluationConfig = CorrectionSettings;
+/** @deprecated use CorrectionSettingsPatch */
+export type AgentEvaluationConfigPatch = CorrectionSettingsPatch;
+/** @deprecated use CorrectionSettingsSchema */
+export const AgentEvaluationConfigSchema = CorrectionSettingsSchema;
+/** @deprecated use DEFAULT_CORRECTION_SETTINGS */
+export const DEFAULT_AGENT_EVALUATION_CONFIG = DEFAULT_CORRECTION_SETTINGS;
+/** @deprecated use agentCorrectionSettings */
+export const agentEvaluationConfig = agentCorrectionSettings;
+/** @deprecated use runWorld (the world's loop without corrections), or simulateWithCorrections for a run with them */
+export const simulate = runWorld;
+/** @deprecated use RunWorldOptions */
+export type SimulateOptions = RunWorldOptions;

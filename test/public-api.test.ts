@@ -1,6 +1,7 @@
 // The package's surface, pinned: a name added to or removed from `dramaturg` or `dramaturg/testing`
 // fails here, so the public API changes only on purpose (update this list in the same change).
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type * as Main from "../src/index.ts";
 
 const MAIN = [
   "ActionRejectedError",
@@ -10,7 +11,9 @@ const MAIN = [
   "CachingJudge",
   "CassetteMissError",
   "ConversationJobSchema",
+  "CorrectionSettingsSchema",
   "DEFAULT_AGENT_EVALUATION_CONFIG",
+  "DEFAULT_CORRECTION_SETTINGS",
   "DramaturgError",
   "EVAL_RESULT_FORMAT",
   "FIXTURES_FORMAT",
@@ -35,6 +38,7 @@ const MAIN = [
   "WorldFileSchema",
   "actionGate",
   "actionSimilarity",
+  "agentCorrectionSettings",
   "agentEvaluationConfig",
   "analyzeSession",
   "antiConvergenceIntervention",
@@ -73,6 +77,7 @@ const MAIN = [
   "runConversation",
   "runConversationTrials",
   "runSimulation",
+  "runWorld",
   "serializeBaseline",
   "simulate",
   "simulateWithCorrections",
@@ -171,5 +176,16 @@ describe("public API", () => {
       "startFakeOpenAIServer",
     ])
       expect(main).not.toHaveProperty(internal);
+  });
+
+  it("each deprecated name is its replacement, for one release", async () => {
+    const main = await import("../src/index.ts");
+    expect(main.AgentEvaluationConfigSchema).toBe(main.CorrectionSettingsSchema);
+    expect(main.DEFAULT_AGENT_EVALUATION_CONFIG).toBe(main.DEFAULT_CORRECTION_SETTINGS);
+    expect(main.agentEvaluationConfig).toBe(main.agentCorrectionSettings);
+    expect(main.simulate).toBe(main.runWorld);
+    expectTypeOf<Main.AgentEvaluationConfig>().toEqualTypeOf<Main.CorrectionSettings>();
+    expectTypeOf<Main.AgentEvaluationConfigPatch>().toEqualTypeOf<Main.CorrectionSettingsPatch>();
+    expectTypeOf<Main.SimulateOptions>().toEqualTypeOf<Main.RunWorldOptions>();
   });
 });

@@ -3,8 +3,8 @@
 // and overall, and the propositions whose judge disagrees with people too much, with their worst items.
 import { compareCodeUnits, InputError, type TokenUsage, type Transcript, ZERO_USAGE } from "../core/index.ts";
 import { findEvaluation, openStore, type Store } from "../engine/index.ts";
+import { parseStoredPersonaInput, type StoredPersonaInput } from "../personas/index.ts";
 import type { LoadedPropositions } from "../propositions/index.ts";
-import { parseStoredPersonaInput, type StoredPersonaInput } from "../scorers/index.ts";
 import type { ScoreRow } from "../store/index.ts";
 import {
   type AgreementItem,

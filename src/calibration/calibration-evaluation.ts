@@ -17,13 +17,13 @@ import {
   scoreFromVerdict,
 } from "../engine/index.ts";
 import type { Judge, JudgeDescriptor } from "../judge/index.ts";
-import type { LoadedPropositions } from "../propositions/index.ts";
 import {
   type ItemMeta,
   type PersonaInputOptions,
   preparePersonaEvaluation,
   type StoredPersonaInput,
-} from "../scorers/index.ts";
+} from "../personas/index.ts";
+import type { LoadedPropositions } from "../propositions/index.ts";
 import {
   CALIBRATION_FORMAT,
   type CalibrationResult,

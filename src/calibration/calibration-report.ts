@@ -2,7 +2,7 @@
 // then the rest, the overall line, the raters' ceiling, the flagged ones' worst items) or Markdown for a
 // pull request. Pure: the same document gives the same text.
 
-import { padColumns } from "../harness/index.ts";
+import { padColumns } from "../regression/index.ts";
 import type {
   CalibrationDisagreement,
   CalibrationFigures,

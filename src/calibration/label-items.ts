@@ -54,7 +54,7 @@ export interface LabelItemsOptions {
 type TargetKind = "message" | "agent" | "channel";
 
 /**
- * Adherence and consistency are judged on each of an agent's messages (scorers/adherence.ts,
+ * Adherence and consistency are judged on each of an agent's messages (personas/adherence.ts,
  * consistency.ts); fluency on the agent's whole trajectory; convergence on a whole channel.
  */
 function targetKindOf(dimension: PersonaDimension): TargetKind {

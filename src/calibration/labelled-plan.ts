@@ -7,7 +7,7 @@ import {
   verdictKeyString,
 } from "../core/index.ts";
 import type { JudgePlan, PlannedCall } from "../engine/index.ts";
-import { type ItemMeta, planFor, type StoredPersonaInput } from "../scorers/index.ts";
+import { type ItemMeta, planFor, type StoredPersonaInput } from "../personas/index.ts";
 import type { LabelItem } from "./label-items.ts";
 
 /** The key a labelled item and a planned verdict share, trial aside. */

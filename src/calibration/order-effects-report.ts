@@ -2,7 +2,7 @@
 // condition's agreement and cost, how far batching and position move the scores, by place in the call and by
 // proposition, and the largest moves; as a terminal table or Markdown for a pull request. Pure.
 
-import { padColumns } from "../harness/index.ts";
+import { padColumns } from "../regression/index.ts";
 import type {
   OrderEffect,
   OrderEffectCondition,

@@ -11,7 +11,7 @@ import {
 } from "../core/index.ts";
 import { executePlan, type JudgePlan, type PlannedCall } from "../engine/index.ts";
 import { CachingJudge, type Judge } from "../judge/index.ts";
-import type { StoredPersonaInput } from "../scorers/index.ts";
+import type { StoredPersonaInput } from "../personas/index.ts";
 import { agreement, type Interval } from "./agreement.ts";
 import { type LabelItem, labelItemKey, labelTarget } from "./label-items.ts";
 import { labelledPlan } from "./labelled-plan.ts";

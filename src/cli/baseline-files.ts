@@ -11,7 +11,7 @@ import {
   measurementOf,
   readEnvironmentBaseline,
   serializeBaseline,
-} from "../harness/index.ts";
+} from "../regression/index.ts";
 
 /**
  * Writes the baselines of `measured` into `dir` and returns one line per file written (its path and scores).

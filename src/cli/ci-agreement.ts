@@ -3,7 +3,12 @@
 import type { CalibrationFileFigures } from "../calibration/index.ts";
 import type { PersonaDimension } from "../core/index.ts";
 import type { Store } from "../engine/index.ts";
-import { type AgreementCheck, type CiReport, checkAgreement, gatedPropositions } from "../harness/index.ts";
+import {
+  type AgreementCheck,
+  type CiReport,
+  checkAgreement,
+  gatedPropositions,
+} from "../regression/index.ts";
 
 export interface CiAgreementOptions {
   store: Store;
@@ -18,7 +23,7 @@ export async function ciAgreement({ store, report, minKappa, file }: CiAgreement
   notes: string[];
 }> {
   const [{ latestCalibration, propositionRubrics, rubricKey }, { parseStoredPersonaInput }] =
-    await Promise.all([import("../calibration/index.ts"), import("../scorers/index.ts")]);
+    await Promise.all([import("../calibration/index.ts"), import("../personas/index.ts")]);
   const kept = parseStoredPersonaInput(await store.evaluations.input(report.evaluation_id));
   const targets = gatedPropositions(report).map((t) => ({
     ...t,

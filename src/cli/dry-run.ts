@@ -2,7 +2,7 @@
 // known — printed without calling the judge or writing anything. A request is one sent to a provider, as in
 // every document and table: a fixture judge's lookups and the verdict cache's answers are not requests.
 import { planSize } from "../engine/index.ts";
-import { type EvaluationPlan, estimatePlan } from "../scorers/index.ts";
+import { type EvaluationPlan, estimatePlan } from "../personas/index.ts";
 import { cost, priceFor } from "./prices.ts";
 import type { Settings } from "./settings.ts";
 

@@ -1,7 +1,7 @@
 // A persona evaluation's result as `eval` prints it and `show` reprints it: a table, Markdown or JSON.
 import { writeFileSync } from "node:fs";
 import { parseStoreLocation, shownPath } from "../core/index.ts";
-import { type EvalResult, type RenderOptions, renderMarkdown, renderTable } from "../scorers/index.ts";
+import { type EvalResult, type RenderOptions, renderMarkdown, renderTable } from "../personas/index.ts";
 import type { Settings } from "./settings.ts";
 
 /** Writes the result in `format` to `out` or stdout; the table and Markdown say what the numbers mean and where they are kept. */

@@ -1,6 +1,12 @@
 // Flags that several commands share, and checks of them for callers that bypass commander's own choices.
 import { type Command, Option } from "commander";
-import { InputError } from "../core/index.ts";
+import { DEFAULT_CONCURRENCY, InputError } from "../core/index.ts";
+
+/**
+ * `--concurrency` of a command whose judge runs here: model (judge) calls in flight at once. It has no
+ * default of its own, so that the project's `judge.concurrency` holds when the flag is not given.
+ */
+export const CONCURRENCY_HELP = `judge calls in flight at once (default: judge.concurrency of the project file, else ${DEFAULT_CONCURRENCY})`;
 
 /** `--format` of the listing commands: table (the default) or json. */
 export function tableOrJson(format: string | undefined): "table" | "json" {

@@ -2,7 +2,7 @@
 // from the store (the dashboard's pages), so a command writes it while its store is open — a `memory://`
 // store keeps nothing once the command ends.
 import { writeFileSync } from "node:fs";
-import type { CiReport } from "../harness/index.ts";
+import type { CiReport } from "../regression/index.ts";
 import type { Store } from "../store/index.ts";
 
 export interface HtmlReportOptions {

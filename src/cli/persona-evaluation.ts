@@ -2,7 +2,6 @@
 // the project file, every input of a file source read and validated before the store is opened, then the
 // library judges, stores and returns the result with the stored runs the harness reads hashes from.
 import { InputError, parseJudgeSpec, parseStoreLocation, type Transcript } from "../core/index.ts";
-import type { LoadedPropositions } from "../propositions/index.ts";
 import {
   cachedShare,
   type EvalResult,
@@ -12,7 +11,8 @@ import {
   planFor,
   preparePersonaEvaluation,
   runPreparedPersonaEvaluation,
-} from "../scorers/index.ts";
+} from "../personas/index.ts";
+import type { LoadedPropositions } from "../propositions/index.ts";
 import { openStore, type RunRow, type Store, storeExists } from "../store/index.ts";
 import { printDryRun } from "./dry-run.ts";
 import type { EvalFlags } from "./evaluation-options.ts";

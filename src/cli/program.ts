@@ -166,7 +166,7 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     import("../core/index.ts"),
     import("../judge/index.ts"),
     import("./settings.ts"),
-    import("../harness/index.ts"),
+    import("../regression/index.ts"),
     import("../sessions/session-format.ts"),
     import("../conversations/job.ts"),
     import("../sim/world-file.ts"),

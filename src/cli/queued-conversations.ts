@@ -2,15 +2,9 @@
 // then followed until every one has ended, giving what an in-process run gives (each job's trials, or why it
 // could not complete) for converse to print the same way; with --detach, their evaluation ids are printed.
 
-import type { ConversationJob, ConversationTrials } from "../conversations/index.ts";
+import type { ConversationJob, ConversationJobsOutcome } from "../conversations/index.ts";
 import { InputError, parseStoreLocation } from "../core/index.ts";
 import type { EnqueueConversationsOptions } from "../queue/index.ts";
-
-/** Each job's trials (in the order of the files), or, for the jobs that could not complete, why. */
-export interface QueuedConversationsOutcome {
-  slots: (ConversationTrials | undefined)[];
-  failures: { job: string; error: unknown }[];
-}
 
 export interface QueuedConversationsFlags
   extends Omit<EnqueueConversationsOptions, "store" | "connectionString" | "passes" | "seed" | "trials"> {
@@ -28,7 +22,7 @@ export interface QueuedConversationsFlags
 export async function runQueuedConversations(
   loaded: readonly { file: string; job: ConversationJob }[],
   flags: QueuedConversationsFlags,
-): Promise<QueuedConversationsOutcome | undefined> {
+): Promise<ConversationJobsOutcome | undefined> {
   if (parseStoreLocation(flags.db).kind !== "postgres")
     throw new InputError(
       "--queue needs a PostgreSQL store that workers can reach: pass --db postgres://… (this store is local to this process)",
@@ -88,7 +82,7 @@ export async function runQueuedConversations(
     } finally {
       if (live) process.stderr.write("\r\x1b[2K");
     }
-    const outcome: QueuedConversationsOutcome = { slots: [], failures: [] };
+    const outcome: ConversationJobsOutcome = { slots: [], failures: [] };
     for (const { name, evaluationIds } of queued) {
       const trials = evaluationIds.map((id) => ended.get(id)!);
       const failed = trials.find((t) => t.status === "failed");

@@ -4,8 +4,8 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import {
-  type AgentEvaluationConfigPatch,
-  AgentEvaluationConfigPatchSchema,
+  type CorrectionSettingsPatch,
+  CorrectionSettingsPatchSchema,
   DEFAULT_CONCURRENCY,
   findSecret,
   formatJudgeSpec,
@@ -143,7 +143,7 @@ export const ProjectFileSchema = z
       .optional()
       .describe("Extra or overriding prices, keyed provider:model"),
     corrections: z
-      .record(z.string().min(1), AgentEvaluationConfigPatchSchema)
+      .record(z.string().min(1), CorrectionSettingsPatchSchema)
       .optional()
       .describe(
         "Runtime corrections (action gate, interventions, repetition suppression) per agent id, _default for every agent; a setting stored with `dramaturg config agent set` wins",
@@ -193,7 +193,7 @@ export interface Settings {
   cache: boolean;
   prices: Record<string, { input_per_million: number; output_per_million: number }>;
   /** Partial correction settings per agent id (`_default`: every agent), under any stored ones. */
-  corrections: Record<string, AgentEvaluationConfigPatch>;
+  corrections: Record<string, CorrectionSettingsPatch>;
   /** Continuous evaluation rules (`dramaturg online`). */
   online: OnlineRule[];
 }

@@ -49,6 +49,20 @@ export interface CorrectionLogEntry {
   token_usage?: TokenUsage | null;
 }
 
+/**
+ * What the corrections did in a world, for a one-line summary (a simulation's document keeps it): the gate's
+ * checks and their outcomes, and the acts repetition suppression warned.
+ */
+export interface WorldCorrectionsSummary {
+  /** Gate checks (messages judged; agents with every gate check off are not counted). */
+  checks: number;
+  outcomes: Record<CorrectionOutcome, number>;
+  /** Messages not sent: no attempt passed and the agent's `continue_on_failure` is off (`outcomes.rejected`). */
+  rejected: number;
+  /** Acts that got the repetition-suppression thought. */
+  repetitionWarnings: number;
+}
+
 /** A stored correction log row. */
 export interface CorrectionLog extends CorrectionLogEntry {
   id: string;
@@ -56,11 +70,12 @@ export interface CorrectionLog extends CorrectionLogEntry {
 }
 
 /**
- * Per-agent runtime-correction settings (the seed's `agent_evaluation_config`), everything off by default.
- * The one schema: the store's row, `dramaturg.yaml`'s `agents.<id>.corrections` and `config agent set` all
- * read it.
+ * An agent's correction settings (the seed's `agent_evaluation_config`), everything off by default: which
+ * runtime corrections (the action gate's checks, the interventions, repetition suppression) act on it, and
+ * their thresholds. The one schema: the store's row, `dramaturg.yaml`'s `agents.<id>.corrections` and
+ * `config agent set` all read it.
  */
-export const AgentEvaluationConfigSchema = z
+export const CorrectionSettingsSchema = z
   .object({
     gate_adherence_enabled: z.boolean().default(false),
     gate_consistency_enabled: z.boolean().default(false),
@@ -83,27 +98,42 @@ export const AgentEvaluationConfigSchema = z
     repetition_threshold: z.number().min(0).max(1).default(0.3),
   })
   .strict();
-export type AgentEvaluationConfig = z.infer<typeof AgentEvaluationConfigSchema>;
+export type CorrectionSettings = z.infer<typeof CorrectionSettingsSchema>;
 
 /** The defaults: every correction off, TinyTroupe's thresholds. */
-export const DEFAULT_AGENT_EVALUATION_CONFIG: Readonly<AgentEvaluationConfig> = Object.freeze(
-  AgentEvaluationConfigSchema.parse({}),
+export const DEFAULT_CORRECTION_SETTINGS: Readonly<CorrectionSettings> = Object.freeze(
+  CorrectionSettingsSchema.parse({}),
 );
 
 /** Some of an agent's correction settings. */
-export type AgentEvaluationConfigPatch = Partial<AgentEvaluationConfig>;
+export type CorrectionSettingsPatch = Partial<CorrectionSettings>;
 
 /**
  * Some of an agent's correction settings, none filled in: what `dramaturg.yaml` and `config agent set`
- * give. Each field is validated as in {@link AgentEvaluationConfigSchema}; unknown keys are refused.
+ * give. Each field is validated as in {@link CorrectionSettingsSchema}; unknown keys are refused.
  */
-export const AgentEvaluationConfigPatchSchema = z
+export const CorrectionSettingsPatchSchema = z
   .object(
     Object.fromEntries(
-      Object.entries(AgentEvaluationConfigSchema.shape).map(([key, field]) => [
+      Object.entries(CorrectionSettingsSchema.shape).map(([key, field]) => [
         key,
         field.removeDefault().optional(),
       ]),
     ),
   )
-  .strict() as unknown as z.ZodType<AgentEvaluationConfigPatch, AgentEvaluationConfigPatch>;
+  .strict() as unknown as z.ZodType<CorrectionSettingsPatch, CorrectionSettingsPatch>;
+
+/**
+ * Whole settings from patches already checked (by {@link CorrectionSettingsPatchSchema} at their edge): each
+ * patch's keys over the ones before it, over the defaults; a key a patch leaves undefined keeps the one below.
+ * Not a parse: nothing is validated again. The keys come in the schema's order.
+ */
+export function correctionSettingsOf(
+  ...patches: readonly (CorrectionSettingsPatch | undefined)[]
+): CorrectionSettings {
+  const settings: CorrectionSettings = { ...DEFAULT_CORRECTION_SETTINGS };
+  for (const patch of patches)
+    for (const [key, value] of Object.entries(patch ?? {}))
+      if (value !== undefined) (settings as Record<string, unknown>)[key] = value;
+  return settings;
+}

@@ -4,10 +4,10 @@
 import {
   ACTION_LEVEL_WINDOW_DEFAULTS,
   type Agent,
-  type AgentEvaluationConfig,
-  AgentEvaluationConfigSchema,
   addUsage,
   type CorrectionOutcome,
+  type CorrectionSettings,
+  CorrectionSettingsSchema,
   DramaturgError,
   firstIssue,
   GATE_DIMENSIONS,
@@ -37,7 +37,7 @@ export interface ActionGateOptions {
    * The agent's correction settings (`agent_evaluation_config`); missing fields take the seed's defaults,
    * which leave every check off.
    */
-  config?: Partial<AgentEvaluationConfig>;
+  config?: Partial<CorrectionSettings>;
   /** Proposition sets by dimension; the built-in ones for those left out. */
   propositions?: GatePropositionSets;
   /** Trajectory window shown to the judge. Default the action-level `first_n: 5, last_n: 10`. */
@@ -77,7 +77,7 @@ export interface GateCheckResult {
 
 export interface ActionGate {
   /** The settings in force (defaults filled in). */
-  readonly config: Readonly<AgentEvaluationConfig>;
+  readonly config: Readonly<CorrectionSettings>;
   /** The dimensions judged, in order. */
   readonly dimensions: readonly GateDimension[];
   /** Whether any check is on; a gate with none commits every message as it is. */
@@ -110,16 +110,16 @@ const THRESHOLD_KEY = {
   consistency: "gate_consistency_threshold",
   fluency: "gate_fluency_threshold",
   suitability: "gate_suitability_threshold",
-} as const satisfies Record<GateDimension, keyof AgentEvaluationConfig>;
+} as const satisfies Record<GateDimension, keyof CorrectionSettings>;
 const ENABLED_KEY = {
   adherence: "gate_adherence_enabled",
   consistency: "gate_consistency_enabled",
   fluency: "gate_fluency_enabled",
   suitability: "gate_suitability_enabled",
-} as const satisfies Record<GateDimension, keyof AgentEvaluationConfig>;
+} as const satisfies Record<GateDimension, keyof CorrectionSettings>;
 
 export function createActionGate(options: ActionGateOptions = {}): ActionGate {
-  const parsed = validateInput(AgentEvaluationConfigSchema, options.config ?? {});
+  const parsed = validateInput(CorrectionSettingsSchema, options.config ?? {});
   if (!parsed.success) {
     const { path, message } = firstIssue(parsed.error);
     throw new InputError(`action gate config: ${issuePath(path)}: ${message}`);

@@ -1,5 +1,6 @@
 // Public surface of corrections/: the action gate (as a function wrapper and as AI SDK middleware), its
-// similarity and repetition checks, its correction log and statistics.
+// similarity and repetition checks, its correction log and statistics; a world run with corrections, stored
+// or not.
 export {
   type ActionGate,
   type ActionGateOptions,
@@ -17,7 +18,6 @@ export {
   type GateLogEntry,
   memoryCorrectionLog,
 } from "./correction-log.ts";
-export { gateSummaryLine, renderSimulation, statisticsTable } from "./corrections-report.ts";
 export { escalation, type GateAttempt, type GateFeedback, gateFeedback } from "./feedback.ts";
 export {
   builtinGatePropositionSet,
@@ -44,22 +44,12 @@ export {
   worldCorrectionsActive,
   worldJudgeNeed,
 } from "./simulate-with-corrections.ts";
-export {
-  listSimulationResults,
-  loadSimulationResult,
-  type RunSimulationOptions,
-  runSimulation,
-  SIMULATION_RESULT_FORMAT,
-  type SimulationResultDocument,
-  type StoredSimulation,
-} from "./simulation-run.ts";
+export { type RunSimulationOptions, runSimulation, type StoredSimulation } from "./simulation-run.ts";
 export { type AttemptStatistics, type GateStatistics, gateStatistics } from "./statistics.ts";
-export { simulationKind } from "./stored-kind.ts";
 export { type WithActionGateOptions, withActionGate } from "./with-action-gate.ts";
 export {
   gateHistory,
   type WorldCorrections,
   type WorldCorrectionsOptions,
-  type WorldCorrectionsSummary,
   worldCorrections,
 } from "./world-gate.ts";

@@ -1,20 +1,26 @@
 // A world run with runtime corrections on: each agent's settings resolved (stored row > world file > project
 // file > defaults), the gate and repetition suppression on its agents, and the gate's logs stored with the
-// simulation's run id. The one library call behind `dramaturg simulate` and `eval --synthetic`.
+// simulation's run id; the run itself is not stored. `eval --synthetic` calls it; `runSimulation`, the call
+// behind `dramaturg simulate`, calls it and stores the run. Under it runs sim/'s `runWorld`, the world's loop.
 import { randomUUID } from "node:crypto";
-import { type AgentEvaluationConfig, GATE_DIMENSIONS, InputError } from "../core/index.ts";
+import {
+  type CorrectionSettings,
+  GATE_DIMENSIONS,
+  InputError,
+  type WorldCorrectionsSummary,
+} from "../core/index.ts";
 import type { Judge } from "../judge/index.ts";
 import {
   loadWorldFile,
-  type SimulateOptions,
+  type RunWorldOptions,
+  runWorld,
   type SimulationResult,
-  simulate,
   type WorldFile,
 } from "../sim/index.ts";
-import { agentEvaluationConfig, type ProjectAgentConfigs, type Store } from "../store/index.ts";
+import { agentCorrectionSettings, type ProjectAgentConfigs, type Store } from "../store/index.ts";
 import type { CorrectionLogSink, GateLogEntry } from "./correction-log.ts";
 import type { GatePropositionSets } from "./gate-propositions.ts";
-import { type WorldCorrectionsSummary, worldCorrections } from "./world-gate.ts";
+import { worldCorrections } from "./world-gate.ts";
 
 export interface ResolveWorldCorrectionsOptions {
   /** Each agent's stored settings (`config agent set`) win over everything else. */
@@ -38,7 +44,7 @@ export async function resolveWorldCorrections(
       const own = agent.corrections
         ? { ...project, [agent.id]: { ...project[agent.id], ...definedKeys(agent.corrections) } }
         : project;
-      const { config } = await agentEvaluationConfig(store, agent.id, own);
+      const { config } = await agentCorrectionSettings(store, agent.id, own);
       return { ...agent, corrections: config };
     }),
   );
@@ -72,7 +78,7 @@ export function requireWorldJudge(world: WorldFile, judge: Judge | undefined): v
 /** Whether any agent has a runtime correction on that acts on its messages (the gate or repetition suppression). */
 export function worldCorrectionsActive(world: WorldFile): boolean {
   return world.agents.some((a) => {
-    const c: Partial<AgentEvaluationConfig> = a.corrections ?? {};
+    const c: Partial<CorrectionSettings> = a.corrections ?? {};
     return (
       GATE_DIMENSIONS.some((d) => c[`gate_${d}_enabled`]) ||
       c.gate_similarity_enabled ||
@@ -82,7 +88,7 @@ export function worldCorrectionsActive(world: WorldFile): boolean {
 }
 
 export interface SimulateWithCorrectionsOptions
-  extends Omit<SimulateOptions, "beforeCommit" | "beforeAct" | "afterStep"> {
+  extends Omit<RunWorldOptions, "beforeCommit" | "beforeAct" | "afterStep"> {
   /** Reads each agent's stored settings (they win) and stores the gate's logs, in a batch per step. */
   store?: Pick<Store, "agentConfig" | "corrections">;
   /** `dramaturg.yaml`'s `corrections:`. */
@@ -134,7 +140,7 @@ export async function simulateWithCorrections(
     timeoutMs,
   });
   try {
-    const result = await simulate(file, {
+    const result = await runWorld(file, {
       ...options,
       beforeCommit: corrections.beforeCommit,
       beforeAct: corrections.beforeAct,

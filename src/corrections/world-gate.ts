@@ -2,11 +2,12 @@
 // settings) behind the world's beforeCommit hook, repetition suppression behind its beforeAct hook, and the
 // gate's logs written to a sink or, in batches, to a store's `correction_logs`.
 import {
-  type AgentEvaluationConfig,
   CORRECTION_OUTCOMES,
   type CorrectionOutcome,
+  type CorrectionSettings,
   GATE_DIMENSIONS,
   type TrajectoryEvent,
+  type WorldCorrectionsSummary,
 } from "../core/index.ts";
 import type { Judge } from "../judge/index.ts";
 import type { BeforeAct, BeforeCommit } from "../sim/index.ts";
@@ -21,9 +22,9 @@ export interface WorldCorrectionsOptions {
   /** Judges the gate's dimensions; needed when an agent's settings turn one on. */
   judge?: Judge;
   /** An agent's settings (missing keys take the defaults, which turn everything off). Wins over `configs`. */
-  configFor?: (agentId: string) => Partial<AgentEvaluationConfig> | undefined;
+  configFor?: (agentId: string) => Partial<CorrectionSettings> | undefined;
   /** Settings by agent id; an agent not listed has everything off. */
-  configs?: Readonly<Record<string, Partial<AgentEvaluationConfig>>>;
+  configs?: Readonly<Record<string, Partial<CorrectionSettings>>>;
   /** The gate's proposition sets by dimension; the built-in ones for those left out. */
   propositions?: GatePropositionSets;
   /**
@@ -35,17 +36,6 @@ export interface WorldCorrectionsOptions {
   runId?: string;
   /** Per-dimension judge deadline in ms (fail-open). Default 5,000. */
   timeoutMs?: number;
-}
-
-/** What the corrections did in a world, for a one-line summary. */
-export interface WorldCorrectionsSummary {
-  /** Gate checks (messages judged; agents with every gate check off are not counted). */
-  checks: number;
-  outcomes: Record<CorrectionOutcome, number>;
-  /** Messages not sent: no attempt passed and the agent's `continue_on_failure` is off (`outcomes.rejected`). */
-  rejected: number;
-  /** Acts that got the repetition-suppression thought. */
-  repetitionWarnings: number;
 }
 
 export interface WorldCorrections {

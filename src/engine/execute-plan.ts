@@ -207,6 +207,7 @@ export async function executePlan<M>(
       }
     }
   };
+  // Not core's pool: workers draw a lazy plan a prefetched window ahead and carry a commit across calls.
   // Workers stop when the plan runs out; a plan of fewer calls leaves the rest idle at once.
   const width = workersFor(Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY), judge.inFlightLimit);
   await Promise.all(Array.from({ length: width }, worker));

@@ -4,9 +4,9 @@
 // completion on the session). Its record is what the experiment's document is assembled from.
 import type { LanguageModel } from "ai";
 import {
-  type AgentEvaluationConfig,
   addUsage,
   agentTrajectory,
+  type CorrectionSettings,
   channelTrajectory,
   contentHash,
   type Message,
@@ -20,11 +20,11 @@ import {
 import { worldCorrections } from "../corrections/index.ts";
 import type { Store } from "../engine/index.ts";
 import type { Judge, JudgeRequest } from "../judge/index.ts";
-import { type EvalResult, evaluatePersonas, preparePersonaEvaluation } from "../scorers/index.ts";
-import { createWorld, WORLD_FORMAT, type WorldAgent, type WorldFile, WorldFileSchema } from "../sim/index.ts";
+import { type EvalResult, evaluatePersonas, preparePersonaEvaluation } from "../personas/index.ts";
+import { createWorld, WORLD_FORMAT, WORLD_START, type WorldAgent, type WorldFile } from "../sim/index.ts";
 import type { Scenario, ScenarioArm, ScenarioArmName, ScenarioEnvironment } from "./scenario.ts";
 
-/** Who posts the scenario's prompts in a world (never an agent id: a person's id is a slug of a name). */
+/** Who posts the scenario's prompts in a world (never an agent id: the experiment refuses a person with it). */
 export const FACILITATOR = "facilitator";
 
 /** The proposition ids the extraction and task completion are judged (and keyed in fixtures) under. */
@@ -84,17 +84,22 @@ export interface EnvironmentRunOptions {
   onPhase?: (phase: "simulated" | "judged") => void;
 }
 
-/** The world file of an environment in an arm: the same agents, prompts and seed in both arms, its corrections aside. */
+/**
+ * The world of an environment in an arm: the same agents, prompts and seed in both arms, but for the arm's
+ * settings, which every agent takes as they are. Built as the world's typed model, not parsed: the scenario
+ * and the population were checked where they were read (an agent id of "facilitator" or a duplicate is
+ * refused there), and `corrections` are whole settings, resolved once for the arm (`armCorrections`).
+ */
 export function environmentWorld(
   scenario: Scenario,
   arm: ScenarioArm,
-  corrections: AgentEvaluationConfig,
+  corrections: CorrectionSettings,
   environment: ScenarioEnvironment,
   members: readonly WorldAgent[],
   seed: number,
 ): WorldFile {
   const channel = scenario.channel;
-  return WorldFileSchema.parse({
+  return {
     format: WORLD_FORMAT,
     agents: members.map((m) => {
       const nudges = arm.nudges ?? m.nudges;
@@ -114,21 +119,22 @@ export function environmentWorld(
     steps: environment.world_steps,
     order: scenario.order,
     seed,
-  });
+    start: WORLD_START,
+  };
 }
 
 /** Runs one arm of one environment to its record. Throws what the world, the judge or the store throws. */
 export async function runEnvironment(
   options: EnvironmentRunOptions,
-  corrections: AgentEvaluationConfig,
+  corrections: CorrectionSettings,
 ): Promise<EnvironmentRecord> {
   const { scenario, environment, judge, store, signal } = options;
   const arm = scenario.arms[options.arm];
   const file = environmentWorld(scenario, arm, corrections, environment, options.members, options.seed);
-  const configs = Object.fromEntries(file.agents.map((a) => [a.id, a.corrections ?? {}]));
+  // The same settings for the world's agents (their interventions) and for the gate and repetition suppression.
   const gate = worldCorrections({
     judge,
-    configs,
+    configFor: () => corrections,
     log: store,
     runId: options.runId,
     timeoutMs: options.gateTimeoutMs,

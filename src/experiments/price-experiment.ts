@@ -5,8 +5,8 @@
 // variety check that waits for enough messages), it is the most a run with one message an act can make.
 import {
   ACTION_LEVEL_WINDOW_DEFAULTS,
-  type AgentEvaluationConfig,
   agentTrajectory,
+  type CorrectionSettings,
   contentHash,
   EVALUATION_WINDOW_DEFAULTS,
   GATE_DIMENSIONS,
@@ -28,7 +28,7 @@ import {
   type PlanEstimate,
   type PreparedPersonaEvaluation,
   preparePersonaEvaluation,
-} from "../scorers/index.ts";
+} from "../personas/index.ts";
 import {
   ANTI_CONVERGENCE_CLAIM,
   actPrompt,
@@ -170,7 +170,7 @@ export async function priceExperiment(
   for (const arm of EXPERIMENT_ARMS) arms[arm] = newArmTally();
   const settings = Object.fromEntries(
     EXPERIMENT_ARMS.map((arm) => [arm, armCorrections(scenario.arms[arm])]),
-  ) as Record<ScenarioArmName, AgentEvaluationConfig>;
+  ) as Record<ScenarioArmName, CorrectionSettings>;
   const gateSets = new Map<GateDimension, GatePropositionSet>();
   const gateSet = (d: GateDimension) => {
     let set = gateSets.get(d);
@@ -552,10 +552,10 @@ const GATE_ENABLED = {
   consistency: "gate_consistency_enabled",
   fluency: "gate_fluency_enabled",
   suitability: "gate_suitability_enabled",
-} as const satisfies Record<GateDimension, keyof AgentEvaluationConfig>;
+} as const satisfies Record<GateDimension, keyof CorrectionSettings>;
 
 /** The gate an arm's settings make: the dimensions it judges, and whether it checks at all (similarity alone redrafts too). */
-function gateOf(config: AgentEvaluationConfig): { dimensions: GateDimension[]; enabled: boolean } {
+function gateOf(config: CorrectionSettings): { dimensions: GateDimension[]; enabled: boolean } {
   const dimensions = GATE_DIMENSIONS.filter((d) => config[GATE_ENABLED[d]]);
   return { dimensions, enabled: dimensions.length > 0 || config.gate_similarity_enabled };
 }

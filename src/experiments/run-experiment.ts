@@ -13,6 +13,7 @@ import {
   InputError,
   InterruptedError,
   type Persona,
+  pool,
   type TokenUsage,
   ZERO_USAGE,
 } from "../core/index.ts";
@@ -327,7 +328,7 @@ export async function runExperiment(
       }
     };
     try {
-      await pool(pending, parallel, stop.signal, runTask);
+      await pool(pending, runTask, { limit: parallel, signal: stop.signal });
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
     }
@@ -456,7 +457,12 @@ async function storeChecked(
   };
 }
 
+/**
+ * The people as a world's agents. Their ids are checked here, whatever the population's source (given,
+ * generated, stored): the environments' worlds are built from them without a parse of their own.
+ */
 function worldAgents(people: readonly ExperimentPerson[]): WorldAgent[] {
+  checkPeopleIds(people);
   return people.map(
     (p): WorldAgent => ({
       id: p.id,
@@ -664,20 +670,6 @@ export function measuredNothing(document: ExperimentResultDocument): boolean {
   return !measured && erroredVerdicts(document) > 0;
 }
 
-/** Runs `work` on each item, at most `limit` at once, in order; none starts once `signal` has aborted. */
-async function pool<T>(
-  items: readonly T[],
-  limit: number,
-  signal: AbortSignal,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length && !signal.aborted) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 /** The population given as an option (a folder, or people), the first `size` of it, with its hash. */
 function givenPopulation(
   population: RunExperimentOptions["population"],
@@ -699,6 +691,12 @@ function givenPopulation(
     persona,
     ...(nudges ? { nudges } : {}),
   }));
+  checkPeopleIds(people);
+  return { people, hash: peopleHash(people) };
+}
+
+/** Refuses an id a world cannot take: the facilitator's, or one an earlier person has. */
+function checkPeopleIds(people: readonly ExperimentPerson[]): void {
   const ids = new Set<string>();
   for (const [i, p] of people.entries()) {
     if (p.id === FACILITATOR)
@@ -715,7 +713,6 @@ function givenPopulation(
       );
     ids.add(p.id);
   }
-  return { people, hash: peopleHash(people) };
 }
 
 function peopleHash(people: readonly ExperimentPerson[]): string {

@@ -5,9 +5,9 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import {
-  type AgentEvaluationConfig,
-  AgentEvaluationConfigPatchSchema,
-  AgentEvaluationConfigSchema,
+  type CorrectionSettings,
+  CorrectionSettingsPatchSchema,
+  correctionSettingsOf,
   InputError,
   parseLocatedYaml,
   readInputFile,
@@ -70,7 +70,7 @@ export const ScenarioArmSchema = z
   .object({
     label: z.string().min(1).optional().describe("Name shown in reports; default Control / Treatment"),
     description: z.string().min(1).optional(),
-    corrections: AgentEvaluationConfigPatchSchema.default({}).describe(
+    corrections: CorrectionSettingsPatchSchema.default({}).describe(
       "Runtime corrections of every agent in this arm (agent_evaluation_config keys: the action gate's dimensions and thresholds, variety and anti-convergence interventions, repetition suppression); unset keys are off",
     ),
     nudges: AgentNudgesSchema.optional().describe(
@@ -237,10 +237,12 @@ export type ScenarioArmName = keyof Scenario["arms"];
 
 /**
  * An arm's full correction settings: its keys over the defaults (everything off), never over a project's
- * `dramaturg.yaml`, so the control arm is uncorrected whatever the project configures.
+ * `dramaturg.yaml`, so the control arm is uncorrected whatever the project configures. The keys were checked
+ * once, where the scenario was parsed; what this returns is what every world of the arm takes as it is. (A
+ * scenario keeps the arm's keys as written: they are what its hash and its stored copy are of.)
  */
-export function armCorrections(arm: ScenarioArm): AgentEvaluationConfig {
-  return AgentEvaluationConfigSchema.parse(arm.corrections);
+export function armCorrections(arm: ScenarioArm): CorrectionSettings {
+  return correctionSettingsOf(arm.corrections);
 }
 
 /** The texts whose `{{variables}}` are filled from an environment's parameter set, with their paths. */

@@ -1,5 +1,6 @@
 // An experiment's result document read back from the store by its id (or the id's first 8+ characters, as
-// `dramaturg show` takes them): exactly the document the run returned and `--out` wrote.
+// `dramaturg show` takes them): exactly the document the run returned and `--out` wrote. It is the experiment
+// kind's loader (stored-kind.ts), and `experiment report ID`'s.
 import { InputError } from "../core/index.ts";
 import { findEvaluation, openStore, type Store, storeExists } from "../engine/index.ts";
 import { EXPERIMENT_RESULT_FORMAT } from "./compare.ts";
@@ -16,18 +17,20 @@ export function looksLikeExperimentId(text: string): boolean {
 }
 
 /**
- * The completed experiment an id names in a store (an open Store or a location). An unknown id, an id of
- * something else, or an experiment that did not finish is an InputError saying so.
+ * The completed experiment an id names in a store (an open Store or a location); the latest with no id. An
+ * unknown id, an id of something else, or an experiment that did not finish is an InputError saying so.
  */
 export async function loadExperimentResult({
   store: location,
   id,
 }: {
   store: Store | string;
-  id: string;
+  id?: string;
 }): Promise<StoredExperiment> {
-  if (typeof location === "string" && !storeExists(location))
-    throw new InputError(`no store here to read experiment ${id} from`, { place: location });
+  if (typeof location === "string" && !storeExists(location)) {
+    const what = id === undefined ? "an experiment" : `experiment ${id}`;
+    throw new InputError(`no store here to read ${what} from`, { place: location });
+  }
   const opened = typeof location === "object" ? undefined : await openStore(location);
   const store = typeof location === "object" ? location : opened!;
   try {

@@ -12,9 +12,9 @@ export interface CreateJudgeOptions extends JudgeModelOptions {
   /** Sampling temperature of a live judge. Default: the provider's. */
   temperature?: number;
   /**
-   * Most model calls in flight at once. Default 8 for a judge made here on its own. A judge that an
-   * evaluation builds (evaluatePersonas, analyzeSession…) takes the run's `concurrency` instead; given there
-   * in `judgeSettings`, this is a limit of the judge's own, below the run's.
+   * Most model calls in flight at once. Default 16 (DEFAULT_CONCURRENCY) for a judge made here on its own.
+   * A judge that an evaluation builds (evaluatePersonas, analyzeSession…) takes the run's `concurrency`
+   * instead; given there in `judgeSettings`, this is a limit of the judge's own, below the run's.
    */
   concurrency?: number;
   /** Retries per conversation after the first call. Default 4. */

@@ -3,16 +3,24 @@
 // kind is its folder and one line here. Only those faces import it: no command's start-up loads the kinds.
 import { calibrationKind } from "../calibration/index.ts";
 import { conversationKind } from "../conversations/index.ts";
-import { simulationKind } from "../corrections/index.ts";
 import type { StoredKind } from "../engine/index.ts";
-import { personaKind } from "../scorers/index.ts";
+import { experimentKind } from "../experiments/index.ts";
+import { personaKind } from "../personas/index.ts";
 import { sessionKind } from "../sessions/index.ts";
+import { simulationKind } from "../sim/index.ts";
 
 /**
  * In the order `show` tries an id: each kind's loader refuses an id of another kind. The persona kind comes
  * last, as the default: `show` with no id, or with an id of no kind, is its (its message explains).
  */
-const KINDS: StoredKind[] = [sessionKind, conversationKind, calibrationKind, simulationKind, personaKind];
+const KINDS: StoredKind[] = [
+  sessionKind,
+  conversationKind,
+  calibrationKind,
+  simulationKind,
+  experimentKind,
+  personaKind,
+];
 
 /** Every stored kind, the default (persona) last. */
 export function storedKinds(): readonly StoredKind[] {

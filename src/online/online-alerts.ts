@@ -6,7 +6,7 @@ import type { OnlineRunCheck } from "../store/index.ts";
 export type DimensionCheck = OnlineRunCheck;
 
 /**
- * The status of a score against its baseline, as `dramaturg ci` judges one trial (harness/compare.ts): a
+ * The status of a score against its baseline, as `dramaturg ci` judges one trial (regression/compare.ts): a
  * regression when it is more than `threshold` below, both rounded to the baseline file's precision.
  */
 export function checkDimension(

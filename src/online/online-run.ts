@@ -5,7 +5,7 @@
 // until a later run finds the dimension back) that is posted to the rule's webhook. Every step can be taken
 // again: a job tried again (its worker killed) continues its own run.
 import { TRANSCRIPT_FORMAT, type Transcript } from "../core/index.ts";
-import { type PreparedPersonaEvaluation, preparePersonaEvaluation } from "../scorers/index.ts";
+import { type PreparedPersonaEvaluation, preparePersonaEvaluation } from "../personas/index.ts";
 import {
   type PreparedSessionAnalysis,
   type Session,

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { StoreError, type TokenUsage } from "../core/index.ts";
 import { type EvaluationOfKind, type EvaluationRow, planSize, type Store } from "../engine/index.ts";
 import type { JudgeDescriptor } from "../judge/index.ts";
-import { type EvalResult, type PreparedPersonaEvaluation, personaEvaluation } from "../scorers/index.ts";
+import { type EvalResult, type PreparedPersonaEvaluation, personaEvaluation } from "../personas/index.ts";
 import { type PreparedSessionAnalysis, type SessionsAnalysis, sessionEvaluation } from "../sessions/index.ts";
 import { withQueue } from "./boss.ts";
 import { CALLS_PER_JOB, chunksOf, jobsTotals, PERSONA_CHUNKS, SESSION_CHUNKS } from "./jobs.ts";

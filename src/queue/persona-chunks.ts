@@ -1,6 +1,6 @@
 // Chunks of a queued persona evaluation: the chunked kind (jobs.ts) rebuilt from a stored persona evaluation
 // (its configuration, the transcript and propositions kept with it, its plan).
-import { personaEvaluation, storedPersonaEvaluation } from "../scorers/index.ts";
+import { personaEvaluation, storedPersonaEvaluation } from "../personas/index.ts";
 import type { QueuedJobKind } from "./job-kind.ts";
 import { type ChunkJob, chunkJobKind, PERSONA_CHUNKS } from "./jobs.ts";
 

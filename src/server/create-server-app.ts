@@ -2,7 +2,7 @@
 // the JSON API and its OpenAPI document, and the dashboard's pages. A Hono app: tests call `app.request()`.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { JudgeOption, JudgeSettings } from "../engine/index.ts";
-import type { BaselineFolder } from "../harness/index.ts";
+import type { BaselineFolder } from "../regression/index.ts";
 import type { Store } from "../store/index.ts";
 import { dashboardRoutes } from "../web/index.ts";
 import { ApiError } from "./api-error.ts";

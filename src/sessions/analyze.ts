@@ -1,7 +1,13 @@
 // The library's session analysis: `analyzeSession(input)` reads a session (any format an importer knows),
 // validates its tools, and builds the analysis. The deterministic parts (tool validation, latency, cost,
 // the formulas over what is known) need no judge: `judge: "none"`.
-import { InputError, parseJsonText, readInputFile, type TokenUsage } from "../core/index.ts";
+import {
+  DEFAULT_CONCURRENCY,
+  InputError,
+  parseJsonText,
+  readInputFile,
+  type TokenUsage,
+} from "../core/index.ts";
 import {
   type EngineTotals,
   type EvaluationRow,
@@ -207,7 +213,7 @@ async function analysisRun(
 ): Promise<SessionsAnalysis> {
   // The judge is built first (a bad spec, a missing fixtures file or API key is bad input), then the store
   // opens (creating a new one), and the verdict cache goes in front of a live judge.
-  const settings = { concurrency: options.concurrency ?? 16, ...options.judgeSettings };
+  const settings = { concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, ...options.judgeSettings };
   const built =
     options.judge === undefined || options.judge === "none"
       ? undefined
@@ -270,7 +276,7 @@ export async function resumeSessionAnalysis(options: ResumeSessionOptions): Prom
     );
   const stored = await rebuildSessionAnalysis(store, evaluation);
   const spec = options.judge ?? stored.judge;
-  const settings = { concurrency: options.concurrency ?? 16, ...options.judgeSettings };
+  const settings = { concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, ...options.judgeSettings };
   const built = prepareJudge(spec, settings, { cache: false });
   const ready = prepareJudge(built.judge, settings, { store, cache: options.cache, mode: "batch" });
   try {

@@ -1,11 +1,11 @@
 // The built-in interventions of the seed: anti-convergence (the agent is echoing the others) and variety
 // (the agent's ideas stagnate). Both are per agent, switched on in its corrections, and nudge in character.
-import type { AgentEvaluationConfig } from "../core/index.ts";
+import type { CorrectionSettings } from "../core/index.ts";
 import { Intervention, type InterventionTarget } from "./intervention.ts";
 
 /** A target that carries its per-agent settings and nudge texts (a persona agent does). */
 export interface CorrectableTarget extends InterventionTarget {
-  readonly corrections: AgentEvaluationConfig;
+  readonly corrections: CorrectionSettings;
   readonly nudges: { anti_convergence?: string; variety?: string };
   readonly actionCount: number;
 }
@@ -28,7 +28,7 @@ export const DEFAULT_VARIETY_NUDGE =
 
 export interface BuiltinInterventionOptions {
   /** Settings to use instead of the agent's own corrections. */
-  config?: AgentEvaluationConfig;
+  config?: CorrectionSettings;
   /** Nudge text instead of the agent's own (or the default). */
   nudge?: string;
 }

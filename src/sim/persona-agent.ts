@@ -5,9 +5,9 @@ import type { LanguageModel } from "ai";
 import { z } from "zod";
 import {
   type Agent,
-  type AgentEvaluationConfig,
   addUsage,
-  DEFAULT_AGENT_EVALUATION_CONFIG,
+  type CorrectionSettings,
+  DEFAULT_CORRECTION_SETTINGS,
   EVALUATION_WINDOW_DEFAULTS,
   escapeDelimiters,
   type Message,
@@ -50,7 +50,7 @@ export interface PersonaAgentOptions {
   channels: readonly string[];
   model: LanguageModel;
   /** Per-agent runtime-correction settings; default: everything off. */
-  corrections?: AgentEvaluationConfig;
+  corrections?: CorrectionSettings;
   /** Character-aware nudge texts for the built-in interventions. */
   nudges?: { anti_convergence?: string; variety?: string };
   /** The action gate's hook: runs once per drafted message, before it is committed. */
@@ -88,7 +88,7 @@ export interface ActResult {
 export interface PersonaAgent {
   readonly agent: Agent;
   readonly channels: readonly string[];
-  readonly corrections: AgentEvaluationConfig;
+  readonly corrections: CorrectionSettings;
   readonly nudges: { anti_convergence?: string; variety?: string };
   /** The agent's trajectory: stimuli it perceived and the messages it sent. Thoughts are never here. */
   readonly memory: readonly TrajectoryEvent[];
@@ -130,7 +130,7 @@ export function createPersonaAgent({
   agent,
   channels,
   model,
-  corrections = DEFAULT_AGENT_EVALUATION_CONFIG,
+  corrections = DEFAULT_CORRECTION_SETTINGS,
   nudges = {},
   beforeCommit,
   window = EVALUATION_WINDOW_DEFAULTS,

@@ -2,7 +2,7 @@
 // how many steps and in which order agents act. One schema; errors name the file, line and column.
 import { z } from "zod";
 import {
-  AgentEvaluationConfigPatchSchema,
+  CorrectionSettingsPatchSchema,
   InputError,
   PersonaSchema,
   parseLocatedYaml,
@@ -10,6 +10,9 @@ import {
 } from "../core/index.ts";
 
 export const WORLD_FORMAT = "dramaturg.world/v1";
+
+/** The time of step 1 when a world gives none: message times follow from it, so a run is reproducible. */
+export const WORLD_START = "2026-01-01T09:00:00Z";
 
 /** Character-aware nudges: what this agent is told when an intervention fires (one step, never stored). */
 export const AgentNudgesSchema = z
@@ -34,7 +37,7 @@ export const WorldAgentSchema = z
       .array(z.string().min(1))
       .optional()
       .describe("Channels the agent is in (besides those listing it as a member); default: every channel"),
-    corrections: AgentEvaluationConfigPatchSchema.optional().describe(
+    corrections: CorrectionSettingsPatchSchema.optional().describe(
       "Runtime corrections for this agent (agent_evaluation_config keys): each key set here wins over dramaturg.yaml's for the agent; the others keep dramaturg.yaml's, then the defaults",
     ),
     nudges: AgentNudgesSchema.optional(),
@@ -81,7 +84,7 @@ export const WorldFileSchema = z
     model: z.string().min(1).optional().describe("The agents' model spec, e.g. openai:gpt-4o-mini"),
     start: z.iso
       .datetime({ offset: true })
-      .default("2026-01-01T09:00:00Z")
+      .default(WORLD_START)
       .describe("Time of step 1; message times follow from it, so a run is reproducible"),
   })
   .strict()

@@ -3,7 +3,7 @@
 import type { LanguageModel } from "ai";
 import {
   addUsage,
-  DEFAULT_AGENT_EVALUATION_CONFIG,
+  correctionSettingsOf,
   type Message,
   parseTranscriptValue,
   seededRandom,
@@ -123,9 +123,9 @@ export function createWorld(
       agent: { id: a.id, name: a.name, persona: a.persona },
       channels: worldAgentChannels(file, a.id),
       model: models[i]!,
-      // The world file's keys over the defaults (simulateWithCorrections has already laid them over the
-      // stored and project settings).
-      corrections: a.corrections && { ...DEFAULT_AGENT_EVALUATION_CONFIG, ...a.corrections },
+      // The agent's keys over the defaults: whole settings (an experiment arm's, or a world file's that
+      // simulateWithCorrections has laid over the stored and project settings) come through unchanged.
+      corrections: a.corrections && correctionSettingsOf(a.corrections),
       nudges: a.nudges,
       beforeCommit,
       temperature,

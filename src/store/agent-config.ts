@@ -1,11 +1,12 @@
 // Per-agent runtime-correction settings (`agent_evaluation_config`): stored, edited a few keys at a time,
 // and resolved for a check as stored row > project file > defaults.
 import {
-  type AgentEvaluationConfig,
-  type AgentEvaluationConfigPatch,
-  AgentEvaluationConfigPatchSchema,
-  AgentEvaluationConfigSchema,
-  DEFAULT_AGENT_EVALUATION_CONFIG,
+  type CorrectionSettings,
+  type CorrectionSettingsPatch,
+  CorrectionSettingsPatchSchema,
+  CorrectionSettingsSchema,
+  correctionSettingsOf,
+  DEFAULT_CORRECTION_SETTINGS,
   firstIssue,
   InputError,
   issuePath,
@@ -18,43 +19,41 @@ import type { Store } from "./store.ts";
 /** An agent's stored settings: every key, as last set. */
 export interface StoredAgentConfig {
   agent_id: string;
-  config: AgentEvaluationConfig;
+  config: CorrectionSettings;
   updated_at: string;
 }
 
 export interface AgentConfigRepository {
   /** The agent's stored settings, or the defaults (everything off) when none are stored. */
-  get(agent_id: string): Promise<AgentEvaluationConfig>;
+  get(agent_id: string): Promise<CorrectionSettings>;
   /** The agent's stored row, if there is one. */
   find(agent_id: string): Promise<StoredAgentConfig | undefined>;
   /**
    * Sets some keys (validated; an unknown key or a bad value is an InputError and nothing is written).
    * A new row starts from the defaults; an existing one keeps the keys not given. `updated_at` moves.
    */
-  set(agent_id: string, patch: AgentEvaluationConfigPatch): Promise<StoredAgentConfig>;
+  set(agent_id: string, patch: CorrectionSettingsPatch): Promise<StoredAgentConfig>;
   /** Every stored row, by agent id. */
   list(): Promise<StoredAgentConfig[]>;
 }
 
 /** The setting keys, in the schema's (the seed's) order: the table's columns. */
-export const AGENT_CONFIG_KEYS = Object.keys(
-  AgentEvaluationConfigSchema.shape,
-) as (keyof AgentEvaluationConfig)[];
+export const AGENT_CONFIG_KEYS = Object.keys(CorrectionSettingsSchema.shape) as (keyof CorrectionSettings)[];
 
 /** A patch checked with the schema; the InputError names the key and what it takes. */
-export function validAgentConfigPatch(agentId: string, patch: unknown): AgentEvaluationConfigPatch {
-  const parsed = validateInput(AgentEvaluationConfigPatchSchema, patch);
-  if (parsed.success) return parsed.data as AgentEvaluationConfigPatch;
+export function validAgentConfigPatch(agentId: string, patch: unknown): CorrectionSettingsPatch {
+  const parsed = validateInput(CorrectionSettingsPatchSchema, patch);
+  if (parsed.success) return parsed.data as CorrectionSettingsPatch;
   const { path, message } = firstIssue(parsed.error);
   const where = path.length > 0 ? `${issuePath(path)}: ` : "";
   throw new InputError(`settings of agent "${agentId}": ${where}${message}`);
 }
 
-type Raw = AgentEvaluationConfig & { agent_id: string; updated_at: Date | string };
+type Raw = CorrectionSettings & { agent_id: string; updated_at: Date | string };
 
 /** A stored row as the contract hands it out; `real` thresholds as single precision, as stored. */
 export function storedAgentConfigRow(r: Raw): StoredAgentConfig {
-  const config = Object.fromEntries(AGENT_CONFIG_KEYS.map((k) => [k, r[k]])) as AgentEvaluationConfig;
+  const config = Object.fromEntries(AGENT_CONFIG_KEYS.map((k) => [k, r[k]])) as CorrectionSettings;
   return { agent_id: r.agent_id, config, updated_at: iso(r.updated_at) };
 }
 
@@ -71,7 +70,7 @@ export function agentConfigRepository(db: Queryable): AgentConfigRepository {
   };
   return {
     async get(agentId) {
-      return (await find(agentId))?.config ?? { ...DEFAULT_AGENT_EVALUATION_CONFIG };
+      return (await find(agentId))?.config ?? { ...DEFAULT_CORRECTION_SETTINGS };
     },
     find,
     async set(agentId, input) {
@@ -84,7 +83,7 @@ export function agentConfigRepository(db: Queryable): AgentConfigRepository {
          ON CONFLICT (agent_id) DO UPDATE
            SET ${[...given.map((k) => `${k} = excluded.${k}`), "updated_at = now()"].join(", ")}
          RETURNING agent_id, ${COLUMNS}, updated_at`,
-        [agentId, jsonParam({ ...DEFAULT_AGENT_EVALUATION_CONFIG, ...patch })],
+        [agentId, jsonParam({ ...DEFAULT_CORRECTION_SETTINGS, ...patch })],
       );
       return storedAgentConfigRow(result.rows[0]!);
     },
@@ -101,11 +100,11 @@ export function agentConfigRepository(db: Queryable): AgentConfigRepository {
 export type AgentConfigSource = "store" | "project file" | "default";
 
 /** Settings from the project file: per agent id, `_default` for every agent (the propositions' convention). */
-export type ProjectAgentConfigs = Readonly<Record<string, AgentEvaluationConfigPatch>>;
+export type ProjectAgentConfigs = Readonly<Record<string, CorrectionSettingsPatch>>;
 
 export interface ResolvedAgentConfig {
   agent_id: string;
-  config: AgentEvaluationConfig;
+  config: CorrectionSettings;
   source: AgentConfigSource;
   /** When the stored row was last set (source `store`). */
   updated_at?: string;
@@ -117,7 +116,7 @@ export interface ResolvedAgentConfig {
  * the project file's `corrections.<agent>` over its `corrections._default`, over the defaults. Without a
  * store (none created yet), the project file and the defaults.
  */
-export async function agentEvaluationConfig(
+export async function agentCorrectionSettings(
   store: Pick<Store, "agentConfig"> | undefined,
   agentId: string,
   project: ProjectAgentConfigs = {},
@@ -125,7 +124,7 @@ export async function agentEvaluationConfig(
   return resolveAgentConfig(agentId, await store?.agentConfig.find(agentId), project);
 }
 
-/** {@link agentEvaluationConfig} with the agent's stored row already read (or undefined: none). */
+/** {@link agentCorrectionSettings} with the agent's stored row already read (or undefined: none). */
 export function resolveAgentConfig(
   agentId: string,
   stored: StoredAgentConfig | undefined,
@@ -136,14 +135,10 @@ export function resolveAgentConfig(
   const shared = project._default;
   const own = agentId === "_default" ? undefined : project[agentId];
   if (!shared && !own)
-    return { agent_id: agentId, config: { ...DEFAULT_AGENT_EVALUATION_CONFIG }, source: "default" };
+    return { agent_id: agentId, config: { ...DEFAULT_CORRECTION_SETTINGS }, source: "default" };
   return {
     agent_id: agentId,
-    config: { ...DEFAULT_AGENT_EVALUATION_CONFIG, ...definedOnly(shared), ...definedOnly(own) },
+    config: correctionSettingsOf(shared, own),
     source: "project file",
   };
-}
-
-function definedOnly(patch: AgentEvaluationConfigPatch | undefined): AgentEvaluationConfigPatch {
-  return Object.fromEntries(Object.entries(patch ?? {}).filter(([, v]) => v !== undefined));
 }

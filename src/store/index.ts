@@ -5,7 +5,7 @@ export {
   AGENT_CONFIG_KEYS,
   type AgentConfigRepository,
   type AgentConfigSource,
-  agentEvaluationConfig,
+  agentCorrectionSettings,
   type ProjectAgentConfigs,
   type ResolvedAgentConfig,
   resolveAgentConfig,

@@ -2,13 +2,13 @@
 // them: one timestamp per batch, newest first by insertion order, the outcome checked, reals single precision.
 import { z } from "zod";
 import {
-  type AgentEvaluationConfig,
-  AgentEvaluationConfigSchema,
   CORRECTION_OUTCOMES,
   type CorrectionLog,
   type CorrectionLogEntry,
+  type CorrectionSettings,
+  CorrectionSettingsSchema,
   correctionStatistics,
-  DEFAULT_AGENT_EVALUATION_CONFIG,
+  DEFAULT_CORRECTION_SETTINGS,
   StoreError,
 } from "../core/index.ts";
 import {
@@ -165,12 +165,12 @@ export function memoryAgentConfig(): AgentConfigRepository {
   };
   return {
     async get(agentId) {
-      return (await find(agentId))?.config ?? { ...DEFAULT_AGENT_EVALUATION_CONFIG };
+      return (await find(agentId))?.config ?? { ...DEFAULT_CORRECTION_SETTINGS };
     },
     find,
     async set(agentId, input) {
       const patch = validAgentConfigPatch(agentId, input);
-      const config = { ...(table.get(agentId)?.config ?? DEFAULT_AGENT_EVALUATION_CONFIG) };
+      const config = { ...(table.get(agentId)?.config ?? DEFAULT_CORRECTION_SETTINGS) };
       for (const key of AGENT_CONFIG_KEYS) {
         const value = patch[key];
         if (value === undefined) continue;
@@ -191,11 +191,11 @@ export function memoryAgentConfig(): AgentConfigRepository {
 /** The keys whose column is `integer` (whole numbers in the schema); every other number is `real`. */
 const INTEGER_KEYS = new Set(
   AGENT_CONFIG_KEYS.filter((key) => {
-    const field = AgentEvaluationConfigSchema.shape[key].removeDefault();
+    const field = CorrectionSettingsSchema.shape[key].removeDefault();
     return field instanceof z.ZodNumber && field.isInt;
   }),
 );
 
-function storedNumber(key: keyof AgentEvaluationConfig, value: number): number {
+function storedNumber(key: keyof CorrectionSettings, value: number): number {
   return INTEGER_KEYS.has(key) ? value : (real(value) ?? value);
 }

@@ -10,7 +10,7 @@ import {
   type EvalResult,
   type EvaluatePersonasOptions,
   evaluatePersonas,
-} from "../scorers/index.ts";
+} from "../personas/index.ts";
 
 /** What the matchers take besides the transcript: the agent, the judge, the minimum, and any evaluation option. */
 export interface PersonaMatcherOptions extends Omit<EvaluatePersonasOptions, "transcript" | "agents"> {

@@ -1,8 +1,8 @@
 // The Agents pages: every agent with its latest dimension scores, and one agent's drift over its runs
 // (the SVG chart with baselines and regressions) and the propositions that fell between its last two runs.
 import { AGENT_DIMENSIONS, isPersonaDimension, renderTemplate } from "../core/index.ts";
-import { regressionStatus } from "../harness/index.ts";
 import { builtinPropositionSet } from "../propositions/index.ts";
+import { regressionStatus } from "../regression/index.ts";
 import { agentMatches, type OnlineAlertSummary, type RunRow, type ScoreRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type DriftPoint, driftChart } from "./drift-chart.ts";

@@ -1,6 +1,6 @@
 // The persona check (`dramaturg ci`) as the head of its HTML report: each agent's and channel's dimensions
 // against their baselines, the regressions first with the propositions that fell, and the check's notes.
-import type { CiReport, DimensionCheck, SubjectCheck } from "../harness/index.ts";
+import type { CiReport, DimensionCheck, SubjectCheck } from "../regression/index.ts";
 import { score9 } from "./format.ts";
 import { type Html, html } from "./html.ts";
 

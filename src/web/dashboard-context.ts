@@ -1,6 +1,6 @@
 // What every page reads: the open store, and the project's baselines (when the server was given a
 // folder) with the regression threshold, for the reference lines and regression marks of the drift chart.
-import type { BaselineFolder } from "../harness/index.ts";
+import type { BaselineFolder } from "../regression/index.ts";
 import type { Store } from "../store/index.ts";
 
 export interface DashboardContext {

@@ -2,13 +2,13 @@
 // proposition, agent, message or channel), as a `dramaturg.labels/v1` label targets them — in a stable order,
 // and the evidence of one item: the message, the agent's persona, the claim and the window the judge read.
 import { compareCodeUnits, contentHash, isPersonaDimension } from "../core/index.ts";
-import { propositionSetFor } from "../propositions/index.ts";
 import {
   PersonaRunConfigSchema,
   parseStoredPersonaInput,
   planFor,
   type StoredPersonaInput,
-} from "../scorers/index.ts";
+} from "../personas/index.ts";
+import { propositionSetFor } from "../propositions/index.ts";
 import type { EvaluationRow, LabelRow, ScoreRow, Store } from "../store/index.ts";
 import { type JudgeWindow, propositionKey, runEvidence, windowKey } from "./run-evidence.ts";
 

@@ -1,7 +1,7 @@
 // An agent's baseline as the runs pages use it: its scores per dimension (to tell a regression) and its run
 // (to compare against) — the project's baseline file when the server was given one, else the store's baseline
 // run — and the run of the agent that came before a given one (from an earlier evaluation).
-import { type Baseline, regressionStatus } from "../harness/index.ts";
+import { type Baseline, regressionStatus } from "../regression/index.ts";
 import type { RunRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 

@@ -5,7 +5,7 @@
 // call, no file read). Whatever is not kept is left out, and the pages say so.
 import { z } from "zod";
 import { renderTemplate } from "../core/index.ts";
-import { PersonaRunConfigSchema, parseStoredPersonaInput, planFor } from "../scorers/index.ts";
+import { PersonaRunConfigSchema, parseStoredPersonaInput, planFor } from "../personas/index.ts";
 import type { RunRow, ScoreRow, Store } from "../store/index.ts";
 
 export interface JudgedMessage {

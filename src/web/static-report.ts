@@ -1,8 +1,9 @@
 // The static report: one self-contained HTML file of an evaluation, to attach to a CI run — the same pages
 // and drill-down as the dashboard (rendered by the dashboard itself, so the two never drift apart), with the
 // stylesheet inline, no script, nothing fetched from the network, and links between its pages made anchors.
-import type { CiReport } from "../harness/index.ts";
+
 import { storedKindOf } from "../kinds/index.ts";
+import type { CiReport } from "../regression/index.ts";
 import type { Store } from "../store/index.ts";
 import { ASSETS } from "./assets.ts";
 import { ciCheckSection } from "./ci-check-section.ts";

@@ -17,13 +17,13 @@ const LAYERS = [
   "store",
   "rate-limit",
   "engine",
-  "scorers",
+  "personas",
   "sessions",
   "online",
   "conversations",
   "sim",
   "corrections",
-  "harness",
+  "regression",
   "experiments",
   "calibration",
   "kinds",
@@ -59,11 +59,8 @@ const PAST_THE_INDEX: Record<string, string> = {
   "cli/commands/online.ts -> online/online-rule.ts": "start-up",
   "cli/settings.ts -> online/online-rule.ts": "start-up",
   // Commands whose output is a kind's report (pure text, types only): the report, not its folder, at start-up.
-  "cli/commands/eval.ts -> corrections/corrections-report.ts": "start-up",
-  "cli/commands/simulate.ts -> corrections/corrections-report.ts": "start-up",
-  "cli/commands/corrections.ts -> corrections/corrections-report.ts": "start-up",
-  "cli/commands/converse.ts -> conversations/conversation-report.ts": "start-up",
-  "cli/commands/session.ts -> sessions/session-report.ts": "start-up",
+  "cli/commands/eval.ts -> sim/simulation-report.ts": "start-up",
+  "cli/commands/simulate.ts -> sim/simulation-report.ts": "start-up",
 };
 
 /** Every relative module a file names: static imports and re-exports (type-only too) and `import()`. */

@@ -16,7 +16,7 @@ import {
 import { verdictKeyString } from "../../src/core/index.ts";
 import { openStore, type Store } from "../../src/engine/index.ts";
 import { createJudge } from "../../src/judge/index.ts";
-import { evaluatePersonas, parseStoredPersonaInput } from "../../src/scorers/index.ts";
+import { evaluatePersonas, parseStoredPersonaInput } from "../../src/personas/index.ts";
 
 const ENSEMBLE = fileURLToPath(new URL("../../examples/ensemble/", import.meta.url));
 const UNSEEN = fileURLToPath(new URL("../fixtures/calibration/unseen/", import.meta.url));

@@ -9,7 +9,7 @@ import {
 import { type Verdict, verdictKeyString } from "../../src/core/index.ts";
 import { openStore, type Store } from "../../src/engine/index.ts";
 import { createJudge, type Judge } from "../../src/judge/index.ts";
-import { evaluatePersonas, parseStoredPersonaInput } from "../../src/scorers/index.ts";
+import { evaluatePersonas, parseStoredPersonaInput } from "../../src/personas/index.ts";
 import { ENSEMBLE, ENSEMBLE_LABELS, evaluateEnsemble } from "./ensemble.ts";
 
 const LABELS = ENSEMBLE_LABELS;

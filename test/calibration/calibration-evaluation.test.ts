@@ -13,7 +13,7 @@ import {
 import { verdictKeyString } from "../../src/core/index.ts";
 import { openStore, type Store } from "../../src/engine/index.ts";
 import type { Judge, JudgeItem } from "../../src/judge/index.ts";
-import { parseStoredPersonaInput } from "../../src/scorers/index.ts";
+import { parseStoredPersonaInput } from "../../src/personas/index.ts";
 import { scriptedJudge } from "../../src/testing/index.ts";
 import { ENSEMBLE, ENSEMBLE_LABELS, evaluateEnsemble } from "./ensemble.ts";
 

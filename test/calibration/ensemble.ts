@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import type { Store } from "../../src/engine/index.ts";
 import { createJudge } from "../../src/judge/index.ts";
-import { type EvaluatePersonasOptions, evaluatePersonas } from "../../src/scorers/index.ts";
+import { type EvaluatePersonasOptions, evaluatePersonas } from "../../src/personas/index.ts";
 
 export const ENSEMBLE = fileURLToPath(new URL("../../examples/ensemble/", import.meta.url));
 export const ENSEMBLE_LABELS = [`${ENSEMBLE}labels/rater-a.yaml`, `${ENSEMBLE}labels/rater-b.csv`];

@@ -17,7 +17,7 @@ import {
   type JudgeItem,
   type JudgeRequest,
 } from "../../src/judge/index.ts";
-import { preparePersonaEvaluation, type StoredPersonaInput } from "../../src/scorers/index.ts";
+import { preparePersonaEvaluation, type StoredPersonaInput } from "../../src/personas/index.ts";
 import { scriptedJudge, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { ENSEMBLE, ENSEMBLE_LABELS } from "./ensemble.ts";
 

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/index.ts";
-import { parseBaseline } from "../../src/harness/index.ts";
 import { loadFixtures } from "../../src/judge/index.ts";
+import { parseBaseline } from "../../src/regression/index.ts";
 import { cli, ROOT } from "./run-cli.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "dramaturg-bad-input-"));

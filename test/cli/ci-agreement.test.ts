@@ -4,7 +4,7 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CalibrationResult } from "../../src/calibration/index.ts";
-import type { CiReport } from "../../src/harness/index.ts";
+import type { CiReport } from "../../src/regression/index.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { cli, DEMO, ROOT } from "./run-cli.ts";
 

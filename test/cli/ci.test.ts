@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findAll, parseXml } from "../harness/xml.ts";
+import { findAll, parseXml } from "../regression/xml.ts";
 import { copyDemo, editJson, isDovAdherence, lowerDovAdherence } from "./demo-copy.ts";
 import { cli, ROOT } from "./run-cli.ts";
 

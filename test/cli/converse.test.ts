@@ -147,11 +147,58 @@ describe("dramaturg converse", () => {
     const first = jobFile();
     const second = join(dir(), "second.yml");
     writeFileSync(second, readFileSync(first, "utf8"));
-    const r = await cli(args(first, second, "--concurrency", "2", "--passes", "without", "--format", "json"));
+    const r = await cli(args(first, second, "--jobs", "2", "--passes", "without", "--format", "json"));
     expect(r.code, r.stderr).toBe(0);
     const { jobs } = JSON.parse(r.stdout);
     expect(jobs.map((j: { job: string }) => j.job)).toEqual([first, second]);
     for (const j of jobs) expect(j.passes[0].transcript.ended).toBe("signoff");
+  });
+
+  describe("--jobs", () => {
+    /** Two copies of the job, run against an agent slow enough that jobs under way at once overlap there. */
+    async function twoJobsAgainstSlowAgent(...extra: string[]) {
+      const slow = await startFakeOpenAIServer({ latencyMs: 40, respond: () => "Paris." });
+      try {
+        const first = jobFile();
+        const second = join(dir(), "slow-second.yml");
+        writeFileSync(second, readFileSync(first, "utf8"));
+        const list = args(first, second, "--passes", "without", "--format", "json", ...extra);
+        list[list.indexOf("--target-url") + 1] = slow.url;
+        const r = await cli(list);
+        return { ...r, agentInFlight: slow.stats.maxInFlight };
+      } finally {
+        await slow.close();
+      }
+    }
+
+    it("runs one job at a time by default, and --jobs N jobs at once", async () => {
+      const one = await twoJobsAgainstSlowAgent();
+      expect(one.code, one.stderr).toBe(0);
+      expect(one.agentInFlight).toBe(1);
+      const two = await twoJobsAgainstSlowAgent("--jobs", "2");
+      expect(two.code, two.stderr).toBe(0);
+      expect(two.agentInFlight).toBe(2);
+      expect(two.stderr).not.toMatch(/deprecated/);
+      expect(JSON.parse(two.stdout)).toMatchObject({ jobs: [{ job: expect.any(String) }, {}] });
+    });
+
+    it("--concurrency, its old name, still sets the jobs at once, hidden from help, with one line saying to use --jobs", async () => {
+      const r = await twoJobsAgainstSlowAgent("--concurrency", "2");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.agentInFlight).toBe(2);
+      expect(r.stderr.split("\n").filter((line) => /deprecated/.test(line))).toEqual([
+        "dramaturg: converse --concurrency is deprecated and will be removed: use --jobs (jobs run at once)",
+      ]);
+      const help = await cli(["converse", "--help"]);
+      expect(help.stdout).toMatch(/--jobs <n> +jobs run at once \(default: "1"\)/);
+      expect(help.stdout).not.toMatch(/--concurrency/);
+    });
+
+    it("a --jobs that is not a whole number from 1 to 64 is bad input (exit 2)", async () => {
+      const r = await cli(args(jobFile(), "--jobs", "0"));
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--jobs must be a whole number from 1 to 64, got "0"/);
+    });
   });
 
   it("job files given as a quoted glob run each job; a name a typo away is answered with the nearest", async () => {
@@ -205,17 +252,7 @@ describe("dramaturg converse", () => {
     expect((await cli([...args(good, "--record", cassettes, "--passes", "without"), bad])).code).toBe(0);
     writeFileSync(bad, readFileSync(bad, "utf8").replace(/voice: .*/, "voice: Terse, all lower case."));
     const r = await cli([
-      ...args(
-        both[0]!,
-        "--replay",
-        cassettes,
-        "--passes",
-        "without",
-        "--concurrency",
-        "2",
-        "--format",
-        "json",
-      ),
+      ...args(both[0]!, "--replay", cassettes, "--passes", "without", "--jobs", "2", "--format", "json"),
       both[1]!,
     ]);
     expect(r.code).toBe(3);

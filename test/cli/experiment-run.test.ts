@@ -97,6 +97,22 @@ describe("dramaturg experiment run", () => {
     expect(resumed.stdout).toBe(whole.stdout);
   });
 
+  it("judges with the project file's judge.concurrency in flight when --concurrency is not given", async () => {
+    const slowJudge = await startFakeOpenAIServer({ latencyMs: 30 });
+    try {
+      const config = join(dir(), "concurrency.yaml");
+      writeFileSync(config, "judge:\n  concurrency: 2\n");
+      const args = runArgs("memory://", "--config", config, "--format", "json");
+      args[args.indexOf("--judge-base-url") + 1] = slowJudge.url;
+      const r = await cli(args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(slowJudge.stats.calls).toBeGreaterThan(8);
+      expect(slowJudge.stats.maxInFlight).toBeLessThanOrEqual(2);
+    } finally {
+      await slowJudge.close();
+    }
+  });
+
   it("refuses a bad scale before any model is called", async () => {
     const calls = agents.stats.calls;
     const { code, stderr } = await cli(runArgs("memory://", "--scale", "2"));

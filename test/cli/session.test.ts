@@ -1,7 +1,8 @@
 // `dramaturg session analyze` as a user runs it: the seed's response as JSON, a table, and bad input.
-import { existsSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { cli, ROOT } from "./run-cli.ts";
 
@@ -157,5 +158,52 @@ describe("dramaturg session analyze --resume", () => {
     const again = await cli(["session", "analyze", "--resume", "--db", db]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/no interrupted session evaluation to resume in this store/);
+  });
+});
+
+describe("dramaturg session analyze --concurrency", () => {
+  let projects = 0;
+  /** Two sessions (twelve judge calls) judged by a slow model, with the project file and flags given. */
+  async function judgedCallsInFlight(project: string, ...flags: string[]) {
+    const server = await startFakeOpenAIServer({ latencyMs: 40 });
+    try {
+      const config = join(dir(), `concurrency-${++projects}.yaml`);
+      writeFileSync(config, project);
+      const files = ["one", "two"].map((name) => join(dir(), `${name}.session.json`));
+      for (const file of files) copyFileSync(`${ROOT}examples/sessions/refund.session.json`, file);
+      const r = await cli([
+        "session",
+        "analyze",
+        ...files,
+        "--judge",
+        "openai-compatible:judge",
+        "--judge-base-url",
+        server.url,
+        "--db",
+        "memory://",
+        "--config",
+        config,
+        ...flags,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(server.stats.calls).toBe(12);
+      return server.stats.maxInFlight;
+    } finally {
+      await server.close();
+    }
+  }
+
+  it("keeps the project file's judge.concurrency when the flag is not given", async () => {
+    expect(await judgedCallsInFlight("judge:\n  concurrency: 2\n")).toBe(2);
+  });
+
+  it("a --concurrency flag wins over the project file", async () => {
+    expect(await judgedCallsInFlight("judge:\n  concurrency: 2\n", "--concurrency", "1")).toBe(1);
+  });
+
+  it("a --concurrency that is not a whole number from 1 to 256 is bad input (exit 2)", async () => {
+    const r = await cli(["session", "analyze", FAULTS, "--db", "memory://", "--concurrency", "0"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--concurrency must be a whole number from 1 to 256, got "0"/);
   });
 });

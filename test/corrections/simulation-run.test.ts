@@ -2,13 +2,13 @@
 // (test/fixtures/corrections/drift.json), judged by gate-fixtures.ts's hand-written verdicts, in memory://.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/index.ts";
+import { runSimulation } from "../../src/corrections/index.ts";
 import {
   listSimulationResults,
   loadSimulationResult,
-  runSimulation,
+  loadWorldFile,
   SIMULATION_RESULT_FORMAT,
-} from "../../src/corrections/index.ts";
-import { loadWorldFile } from "../../src/sim/index.ts";
+} from "../../src/sim/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { type AgentCall, scriptedAgentModel, speaker } from "../sim/scripted-agent-model.ts";
 import { ALL_SETS, drift, driftJudge } from "./gate-fixtures.ts";

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { StoreError } from "../../src/core/index.ts";
 import { openingCache, runEvaluation, type Store } from "../../src/engine/index.ts";
 import { CachingJudge, type Judge, type JudgeRequest, type JudgeResponse } from "../../src/judge/index.ts";
-import { personaEvaluation, preparePersonaEvaluation } from "../../src/scorers/index.ts";
+import { personaEvaluation, preparePersonaEvaluation } from "../../src/personas/index.ts";
 import { openStore } from "../../src/store/index.ts";
 import { sevens } from "./sevens.ts";
 

@@ -16,7 +16,7 @@ import {
   type PreparedPersonaEvaluation,
   personaEvaluation,
   preparePersonaEvaluation,
-} from "../../src/scorers/index.ts";
+} from "../../src/personas/index.ts";
 import { openStore, type ScoreRow } from "../../src/store/index.ts";
 import { openPgliteStore } from "../../src/store/open-sql-store.ts";
 import { useTempDir } from "../temp-dir.ts";

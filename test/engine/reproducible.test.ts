@@ -20,7 +20,7 @@ import {
   type EvaluatePersonasOptions,
   evaluatePersonas,
   resumePersonaEvaluation,
-} from "../../src/scorers/index.ts";
+} from "../../src/personas/index.ts";
 import { analyzeSession, resumeSessionAnalysis, type SessionsAnalysis } from "../../src/sessions/index.ts";
 import { scriptedJudge } from "../../src/testing/index.ts";
 

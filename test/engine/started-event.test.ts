@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ProgressEvent, runEvaluation, type Store } from "../../src/engine/index.ts";
 import type { Judge, JudgeRequest, JudgeResponse } from "../../src/judge/index.ts";
-import { personaEvaluation, preparePersonaEvaluation } from "../../src/scorers/index.ts";
+import { personaEvaluation, preparePersonaEvaluation } from "../../src/personas/index.ts";
 import { openStore } from "../../src/store/index.ts";
 import { sevens } from "./sevens.ts";
 

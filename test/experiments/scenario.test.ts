@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { DEFAULT_AGENT_EVALUATION_CONFIG, type InputError } from "../../src/core/index.ts";
+import { DEFAULT_CORRECTION_SETTINGS, type InputError } from "../../src/core/index.ts";
 import {
   BUILTIN_SCENARIO_NAMES,
   BUILTIN_SCENARIOS_DIR,
@@ -80,7 +80,7 @@ describe("the built-in scenarios", () => {
       "debate-controversial": [true, 5, 2, false],
     });
     for (const s of listBuiltinScenarios())
-      expect(armCorrections(s.arms.control)).toEqual(DEFAULT_AGENT_EVALUATION_CONFIG);
+      expect(armCorrections(s.arms.control)).toEqual(DEFAULT_CORRECTION_SETTINGS);
   });
 
   it("count ideas when brainstorming and opinions when debating; only the variety-only one judges adherence softly", () => {

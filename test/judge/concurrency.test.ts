@@ -3,7 +3,7 @@
 // provider client. A judge's own limit (judgeSettings.concurrency) holds them lower only when it is given.
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { evaluatePersonas } from "../../src/scorers/index.ts";
+import { evaluatePersonas } from "../../src/personas/index.ts";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { cli } from "../cli/run-cli.ts";
 

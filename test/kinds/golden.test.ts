@@ -1,5 +1,6 @@
-// The goldens of every stored kind's read-back: generated at the commit before the kind registry
-// (UPDATE_GOLDENS=1 writes them) and compared byte for byte, so that the registry changed no output.
+// The goldens of every stored kind's read-back: generated at the commit before the kind registry (the
+// experiment kind's when it joined it; UPDATE_GOLDENS=1 writes them) and compared byte for byte, so that the
+// registry changed no output.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -38,6 +38,7 @@ describe("a stored kind registered in one line", () => {
       "conversation",
       "calibration",
       "simulation",
+      "experiment",
       "note",
       "persona",
     ]);

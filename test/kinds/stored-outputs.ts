@@ -2,7 +2,7 @@
 // the dashboard's list and detail pages, the static report — for one store holding one evaluation of each
 // stored kind, with ids and times made stable so that the same code gives the same bytes (the goldens).
 import { readFileSync } from "node:fs";
-import { evaluatePersonas } from "../../src/scorers/index.ts";
+import { evaluatePersonas } from "../../src/personas/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { analyzeSession } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
@@ -37,6 +37,7 @@ export interface SeededKinds {
   conversation: string;
   calibration: string;
   simulation: string;
+  experiment: string;
 }
 
 /** Fills a store with one evaluation of each stored kind, through the library where it can run offline. */
@@ -66,6 +67,7 @@ export async function seedKinds(store: Store): Promise<SeededKinds> {
   const simulation = await store.evaluations.create({ kind: "simulation", source: "harbour.world.yaml" });
   await store.evaluations.start(simulation.id);
   await store.evaluations.complete(simulation.id, { result: SIMULATION });
+  const experiment = await storeExperiment(store);
   await fixTimes(store);
   return {
     persona: persona.evaluation_id,
@@ -73,7 +75,41 @@ export async function seedKinds(store: Store): Promise<SeededKinds> {
     conversation: conversation.id,
     calibration,
     simulation: simulation.id,
+    experiment,
   };
+}
+
+/**
+ * An experiment as the runner stores it: its row's configuration and people, and its document — a real one,
+ * written by `runExperiment` on the scripted agents and judge (test/experiments/scripted-experiment-model.ts:
+ * `tinyScenario({ environments: 2 })`, six people), kept as a file so that no world runs here.
+ */
+export async function storeExperiment(store: Store): Promise<string> {
+  const document = JSON.parse(
+    readFileSync(`${ROOT}test/fixtures/kinds/tiny-brainstorm.experiment-result.json`, "utf8"),
+  );
+  const people = [...new Set<string>(document.environments.flatMap((e: { members: string[] }) => e.members))];
+  const row = await store.evaluations.create({
+    kind: "experiment",
+    source: document.scenario.id,
+    config: {
+      experiment_key: "0123456789abcdef",
+      scenario: { id: document.scenario.id, hash: document.scenario.hash },
+      scale: document.scenario.scale,
+      seed: document.seed,
+      population_hash: document.population.hash,
+      models: document.models,
+      judge: {
+        provider: document.judge.provider,
+        model: document.judge.model,
+        prompt_version: document.judge.prompt_version,
+      },
+    },
+    agents: people.sort(),
+  });
+  await store.evaluations.start(row.id);
+  await store.evaluations.complete(row.id, { result: document });
+  return row.id;
 }
 
 /**
@@ -139,7 +175,10 @@ export async function storedOutputs(dir: string): Promise<Map<string, string>> {
   } finally {
     await store.close();
   }
-  const stable = new Stabiliser(Object.values(seeded));
+  // The experiment kind joined after the goldens were made: its id is numbered last (below), so that every
+  // other id keeps the number it had before.
+  const { experiment, ...before } = seeded;
+  const stable = new Stabiliser(Object.values(before));
   // The store's folder is a new temporary one each time, and the checkout may be anywhere: the outputs that
   // name them name fixed places.
   const keep = (name: string, text: string) =>
@@ -186,8 +225,18 @@ export async function storedOutputs(dir: string): Promise<Map<string, string>> {
         evaluationIds: [seeded.persona, seeded.session, seeded.conversation, seeded.calibration],
       }),
     );
+    // The experiment's outputs come after all the others' (its show outputs name no id), its id numbered now.
+    stable.text(experiment);
+    keep("api.experiments.json.txt", await get("/api/experiments"));
+    keep("api.experiments.one.json.txt", await get(`/api/experiments/${experiment}`));
+    keep("page.experiments.html.txt", await get("/experiments"));
+    keep("page.experiments.one.html.txt", await get(`/experiments/${experiment}`));
   } finally {
     await reopened.close();
+  }
+  for (const format of ["table", "json"]) {
+    const r = await cli(["runs", "--kind", "experiment", "--format", format, "--db", dir]);
+    keep(`runs.experiment.${format}.txt`, `exit ${r.code}\n${r.stdout}${r.stderr}`);
   }
   return outputs;
 }

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Transcript } from "../../src/core/index.ts";
 import { type OnlineTick, sampleMessages, webhookBody } from "../../src/online/index.ts";
+import { evaluatePersonas } from "../../src/personas/index.ts";
 import {
   onlineStatus,
   type RunningWorker,
@@ -16,7 +17,6 @@ import {
   scheduleOnlineRules,
   startWorker,
 } from "../../src/queue/index.ts";
-import { evaluatePersonas } from "../../src/scorers/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import {

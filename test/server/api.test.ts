@@ -251,6 +251,8 @@ describe("the API as a whole", () => {
         "/api/conversations/{id}",
         "/api/corrections",
         "/api/evaluations/{id}/labels",
+        "/api/experiments",
+        "/api/experiments/{id}",
         "/api/runs",
         "/api/runs/{id}",
         "/api/search",

@@ -1,7 +1,7 @@
 // Interventions: every precondition must hold (AND), cheap functional ones first, the seed's threshold
 // inversion for propositional ones, batches, and the built-in anti-convergence and variety interventions.
 import { describe, expect, it } from "vitest";
-import { AgentEvaluationConfigSchema } from "../../src/core/index.ts";
+import { CorrectionSettingsSchema } from "../../src/core/index.ts";
 import {
   antiConvergenceIntervention,
   createPersonaAgent,
@@ -19,7 +19,7 @@ function agent(id: string, corrections = {}, nudges = {}) {
     agent: { id, name: id.toUpperCase(), persona: `${id}'s persona` },
     channels: ["room"],
     model,
-    corrections: AgentEvaluationConfigSchema.parse(corrections),
+    corrections: CorrectionSettingsSchema.parse(corrections),
     nudges,
   });
 }

@@ -1,14 +1,14 @@
 // agent_evaluation_config: an agent's correction settings, defaults when none are stored, set a few keys at
 // a time, and resolved as stored row > project file > defaults.
 import { expect, test } from "vitest";
-import { DEFAULT_AGENT_EVALUATION_CONFIG, InputError } from "../../src/core/index.ts";
-import { agentEvaluationConfig } from "../../src/store/index.ts";
+import { DEFAULT_CORRECTION_SETTINGS, InputError } from "../../src/core/index.ts";
+import { agentCorrectionSettings } from "../../src/store/index.ts";
 import { describeStore } from "./backends.ts";
 
 describeStore("agent correction settings", ({ store, fresh }) => {
   test("an agent with nothing stored gets the defaults, every correction off", async () => {
     const config = await store().agentConfig.get("g-nobody");
-    expect(config).toEqual(DEFAULT_AGENT_EVALUATION_CONFIG);
+    expect(config).toEqual(DEFAULT_CORRECTION_SETTINGS);
     expect(config.gate_adherence_enabled).toBe(false);
     expect(config.gate_fluency_threshold).toBe(7);
     expect(await store().agentConfig.find("g-nobody")).toBeUndefined();
@@ -21,7 +21,7 @@ describeStore("agent correction settings", ({ store, fresh }) => {
     });
     expect(row.agent_id).toBe("g-marta");
     expect(row.config).toEqual({
-      ...DEFAULT_AGENT_EVALUATION_CONFIG,
+      ...DEFAULT_CORRECTION_SETTINGS,
       gate_adherence_enabled: true,
       gate_fluency_threshold: 6.5,
     });
@@ -73,7 +73,7 @@ describeStore("agent correction settings", ({ store, fresh }) => {
   });
 
   test("without a stored row, the project file's agent settings win over its _default and the defaults", async () => {
-    const resolved = await agentEvaluationConfig(store(), "g-file", {
+    const resolved = await agentCorrectionSettings(store(), "g-file", {
       _default: { gate_fluency_enabled: true, gate_fluency_threshold: 5 },
       "g-file": { gate_fluency_threshold: 6 },
     });
@@ -84,7 +84,7 @@ describeStore("agent correction settings", ({ store, fresh }) => {
 
   test("a stored row is the agent's whole configuration, over the project file", async () => {
     await store().agentConfig.set("g-both", { gate_suitability_enabled: true });
-    const resolved = await agentEvaluationConfig(store(), "g-both", {
+    const resolved = await agentCorrectionSettings(store(), "g-both", {
       "g-both": { gate_fluency_enabled: true },
     });
     expect(resolved.source).toBe("store");
@@ -92,12 +92,12 @@ describeStore("agent correction settings", ({ store, fresh }) => {
   });
 
   test("with neither a stored row nor the project file, the defaults apply", async () => {
-    const resolved = await agentEvaluationConfig(store(), "g-plain", {
+    const resolved = await agentCorrectionSettings(store(), "g-plain", {
       other: { gate_fluency_enabled: true },
     });
     expect(resolved).toEqual({
       agent_id: "g-plain",
-      config: DEFAULT_AGENT_EVALUATION_CONFIG,
+      config: DEFAULT_CORRECTION_SETTINGS,
       source: "default",
     });
   });

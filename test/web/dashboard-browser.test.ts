@@ -9,7 +9,7 @@ import {
   INJECTION_AGENT,
   REGRESSING_AGENT,
 } from "../../scripts/demo-store.ts";
-import { readBaselineFolder } from "../../src/harness/index.ts";
+import { readBaselineFolder } from "../../src/regression/index.ts";
 import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { listSessionAnalyses } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";

@@ -3,7 +3,7 @@
 // adherence falls three points (one verdict to 0) and one of Inés's verdicts errors (no fixture for it).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { evaluatePersonas } from "../../src/scorers/index.ts";
+import { evaluatePersonas } from "../../src/personas/index.ts";
 import type { Store } from "../../src/store/index.ts";
 
 const TRANSCRIPT = "examples/ensemble/transcript.json";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calibrateStoredRun, labelItems, readLabels } from "../../src/calibration/index.ts";
-import { parseStoredPersonaInput } from "../../src/scorers/index.ts";
+import { parseStoredPersonaInput } from "../../src/personas/index.ts";
 import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { evaluateEnsemble } from "../calibration/ensemble.ts";

@@ -10,7 +10,7 @@ import {
   parseLabels,
 } from "../../src/calibration/index.ts";
 import { createJudge } from "../../src/judge/index.ts";
-import { evaluatePersonas, parseStoredPersonaInput } from "../../src/scorers/index.ts";
+import { evaluatePersonas, parseStoredPersonaInput } from "../../src/personas/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { openStore, type ScoreRow, type Store } from "../../src/store/index.ts";
 import { evaluateEnsemble } from "../calibration/ensemble.ts";

@@ -1,6 +1,6 @@
 // The labelling queue from verdict rows alone: what a label can target, in the order a person labels it.
 import { describe, expect, it } from "vitest";
-import type { StoredPersonaInput } from "../../src/scorers/index.ts";
+import type { StoredPersonaInput } from "../../src/personas/index.ts";
 import type { ScoreRow } from "../../src/store/index.ts";
 import { labellingQueue } from "../../src/web/labelling-queue.ts";
 

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evaluatePersonas } from "../../src/scorers/index.ts";
+import { evaluatePersonas } from "../../src/personas/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { seedStore } from "../server/seed-store.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDemoStore, DEMO_BASELINES, REGRESSING_AGENT } from "../../scripts/demo-store.ts";
-import { readBaselineFolder } from "../../src/harness/index.ts";
+import { readBaselineFolder } from "../../src/regression/index.ts";
 import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { listSessionAnalyses } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";

@@ -2,7 +2,7 @@
 // `_environments.json` for the channels) that `dramaturg ci` compares against.
 import type { Command } from "commander";
 import { shownPath } from "../../core/index.ts";
-import { readEnvironmentBaseline } from "../../harness/index.ts";
+import { readEnvironmentBaseline } from "../../regression/index.ts";
 import { writeBaselineFiles } from "../baseline-files.ts";
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { setExitCode } from "../exit-code.ts";

@@ -3,37 +3,10 @@
 import { type Command, Option } from "commander";
 import type { CalibrationResult } from "../../calibration/index.ts";
 import { InputError } from "../../core/index.ts";
+import type { CalibrateFlags } from "../calibration-settings.ts";
 import { setExitCode } from "../exit-code.ts";
-import { kappaFlag, wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
-import { resolveSettings, type Settings } from "../settings.ts";
-
-export interface CalibrateFlags {
-  labels: string[];
-  run?: string;
-  transcript?: string;
-  judge?: string[];
-  propositions?: string;
-  judgeBaseUrl?: string;
-  judgeApiKeyEnv?: string;
-  mode?: string;
-  trials?: string;
-  concurrency?: string;
-  timeout?: string;
-  retries?: string;
-  cache?: boolean;
-  progress?: boolean;
-  orderEffects?: boolean;
-  db?: string;
-  config?: string;
-  minKappa?: string;
-  minimum?: string;
-  resamples?: string;
-  seed?: string;
-  format?: string;
-  out?: string;
-}
 
 export function registerCalibrateCommand(program: Command): void {
   program
@@ -93,63 +66,10 @@ export function registerCalibrateCommand(program: Command): void {
     .action(async (flags: CalibrateFlags) => setExitCode(await calibrateCommand(flags)));
 }
 
-/** The project's minimum when every dimension that sets one sets the same number; else none. */
-function projectMinimum(minimum: Partial<Record<string, number>>): number | undefined {
-  const values = new Set(Object.values(minimum).filter((v): v is number => typeof v === "number"));
-  return values.size === 1 ? [...values][0] : undefined;
-}
-
-function minimumFlag(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const m = Number(value);
-  if (value.trim() === "" || !Number.isFinite(m) || m < 0 || m > 10)
-    throw new InputError(`expected a score from 0 to 10, got "${value}"`, { place: "--minimum" });
-  return m;
-}
-
 export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
   checkOutputPaths({ "--out": flags.out });
-  const format = flags.format ?? "table";
-  if (!["table", "json", "markdown", "html"].includes(format))
-    throw new InputError(`--format must be table, json, markdown or html, got ${JSON.stringify(format)}`);
-  const minKappa = kappaFlag(flags.minKappa, "--min-kappa") ?? 0.6;
-  const resamples = wholeFlag(flags.resamples, "--resamples", 0);
-  const seed = wholeFlag(flags.seed, "--seed", 0);
-  if (seed !== undefined && seed >= 2 ** 32)
-    throw new InputError(`expected a whole number below 2^32, got "${flags.seed}"`, { place: "--seed" });
-  const given = minimumFlag(flags.minimum);
-  if (flags.run === undefined && flags.transcript === undefined)
-    throw new InputError(
-      "give the stored evaluation (--run ID) or the transcript the labels are of (--transcript FILE)",
-      {
-        place: "--run",
-      },
-    );
-  if (flags.run !== undefined && flags.transcript !== undefined)
-    throw new InputError("give either --run or --transcript, not both", { place: "--transcript" });
-  if (flags.transcript !== undefined && !flags.judge?.length)
-    throw new InputError("a transcript has no verdicts of its own: give --judge SPEC to judge it", {
-      place: "--judge",
-    });
-  const judges = [...new Set(flags.judge ?? [])];
-  const { settings } = resolveSettings({
-    flags: {
-      db: flags.db,
-      propositions: flags.propositions,
-      judge: judges[0],
-      judgeBaseUrl: flags.judgeBaseUrl,
-      judgeApiKeyEnv: flags.judgeApiKeyEnv,
-      mode: flags.mode,
-      trials: flags.trials,
-      concurrency: flags.concurrency,
-      timeout: flags.timeout,
-      retries: flags.retries,
-      cache: flags.cache,
-    },
-    projectFile: flags.config,
-  });
-  const minimum = given ?? projectMinimum(settings.thresholds.minimum);
-
+  const { calibrationSettings } = await import("../calibration-settings.ts");
+  const { format, minKappa, resamples, seed, minimum, judges, settings } = calibrationSettings(flags);
   const { storeExists } = await import("../../store/index.ts");
   if (flags.run !== undefined && !storeExists(settings.db))
     throw new InputError("no store here to calibrate from; evaluate first", { place: settings.db });
@@ -197,63 +117,13 @@ export async function calibrateCommand(flags: CalibrateFlags): Promise<number> {
     await Promise.all(built.map((j) => j.close?.()));
   }
 
+  const output = await import("../calibration-output.ts");
   if (format === "html")
     await html.writeHtmlReportAfter(kept, settings.db, {
       evaluationIds: results.map((r) => r.evaluation_id!),
       out: flags.out,
       title: "Dramaturg calibration",
     });
-  else await print(await renderResults(results, judges, format, settings.prices), flags.out);
-
-  const { judgeName } = await import("../../calibration/index.ts");
-  let failing = 0;
-  for (const result of results) {
-    const flagged = result.propositions.filter((p) => p.flagged);
-    if (flagged.length === 0) continue;
-    failing++;
-    process.stderr.write(
-      `dramaturg: ${judgeName(result)} is not calibrated well enough on ${flagged.length} proposition(s) (κ < ${minKappa}): ${flagged
-        .map((p) => `${p.dimension}/${p.proposition_id}`)
-        .join(", ")}\n`,
-    );
-  }
-  return failing > 0 ? 1 : 0;
-}
-
-/** One calibration's document, or several judges' comparison, as text in the format asked for. */
-async function renderResults(
-  results: readonly CalibrationResult[],
-  judges: readonly string[],
-  format: string,
-  prices: Settings["prices"],
-): Promise<string> {
-  const report = await import("../../calibration/index.ts");
-  const { cost, priceFor } = await import("../prices.ts");
-  const { compareJudges } = await import("../../calibration/index.ts");
-  const compared =
-    results.length > 1
-      ? compareJudges(results, {
-          specs: judges,
-          costOf: (spec, usage) => {
-            const price = priceFor(spec, prices);
-            return price && cost(usage, price);
-          },
-        })
-      : undefined;
-  if (format === "json") return `${JSON.stringify(compared ?? results[0]!, null, 2)}\n`;
-  if (format === "markdown")
-    return compared
-      ? report.renderComparisonMarkdown(compared)
-      : report.renderCalibrationMarkdown(results[0]!);
-  return compared ? report.renderComparisonTable(compared) : report.renderCalibrationTable(results[0]!);
-}
-
-async function print(text: string, out: string | undefined): Promise<void> {
-  if (!out) {
-    process.stdout.write(text);
-    return;
-  }
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(out, text);
-  process.stderr.write(`wrote ${out}\n`);
+  else await output.print(output.renderResults(results, judges, format, settings.prices), flags.out);
+  return output.reportFlagged(results, minKappa);
 }

@@ -14,7 +14,7 @@ import {
   renderCiMarkdown,
   renderCiTable,
   withAgreement,
-} from "../../harness/index.ts";
+} from "../../regression/index.ts";
 import type { Store } from "../../store/index.ts";
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { setExitCode } from "../exit-code.ts";

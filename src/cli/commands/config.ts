@@ -4,9 +4,9 @@
 import { type Command, Option } from "commander";
 import { Document, isCollection, isMap, isPair, isScalar, type Node, type Pair } from "yaml";
 import {
-  type AgentEvaluationConfig,
-  type AgentEvaluationConfigPatch,
-  AgentEvaluationConfigSchema,
+  type CorrectionSettings,
+  type CorrectionSettingsPatch,
+  CorrectionSettingsSchema,
   firstIssue,
   InputError,
   validateInput,
@@ -155,12 +155,12 @@ export async function configAgentShow(agentId: string, flags: AgentConfigFlags):
   const { format = "table" } = flags;
   if (!["table", "json"].includes(format))
     throw new InputError("expected table or json", { place: "--format" });
-  const { agentEvaluationConfig, openStore, storeExists } = await import("../../store/index.ts");
+  const { agentCorrectionSettings, openStore, storeExists } = await import("../../store/index.ts");
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   // No store yet: nothing is stored, and showing creates none.
   const store = storeExists(settings.db) ? await openStore(settings.db) : undefined;
   try {
-    const resolved = await agentEvaluationConfig(store, agentId, settings.corrections);
+    const resolved = await agentCorrectionSettings(store, agentId, settings.corrections);
     process.stdout.write(
       format === "json" ? `${JSON.stringify(resolved, null, 2)}\n` : agentConfigTable(resolved),
     );
@@ -177,12 +177,12 @@ export async function configAgentSet(
 ): Promise<number> {
   // Checked before the store is opened: bad input writes nothing, not even a new store.
   const patch = parseAgentSettings(assignments);
-  const { agentEvaluationConfig, openStore } = await import("../../store/index.ts");
+  const { agentCorrectionSettings, openStore } = await import("../../store/index.ts");
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   const store = await openStore(settings.db);
   try {
     // A first stored row starts from what the agent resolves to now, so the project file's values stay.
-    const current = await agentEvaluationConfig(store, agentId, settings.corrections);
+    const current = await agentCorrectionSettings(store, agentId, settings.corrections);
     const base = current.source === "store" ? {} : current.config;
     const stored = await store.agentConfig.set(agentId, { ...base, ...patch });
     process.stdout.write(agentConfigTable({ ...stored, source: "store" }));
@@ -196,8 +196,8 @@ export async function configAgentSet(
  * `key=value` arguments as settings: a key of the schema, a value of its kind (true/false, a number),
  * validated. An InputError names the argument and what it takes.
  */
-export function parseAgentSettings(assignments: readonly string[]): AgentEvaluationConfigPatch {
-  const shape = AgentEvaluationConfigSchema.shape;
+export function parseAgentSettings(assignments: readonly string[]): CorrectionSettingsPatch {
+  const shape = CorrectionSettingsSchema.shape;
   const patch: Record<string, unknown> = {};
   for (const assignment of assignments) {
     const at = assignment.indexOf("=");
@@ -212,7 +212,7 @@ export function parseAgentSettings(assignments: readonly string[]): AgentEvaluat
     if (!parsed.success) throw new InputError(`${key}=${text}: ${firstIssue(parsed.error).message}`);
     patch[key] = parsed.data;
   }
-  return patch as AgentEvaluationConfigPatch;
+  return patch as CorrectionSettingsPatch;
 }
 
 function booleanText(text: string): unknown {
@@ -231,7 +231,7 @@ function agentConfigTable({
   updated_at,
 }: {
   agent_id: string;
-  config: AgentEvaluationConfig;
+  config: CorrectionSettings;
   source: string;
   updated_at?: string;
 }): string {

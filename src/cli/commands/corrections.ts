@@ -1,7 +1,6 @@
 // `dramaturg corrections stats`: the action gate's statistics over the stored correction logs, as TinyTroupe
 // keeps them, each agent's similarity failures judged by its own max_action_similarity.
 import { type Command, Option } from "commander";
-import { statisticsTable } from "../../corrections/corrections-report.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
 
@@ -45,7 +44,7 @@ export function registerCorrectionsCommand(program: Command): void {
 
 export async function correctionsStatsCommand(flags: CorrectionsStatsFlags): Promise<number> {
   const [
-    { InputError },
+    { correctionStatisticsTable, InputError },
     { tableOrJson },
     { resolveSettings },
     { openStore, resolveAgentConfig, storeExists },
@@ -86,7 +85,7 @@ export async function correctionsStatsCommand(flags: CorrectionsStatsFlags): Pro
     process.stdout.write(
       format === "json"
         ? `${JSON.stringify({ agent: flags.agent ?? null, run: run ?? null, since: since ?? null, statistics }, null, 2)}\n`
-        : statisticsTable(statistics, flags.agent, run),
+        : correctionStatisticsTable(statistics, flags.agent, run),
     );
     return 0;
   } finally {

@@ -1,8 +1,8 @@
 // `dramaturg eval`: flags and the project file in, one library evaluation, the scores out.
 import { type Command, Option } from "commander";
 import { formatErrorReasons, InputError, type Transcript } from "../../core/index.ts";
-import { gateSummaryLine } from "../../corrections/corrections-report.ts";
-import { type EvalResult, resumePersonaEvaluation } from "../../scorers/index.ts";
+import { type EvalResult, resumePersonaEvaluation } from "../../personas/index.ts";
+import { gateSummaryLine } from "../../sim/simulation-report.ts";
 import { openStore, storeExists } from "../../store/index.ts";
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { emitEvalResult } from "../evaluation-report.ts";

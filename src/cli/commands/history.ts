@@ -2,7 +2,7 @@
 // table, marking baselines and the points where judge, propositions or persona changed.
 import { type Command, Option } from "commander";
 import { AGENT_DIMENSIONS, ENVIRONMENT_DIMENSIONS, InputError } from "../../core/index.ts";
-import { agentHistory, padColumns, sparkline } from "../../harness/index.ts";
+import { agentHistory, padColumns, sparkline } from "../../regression/index.ts";
 import { openStore } from "../../store/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { limitFlag, tableOrJson } from "../flags.ts";

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { formatJudgeSpec, InputError, parseJudgeSpec, shownPath } from "../../core/index.ts";
-import { measurementOf, replayDifferences } from "../../harness/index.ts";
+import { measurementOf, replayDifferences } from "../../regression/index.ts";
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";

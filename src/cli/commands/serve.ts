@@ -124,7 +124,7 @@ export async function serveCommand(
   // Baselines are optional here: a project without them still gets its pages, without reference lines.
   // Only a folder named by a flag or the project file must be there and valid.
   const { existsSync } = await import("node:fs");
-  const { readBaselineFolder } = await import("../../harness/index.ts");
+  const { readBaselineFolder } = await import("../../regression/index.ts");
   const baselines =
     origins.baselines === "default" && !existsSync(settings.baselines)
       ? undefined

@@ -2,7 +2,7 @@
 // a `simulation` evaluation (its messages, gate checks and result), which `simulations` lists and `show` reprints.
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { renderSimulation } from "../../corrections/corrections-report.ts";
+import { renderSimulation } from "../../sim/simulation-report.ts";
 import { setExitCode } from "../exit-code.ts";
 import { addModelServerOptions, wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
@@ -29,7 +29,7 @@ export function registerSimulateCommand(program: Command): void {
     description: "list stored world simulations, newest first",
     noun: "simulations",
     key: "simulations",
-    kind: async () => (await import("../../corrections/index.ts")).simulationKind,
+    kind: async () => (await import("../../sim/index.ts")).simulationKind,
   });
   addModelServerOptions(
     program

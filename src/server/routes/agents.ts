@@ -3,7 +3,7 @@
 
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { AGENT_DIMENSIONS, plainIssueMessage } from "../../core/index.ts";
-import { agentHistory } from "../../harness/index.ts";
+import { agentHistory } from "../../regression/index.ts";
 import { encodePageCursor, pageOf } from "../../store/index.ts";
 import { notFound } from "../api-error.ts";
 import { decodeCursor } from "../cursor.ts";
