@@ -15,7 +15,7 @@ import {
   redactSecrets,
   ZERO_USAGE,
 } from "../core/index.ts";
-import { whenAnswered } from "./answered.ts";
+import { isGatedAtTransport, whenAnswered, whenSending } from "./answered.ts";
 import type {
   CheckAnswer,
   ClaimAnswer,
@@ -212,6 +212,7 @@ export class LlmJudge implements Judge {
   private readonly redact: (text: string) => string;
   private readonly slots: Semaphore;
   /** Whether the transport takes each call's slot once its request is built (answered.ts). */
+  private readonly gatedAtTransport: boolean;
   /** See {@link Judge.inFlightLimit}: this judge's `concurrency`. */
   readonly inFlightLimit: number;
   private readonly total: Tally = { usage: { ...ZERO_USAGE }, calls: 0 };
@@ -246,6 +247,7 @@ export class LlmJudge implements Judge {
     this.random = random;
     this.redact = (text) => redactSecrets(redact ? redact(text) : text);
     this.slots = new Semaphore(concurrency);
+    this.gatedAtTransport = isGatedAtTransport(model);
     this.inFlightLimit = concurrency;
     this.rateLimiter = rateLimiter;
     const who = descriptor ?? describeModel(model);
@@ -417,7 +419,9 @@ export class LlmJudge implements Judge {
 
   /**
    * One model call: runs `send` under the per-call timeout with the signal it must pass on, in one of the
-   * judge's slots, taken before `send`. With a rate limiter, the
+   * judge's slots. The slot is taken before `send`, or, when `gated` (a model whose requests go through
+   * nodeFetch with that signal), by the transport once `send` has built the request (answered.ts): a call then
+   * waits for its slot with its request ready, and a freed slot sends it at once. With a rate limiter, the
    * call then waits for its time at the limiter, `promptCharacters` and `claims` estimating its tokens.
    * Counts the call once it has its slot, when it is sent; `send` charges its tokens.
    */
@@ -425,39 +429,53 @@ export class LlmJudge implements Judge {
     signal: AbortSignal | undefined,
     tally: Tally,
     send: (abortSignal: AbortSignal, charge: (usage: TokenUsage) => void) => Promise<T>,
-    { promptCharacters, claims }: { promptCharacters: () => number; claims: number },
+    {
+      gated = false,
+      promptCharacters,
+      claims,
+    }: { gated?: boolean; promptCharacters: () => number; claims: number },
   ): Promise<T> {
     const call = new AbortController();
+    let release: (() => void) | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     let timedOut = false;
     let permit: RateLimitPermit | undefined;
+    let limiterFailed: LimiterFailure | undefined;
     let usedTokens: number | undefined;
     const charge = (usage: TokenUsage) => {
       this.count(tally, 0, usage);
       usedTokens = (usedTokens ?? 0) + usage.input_tokens + usage.output_tokens;
     };
-    const release = await this.slots.acquire(signal);
-    if (this.rateLimiter)
-      try {
-        permit = await this.rateLimiter.acquire(estimateTokens(promptCharacters(), claims), signal);
-      } catch (error) {
-        release();
-        throw signal?.aborted ? error : new LimiterFailure(error);
-      }
-    // Counted as it goes out: a call abandoned while it waited for its slot was never sent.
-    this.count(tally, 1, ZERO_USAGE);
-    tally.onCall?.();
-    // The timer starts with the call's slot, not while queueing for one.
-    const timer = setTimeout(() => {
-      timedOut = true;
-      call.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError"));
-    }, this.timeoutMs);
-    // The slot goes to the next call as soon as the transport has this call's answer (see answered.ts).
-    whenAnswered(call.signal, release);
+    const take = async () => {
+      release = await this.slots.acquire(signal);
+      if (this.rateLimiter)
+        try {
+          permit = await this.rateLimiter.acquire(estimateTokens(promptCharacters(), claims), signal);
+        } catch (error) {
+          release();
+          if (!signal?.aborted) limiterFailed = new LimiterFailure(error);
+          throw limiterFailed ?? error;
+        }
+      // Counted as it goes out: a call abandoned while it waited for its slot was never sent.
+      this.count(tally, 1, ZERO_USAGE);
+      tally.onCall?.();
+      // The timer starts with the call's slot, not while queueing for one.
+      timer = setTimeout(() => {
+        timedOut = true;
+        call.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError"));
+      }, this.timeoutMs);
+      // The slot goes to the next call as soon as the transport has this call's answer (see answered.ts).
+      whenAnswered(call.signal, release);
+    };
+    if (gated) whenSending(call.signal, take);
+    else await take();
     const unlink = followAbort(signal, call);
     try {
       return await send(call.signal, charge);
     } catch (error) {
       signal?.throwIfAborted();
+      // The transport may have wrapped what the limiter threw while the request waited for it.
+      if (limiterFailed) throw limiterFailed;
       if (timedOut)
         throw new JudgeError(`the judge did not answer within ${this.timeoutMs} ms`, {
           kind: "timeout",
@@ -467,7 +485,7 @@ export class LlmJudge implements Judge {
     } finally {
       clearTimeout(timer);
       unlink();
-      release();
+      release?.();
       // A call that reported no usage (it failed on the way) keeps its estimate charged.
       if (usedTokens !== undefined) permit?.settle(usedTokens);
     }
@@ -558,6 +576,8 @@ export class LlmJudge implements Judge {
         return parsed.data;
       },
       {
+        // The provider passes this signal to its fetch, nodeFetch, as it is (generateText, in `call`, may not).
+        gated: this.gatedAtTransport,
         promptCharacters: () => promptLength(system, messages),
         claims,
       },

@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import type { ReadableStreamReadResult, ReadableWritablePair, StreamPipeOptions } from "node:stream/web";
 import { urlToHttpOptions } from "node:url";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { answered } from "./answered.ts";
+import { answered, beforeSending } from "./answered.ts";
 
 interface Transport {
   client: typeof http;
@@ -55,8 +55,16 @@ const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy
 /** Statuses whose response has no body (a Response refuses one). */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
-/** A `fetch` for provider clients (`createOpenAI({ fetch })`); see the file's header for what it covers. */
+/**
+ * A `fetch` for provider clients (`createOpenAI({ fetch })`); see the file's header for what it covers. A
+ * request whose call takes its judge's slot at the transport waits for it here, built (answered.ts).
+ */
 export const nodeFetch: typeof globalThis.fetch = (input, init = {}) => {
+  const slot = beforeSending(init.signal);
+  return slot ? slot.then(() => send(input, init)) : send(input, init);
+};
+
+const send: typeof globalThis.fetch = (input, init = {}) => {
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
   const body = init.body;
   if (

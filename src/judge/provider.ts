@@ -9,6 +9,7 @@ import {
   parseJudgeSpec,
   redactSecrets,
 } from "../core/index.ts";
+import { gateAtTransport } from "./answered.ts";
 import { deferredLanguageModel } from "./deferred-model.ts";
 import { rateLimitKey } from "./rate-limit.ts";
 import { endpointOf, type ProbeOptions, probeEndpoint } from "./reachability.ts";
@@ -77,10 +78,9 @@ export function createJudgeModel(
   const baseURL = url?.href.replace(/\/$/, "");
   const endpoint = endpointOf(provider, url ? publicUrl(url) : undefined);
   // The provider package loads with the first call (see deferred-model.ts).
-  const model: LanguageModel = deferredLanguageModel(
-    provider,
-    modelId,
-    async (): Promise<LanguageModelV4> => {
+  // Every request goes through nodeFetch with its call's signal: the judge's slot is taken there (answered.ts).
+  const model: LanguageModel = gateAtTransport(
+    deferredLanguageModel(provider, modelId, async (): Promise<LanguageModelV4> => {
       // Once, before the first call: a server that is not there stops the run now, not after its timeouts.
       if (probe && endpoint) await probeEndpoint({ url: endpoint, ...probe });
       // node:http(s) and zlib load with the provider, not with dramaturg.
@@ -107,7 +107,7 @@ export function createJudgeModel(
           }).chatModel(modelId);
         }
       }
-    },
+    }),
   );
   return {
     model,

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Verdict } from "../../src/core/index.ts";
 import { workersFor } from "../../src/engine/execute-plan.ts";
 import { executePlan, type JudgePlan, type PlannedCall } from "../../src/engine/index.ts";
-import { answered, whenAnswered } from "../../src/judge/answered.ts";
+import { answered, beforeSending, gateAtTransport, whenAnswered } from "../../src/judge/answered.ts";
 import type { Judge, JudgeItem, JudgeRequest, JudgeResponse } from "../../src/judge/index.ts";
 import { LlmJudge } from "../../src/judge/index.ts";
 import { nodeFetch } from "../../src/judge/node-fetch.ts";
@@ -155,8 +155,65 @@ describe("a call's slot freed when its answer arrives", () => {
   });
 });
 
-describe("the judge's slots with its provider on the wire", () => {
-  it("createJudgeModel's models on nodeFetch: the wire never holds more than the concurrency", async () => {
+describe("a call's slot taken at the transport, its request built", () => {
+  /**
+   * A provider model marked as sending through the transport gate: each call logs "built N", waits at the gate
+   * as nodeFetch does, logs "sent N", reports its answer and returns.
+   */
+  function gatedModel() {
+    const log: string[] = [];
+    const answers: (() => void)[] = [];
+    let calls = 0;
+    const model = gateAtTransport(
+      testModel("gated", async (options) => {
+        const n = ++calls;
+        log.push(`built ${n}`);
+        await beforeSending(options.abortSignal);
+        log.push(`sent ${n}`);
+        await new Promise<void>((resolve) => answers.push(resolve));
+        answered(options.abortSignal);
+        return answerOf(n, 6);
+      }),
+    );
+    return { model, log, answer: () => answers.shift()?.() };
+  }
+
+  it("a call builds its request while another holds the slot, and sends it when that answer arrives", async () => {
+    const { model, log, answer } = gatedModel();
+    const judge = new LlmJudge({ model, concurrency: 1 });
+    const first = judge.judge(request("p1"));
+    const second = judge.judge(request("p2"));
+    await settle(log);
+    // Both requests are built; only the first is sent.
+    expect([...log].sort()).toEqual(["built 1", "built 2", "sent 1"]);
+    answer();
+    await settle(log);
+    expect(log.at(-1)).toBe("sent 2");
+    answer();
+    const verdicts = [(await first).verdicts[0]!, (await second).verdicts[0]!];
+    expect(verdicts.map((v) => v.ok && v.score)).toEqual([6, 6]);
+  });
+
+  it("a call waiting at the gate leaves when its run is interrupted, holding no slot", async () => {
+    const { model, log, answer } = gatedModel();
+    const judge = new LlmJudge({ model, concurrency: 1 });
+    const first = judge.judge(request("p1"));
+    const stop = new AbortController();
+    const second = judge.judge(request("p2"), { signal: stop.signal }).catch((e: unknown) => e);
+    await settle(log);
+    stop.abort(new Error("interrupted"));
+    expect(await second).toMatchObject({ message: "interrupted" });
+    answer();
+    expect((await first).verdicts[0]!.ok).toBe(true);
+    // The slot the first call freed is free: a third call is sent at once.
+    const third = judge.judge(request("p3"));
+    await settle(log);
+    expect(log.at(-1)).toBe("sent 3");
+    answer();
+    expect((await third).verdicts[0]!.ok).toBe(true);
+  });
+
+  it("createJudgeModel's models take their slot at nodeFetch: the wire never holds more than the concurrency", async () => {
     fake = await startFakeOpenAIServer({ latencyMs: 10 });
     for (const spec of ["openai:fake-model", "openai-compatible:fake-model"]) {
       const { model } = createJudgeModel(spec, { baseUrl: fake.url, env: { OPENAI_API_KEY: "test-key" } });
