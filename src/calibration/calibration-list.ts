@@ -77,7 +77,14 @@ export async function listCalibrations({
   NonNullable<Parameters<Store["evaluations"]["list"]>[0]>,
   "after" | "since" | "until" | "agent"
 >): Promise<CalibrationListRow[]> {
-  const rows = await store.evaluations.list({ kind: "calibration", limit, ...page });
+  return calibrationListRows(store, await store.evaluations.list({ kind: "calibration", limit, ...page }));
+}
+
+/** Stored calibrations' rows as a list shows them, each with its document's figures once it completed. */
+export function calibrationListRows(
+  store: Store,
+  rows: readonly EvaluationRow[],
+): Promise<CalibrationListRow[]> {
   return Promise.all(
     rows.map(async (row) =>
       calibrationListRow(

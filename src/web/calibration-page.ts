@@ -22,9 +22,9 @@ import {
   judgeName,
 } from "./calibration-figures.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
+import { evaluationPage } from "./evaluation-page.ts";
 import { shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
-import { layout } from "./layout.ts";
 
 /** A stored document, any part of which an older version may not have written. */
 type StoredCalibration = Partial<Omit<CalibrationResult, "overall" | "dimensions" | "propositions">> & {
@@ -189,36 +189,37 @@ ${usage && usage.input_tokens + usage.output_tokens > 0 ? html`<dt>Token usage</
 </dl>`;
 }
 
-export async function calibrationPage(context: DashboardContext, id: string): Promise<Html | undefined> {
-  const row = await context.store.evaluations.get(id);
-  if (row?.kind !== "calibration") return undefined;
+export function calibrationPage(context: DashboardContext, id: string): Promise<Html | undefined> {
   const title = `Calibration ${shortId(id)}`;
-  const stored = row.status === "completed" ? await context.store.evaluations.result(id) : undefined;
-  const result = stored as StoredCalibration | undefined;
-  if (result?.format !== CALIBRATION_FORMAT)
-    return layout({
-      title,
-      section: "calibrations",
-      body: html`<h1>${title}</h1><p>${
+  return evaluationPage(context, id, {
+    kind: "calibration",
+    title,
+    section: "calibrations",
+    document: async () => {
+      const result = (await context.store.evaluations.result(id)) as StoredCalibration | undefined;
+      return result?.format === CALIBRATION_FORMAT ? result : undefined;
+    },
+    none: (row) =>
+      html`<h1>${title}</h1><p>${
         row.status === "completed"
           ? "This calibration was stored without its document (by an older version); run it again."
           : `This calibration is ${row.status}; it has no result yet.`
       }${row.error ? html` <span class="muted">${row.error}</span>` : ""}</p><p><a href="/calibrations">Back to the calibrations</a></p>`,
-    });
-  const propositions = propositionsInPageOrder(result.propositions ?? []);
-  const flagged = propositions.filter((p) => p.flagged);
-  const warnings = result.warnings ?? [];
-  const body = html`<h1>${title} <span class="muted">of ${judgeName(result.judge)} · ${when(row.created_at)}</span></h1>
+    body: async (row, result) => {
+      const propositions = propositionsInPageOrder(result.propositions ?? []);
+      const flagged = propositions.filter((p) => p.flagged);
+      const warnings = result.warnings ?? [];
+      return html`<h1>${title} <span class="muted">of ${judgeName(result.judge)} · ${when(row.created_at)}</span></h1>
 ${
   warnings.length > 0
     ? html`<section class="warning calibration-warnings"><h2>Warnings</h2><ul>${warnings.map((w) => html`<li>${w}</li>`)}</ul></section>`
     : ""
 }
 <p class="calibration-verdict">${
-    flagged.length > 0
-      ? html`<strong>${flagged.length} of ${propositions.length} propositions below κ ${result.minimum_kappa}</strong>: the judge is not calibrated well enough there.`
-      : html`Every proposition with enough items reaches κ ${result.minimum_kappa ?? "—"}.`
-  }</p>
+        flagged.length > 0
+          ? html`<strong>${flagged.length} of ${propositions.length} propositions below κ ${result.minimum_kappa}</strong>: the judge is not calibrated well enough there.`
+          : html`Every proposition with enough items reaches κ ${result.minimum_kappa ?? "—"}.`
+      }</p>
 ${await factsList(context, row, result)}
 <section><h2>Agreement</h2>
 <p class="muted">Raw claim scores 0–9; the people's reference is the mean of the raters, rounded half up for κ, exact and ±1. Each figure has its bootstrap 95 % CI beneath it.</p>
@@ -243,5 +244,6 @@ ${flagged.map((p, i) => disagreementsSection(p, i))}
     : ""
 }
 ${notJudgedSection(result)}`;
-  return layout({ title, section: "calibrations", body });
+    },
+  });
 }

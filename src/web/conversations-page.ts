@@ -11,12 +11,11 @@ import {
 import { RECOMMENDATION_THRESHOLD } from "../sessions/index.ts";
 import type { EvaluationRow, Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
-import { filterForm } from "./filter-form.ts";
-import { hrefWith, jsonText, milliseconds, score1, shortId, when } from "./format.ts";
+import { evaluationPage } from "./evaluation-page.ts";
+import { jsonText, milliseconds, score1, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
-import { firstRun, layout, nextPageLink } from "./layout.ts";
-import { failuresSwitch, listedPage, type SortColumn, sortedWithinPage, viewParams } from "./list-view.ts";
-import type { PageQuery } from "./page-query.ts";
+import type { SortColumn } from "./list-view.ts";
+import type { KindList } from "./stored-list-page.ts";
 
 const PASS_TITLE: Record<string, string> = {
   without_facts: "Without the facts",
@@ -99,76 +98,39 @@ async function conversationListRows(
 const CONVERSATION_SORTS = ["created", "job", "agent", "status", "score"] as const;
 type ConversationSort = (typeof CONVERSATION_SORTS)[number];
 
-const CONVERSATION_COLUMNS: Record<ConversationSort, SortColumn<ConversationListRow, ConversationSort>> = {
-  created: { key: "created", label: "Created", value: (r) => r.created_at },
-  job: { key: "job", label: "Job", value: (r) => r.job },
-  agent: { key: "agent", label: "Agent under test", value: (r) => r.agent },
-  status: { key: "status", label: "Status", value: (r) => r.status },
-  score: {
-    key: "score",
-    label: "Lowest composite",
-    numeric: true,
-    value: (r) => {
-      const known = r.passes.map((p) => p.score).filter((v): v is number => v !== null);
-      return known.length > 0 ? Math.min(...known) : null;
-    },
-  },
+/** A row's lowest composite score over its passes (none without a scored pass). */
+const lowestComposite = (r: ConversationListRow) => {
+  const known = r.passes.map((p) => p.score).filter((v): v is number => v !== null);
+  return known.length > 0 ? Math.min(...known) : null;
 };
 
-export async function conversationsPage(
-  { store }: DashboardContext,
-  query: PageQuery,
-  raw: Readonly<Record<string, string>> = {},
-): Promise<Html> {
-  const { agent, since, until } = query;
-  const filters = { agent, since, until };
-  const { view, page, here, rows, header, filtered } = await listedPage({
-    path: "/conversations",
-    query,
-    raw,
-    sorts: CONVERSATION_SORTS,
-    columns: CONVERSATION_COLUMNS,
-    filters,
-    list: async (after, n) =>
-      conversationListRows(
-        store,
-        await store.evaluations.list({ kind: "conversation", agent, since, until, after, limit: n }),
-      ),
-    keep: (r) => r.failures.length > 0,
-  });
-  const body =
-    rows.length === 0
-      ? filtered
-        ? html`<p>No conversation matches these filters${view.failures ? " among the failures" : ""}.</p>`
-        : firstRun("conversations")
-      : html`<table class="conversations">
-<thead><tr><th>Run</th>${header("created")}${header("job")}${header("agent")}${header("status")}<th>Composite per pass</th>${header("score")}<th>Failures</th></tr></thead>
-<tbody>${rows.map(
-          (r) => html`<tr class="${r.failures.length > 0 ? "failed" : ""}">
+const CONVERSATION_COLUMNS: readonly SortColumn<ConversationListRow, ConversationSort>[] = [
+  { key: "created", label: "Created", value: (r) => r.created_at },
+  { key: "job", label: "Job", value: (r) => r.job },
+  { key: "agent", label: "Agent under test", value: (r) => r.agent },
+  { key: "status", label: "Status", value: (r) => r.status },
+  { key: "score", label: "Lowest composite", numeric: true, value: lowestComposite },
+];
+
+/** The Conversations list: failures are a failed run or pass, a score under the threshold, a failed assertion. */
+export const conversationsList: KindList<ConversationListRow, ConversationSort> = {
+  rows: conversationListRows,
+  columns: CONVERSATION_COLUMNS,
+  header: (th) =>
+    html`<th>Run</th>${th("created")}${th("job")}${th("agent")}${th("status")}<th>Composite per pass</th>${th("score")}<th>Failures</th>`,
+  row: (r, { href }) => html`<tr class="${r.failures.length > 0 ? "failed" : ""}">
 <td><a href="/conversations/${r.id}">${shortId(r.id)}</a></td><td>${when(r.created_at)}</td><td>${r.job}</td>
-<td>${r.agent === null ? "—" : html`<a href="${hrefWith("/conversations", { ...filters, ...viewParams(view), agent: r.agent })}">${r.agent}</a>`}</td>
+<td>${r.agent === null ? "—" : html`<a href="${href({ agent: r.agent })}">${r.agent}</a>`}</td>
 <td><span class="status ${r.status}">${r.status}</span></td>
 <td>${r.passes.map((p) => html`<span class="chip">${PASS_TITLE[p.pass] ?? p.pass} ${score1(p.score)}</span> `)}</td>
-<td class="num">${score1(CONVERSATION_COLUMNS.score.value(r) as number | null)}</td>
+<td class="num">${score1(lowestComposite(r))}</td>
 <td>${r.failures.length === 0 ? "—" : html`<ul class="failure-reasons">${r.failures.slice(0, 3).map((f) => html`<li>${f}</li>`)}${r.failures.length > 3 ? html`<li class="muted">and ${r.failures.length - 3} more</li>` : ""}</ul>`}</td>
 </tr>`,
-        )}</tbody></table>`;
-  return layout({
-    title: "Conversations",
-    section: "conversations",
-    body: html`<h1>Conversations</h1>
-${filterForm("/conversations", query, ["agent", "since", "until"], viewParams(view))}
-${failuresSwitch(
-  view,
-  here,
-  html`runs that failed, passes not scored or whose agent failed, a composite or task under ${PASS_THRESHOLD} (the sessions' threshold: a job stores none), a failed assertion or request.`,
-)}
-${body}
-${sortedWithinPage(view)}
-${page.stopped ? html`<p class="muted">Looked at ${page.scanned} runs for failures; the next page looks further.</p>` : ""}
-${nextPageLink(page.next && hrefWith("/conversations", { ...filters, ...viewParams(view), cursor: page.next }))}`,
-  });
-}
+  keep: (r) => r.failures.length > 0,
+  failures: html`runs that failed, passes not scored or whose agent failed, a composite or task under ${PASS_THRESHOLD} (the sessions' threshold: a job stores none), a failed assertion or request.`,
+  form: "sessions",
+  counted: "runs",
+};
 
 /** A stored pass, read defensively: results stored by older versions may lack parts. */
 type StoredPass = Partial<Omit<PassResult, "composite">> & {
@@ -217,19 +179,20 @@ ${
 </section>`;
 }
 
-export async function conversationPage({ store }: DashboardContext, id: string): Promise<Html | undefined> {
-  const row = await store.evaluations.get(id);
-  if (row?.kind !== "conversation") return undefined;
-  let body: Html;
-  if (row.status !== "completed")
-    body = html`<h1>Conversation ${shortId(id)}</h1><p>This run is ${row.status}; it has no result yet.</p>`;
-  else {
-    const result = (await loadConversationResult({ store, id })) as Partial<ConversationResult> & {
-      passes?: StoredPass[];
-    };
-    body = html`<h1>Conversation ${shortId(id)} <span class="muted">${result.job ?? row.source} · ${when(row.created_at)}</span></h1>
+export function conversationPage(context: DashboardContext, id: string): Promise<Html | undefined> {
+  return evaluationPage(context, id, {
+    kind: "conversation",
+    title: `Conversation ${shortId(id)}`,
+    section: "conversations",
+    document: () =>
+      loadConversationResult({ store: context.store, id }) as Promise<
+        Partial<ConversationResult> & { passes?: StoredPass[] }
+      >,
+    none: (row) =>
+      html`<h1>Conversation ${shortId(id)}</h1><p>This run is ${row.status}; it has no result yet.</p>`,
+    body: (row, result) =>
+      html`<h1>Conversation ${shortId(id)} <span class="muted">${result.job ?? row.source} · ${when(row.created_at)}</span></h1>
 <p>Difference with − without the facts: <strong>${score1(result.difference)}</strong>${result.judge ? ` · judge ${result.judge.spec}${result.judge.errored ? `, ${result.judge.errored} errored` : ""}` : ""}</p>
-<div class="passes">${(result.passes ?? []).map(passColumn)}</div>`;
-  }
-  return layout({ title: `Conversation ${shortId(id)}`, section: "conversations", body });
+<div class="passes">${(result.passes ?? []).map(passColumn)}</div>`,
+  });
 }

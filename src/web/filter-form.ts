@@ -4,9 +4,10 @@ import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import type { PageQuery } from "./page-query.ts";
 
-type Field = "agent" | "dimension" | "since" | "until";
+/** A filter a list page may have. */
+export type FilterField = "agent" | "dimension" | "since" | "until";
 
-const LABELS: Record<Field, string> = {
+const LABELS: Record<FilterField, string> = {
   agent: "Agent",
   dimension: "Dimension",
   since: "Since",
@@ -20,7 +21,7 @@ const LABELS: Record<Field, string> = {
 export function filterForm(
   action: string,
   query: PageQuery,
-  fields: readonly Field[],
+  fields: readonly FilterField[],
   keep: Readonly<Record<string, string | undefined>> = {},
 ): Html {
   return html`<form class="filters" method="get" action="${action}">

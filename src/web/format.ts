@@ -33,6 +33,11 @@ export function shortId(id: string): string {
   return id.slice(0, 8);
 }
 
+/** A text with its first letter capital: a section or a noun as a title ("sessions" → "Sessions"). */
+export function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /** A path with the given query parameters (those with a value), in a stable order. */
 export function hrefWith(
   path: string,

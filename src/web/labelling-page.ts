@@ -148,27 +148,38 @@ export function labellingRoutes(context: DashboardContext, signOut: boolean): Ho
     return c.redirect(labelPath(run.evaluation_id), 302);
   });
 
-  app.get("/evaluations/:id/label", async (c) => {
+  /**
+   * A route of the path's persona evaluation's labelling (else a 404 page): a form posted from another site is
+   * refused (403); bad input is a 400 page whose link goes `back` (to the labelling page unless said).
+   */
+  const labelling = async (
+    c: Context,
+    { posted = false, back = (path: string) => path }: { posted?: boolean; back?: (path: string) => string },
+    handle: (evaluation: EvaluationRow, path: string) => Promise<Response>,
+  ): Promise<Response> => {
     const evaluation = await evaluationOf(c);
     if (evaluation instanceof Response) return evaluation;
     const path = labelPath(evaluation.id);
+    if (posted && !fromThisSite(c)) return refused(c, path);
     try {
+      return await handle(evaluation, path);
+    } catch (error) {
+      if (error instanceof LabellingInputError) return badRequest(c, error, back(path));
+      throw error;
+    }
+  };
+
+  app.get("/evaluations/:id/label", (c) =>
+    labelling(c, {}, async (evaluation) => {
       const query = parsed(PageQuery, c.req.query(), "query");
       const rater = currentRater(c);
       if (rater === undefined || query.rater === "change") return page(c, raterPage(evaluation, rater));
       return page(c, await labellingPage(context, evaluation, rater, query));
-    } catch (error) {
-      if (error instanceof LabellingInputError) return badRequest(c, error, path);
-      throw error;
-    }
-  });
+    }),
+  );
 
-  app.post("/evaluations/:id/label", async (c) => {
-    const evaluation = await evaluationOf(c);
-    if (evaluation instanceof Response) return evaluation;
-    const path = labelPath(evaluation.id);
-    if (!fromThisSite(c)) return refused(c, path);
-    try {
+  app.post("/evaluations/:id/label", (c) =>
+    labelling(c, { posted: true }, async (evaluation, path) => {
       const rater = currentRater(c);
       if (rater === undefined)
         throw new LabellingInputError("rater", "no rater is set in this browser; give your name first");
@@ -190,18 +201,11 @@ export function labellingRoutes(context: DashboardContext, signOut: boolean): Ho
         note: form.note === undefined || form.note === "" ? null : form.note,
       });
       return c.redirect(hrefWith(path, { after: item.key }), 303);
-    } catch (error) {
-      if (error instanceof LabellingInputError) return badRequest(c, error, path);
-      throw error;
-    }
-  });
+    }),
+  );
 
-  app.post("/evaluations/:id/label/rater", async (c) => {
-    const evaluation = await evaluationOf(c);
-    if (evaluation instanceof Response) return evaluation;
-    const path = labelPath(evaluation.id);
-    if (!fromThisSite(c)) return refused(c, path);
-    try {
+  app.post("/evaluations/:id/label/rater", (c) =>
+    labelling(c, { posted: true, back: (path) => `${path}?rater=change` }, async (_, path) => {
       const { rater } = parsed(RaterForm, await c.req.parseBody(), "form");
       setCookie(c, RATER_COOKIE, rater, {
         httpOnly: true,
@@ -212,11 +216,8 @@ export function labellingRoutes(context: DashboardContext, signOut: boolean): Ho
         secure: new URL(c.req.url).protocol === "https:",
       });
       return c.redirect(path, 303);
-    } catch (error) {
-      if (error instanceof LabellingInputError) return badRequest(c, error, `${path}?rater=change`);
-      throw error;
-    }
-  });
+    }),
+  );
 
   return app;
 }

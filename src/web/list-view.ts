@@ -1,13 +1,14 @@
-// How the sessions and conversations lists are viewed: "failures only" (`?failures=1`) and a sort column
-// (`?sort=COL&order=asc|desc`), validated with zod at the edge like the page query, and the markup both
-// lists share — sortable headers with aria-sort, the All / Failures only switch, and the failures-only
-// scan that fills a page across the store's newest-first pages.
+// How a list is viewed (runs, sessions, conversations, calibrations; a run's verdicts): "failures only"
+// (`?failures=1`) and a sort column (`?sort=COL&order=asc|desc`), validated with zod at the edge like the page
+// query, and the markup the lists share — sortable headers with aria-sort, the All / Failures only switch, and
+// the failures-only scan that fills a page across the store's newest-first pages. The list pages' frame is
+// stored-list-page.ts.
 import { z } from "zod";
 import { plainIssueMessage } from "../core/index.ts";
 import { encodePageCursor, fetchPage, type PageAfter } from "../store/index.ts";
 import { hrefWith } from "./format.ts";
 import { type Fragment, type Html, html } from "./html.ts";
-import { decodeCursor, PageInputError } from "./page-query.ts";
+import { PageInputError } from "./page-query.ts";
 
 export type SortOrder = "asc" | "desc";
 
@@ -201,55 +202,4 @@ export async function listPage<R extends { created_at: string; id: string }>({
   if (failuresOnly) return filteredPage(scan);
   const page = await fetchPage(scan.limit, (n) => scan.list(scan.after, n));
   return { rows: [...page.rows], next: page.next, scanned: 0, stopped: false };
-}
-
-/**
- * What a list page of stored rows starts with: its view from the query string, a page of rows (all, or those
- * `keep` passes with "failures only"), sorted within the page, and headers that sort while keeping the
- * filters. `newestFirst`: with no column asked for, the headers say the rows are newest first (as they are).
- */
-export async function listedPage<R extends { created_at: string; id: string }, C extends string>({
-  path,
-  query,
-  raw,
-  sorts,
-  columns,
-  filters,
-  list,
-  keep,
-  newestFirst = false,
-}: {
-  path: string;
-  query: { cursor?: string; limit: number };
-  raw: Readonly<Record<string, string>>;
-  /** The columns it may be sorted by, as the query names them. */
-  sorts: readonly [C, ...C[]];
-  columns: Readonly<Record<C, SortColumn<R, C>>>;
-  /** The filters the page's links keep (agent, since, until…). */
-  filters: Record<string, string | undefined>;
-  list: (after: PageAfter | undefined, limit: number) => Promise<readonly R[]>;
-  keep: (row: R) => boolean;
-  newestFirst?: boolean;
-}) {
-  const view = parseListView(raw, sorts);
-  const page = await listPage({
-    failuresOnly: view.failures,
-    limit: query.limit,
-    after: decodeCursor(query.cursor),
-    list,
-    keep,
-  });
-  const here = { path, params: { ...filters, cursor: query.cursor } };
-  const shown: ListView<C> =
-    newestFirst && view.sort === undefined ? { ...view, sort: "created" as C, order: "desc" } : view;
-  return {
-    view,
-    page,
-    here,
-    rows: sortRows(page.rows, view, Object.values<SortColumn<R, C>>(columns)),
-    /** A column's sorting header. */
-    header: (key: C) => sortHeader(columns[key], shown, here),
-    /** Whether anything narrows the list: then an empty one says so, rather than how to fill the store. */
-    filtered: Object.values(filters).some(Boolean) || Boolean(query.cursor) || view.failures,
-  };
 }

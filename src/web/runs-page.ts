@@ -3,22 +3,17 @@
 import type { RunRow } from "../store/index.ts";
 import { runCalibrationLinks } from "./calibrations-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
-import { filterForm } from "./filter-form.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
-import { firstRun, layout, nextPageLink } from "./layout.ts";
+import { layout } from "./layout.ts";
 import {
   failuresSwitch,
-  type ListView,
-  listPage,
+  parseFailuresOnly,
   parseListView,
   type SortColumn,
-  sortedWithinPage,
-  sortHeader,
-  sortRows,
   viewParams,
 } from "./list-view.ts";
-import { decodeCursor, type PageQuery } from "./page-query.ts";
+import type { PageQuery } from "./page-query.ts";
 import {
   type AgentBaseline,
   agentBaseline,
@@ -35,6 +30,7 @@ import {
   verdictSections,
   windowsSection,
 } from "./run-verdicts.ts";
+import { storedListPage } from "./stored-list-page.ts";
 
 export const judgeText = (run: RunRow) =>
   run.judge ? `${run.judge.provider}:${run.judge.model} (${run.judge.mode})` : "—";
@@ -70,38 +66,27 @@ export async function runsPage(
   query: PageQuery,
   raw: Readonly<Record<string, string>> = {},
 ): Promise<Html> {
-  const { store } = context;
-  const view = parseListView(raw, RUN_COLUMNS);
-  const { agent, dimension, since, until, limit } = query;
-  const list = (after: ReturnType<typeof decodeCursor>, n: number) =>
-    store.runs.list({ agentMatch: agent, dimension, since, until, after, limit: n });
-  const baselines = view.failures ? await allBaselines(context) : new Map<string, AgentBaseline>();
+  const { agent, dimension, since, until } = query;
+  // The baselines are read only for "failures only", which is where a regression counts.
+  const baselines = parseFailuresOnly(raw) ? await allBaselines(context) : new Map<string, AgentBaseline>();
   const regressions = (run: RunRow) =>
     regressedDimensions(run, baselines.get(run.agent_id), context.regressionThreshold);
-  const page = await listPage({
-    failuresOnly: view.failures,
-    limit,
-    after: decodeCursor(query.cursor),
-    list,
-    keep: (r) => r.status === "failed" || r.errored > 0 || regressions(r).length > 0,
-  });
-  const filters = { agent, dimension, since, until };
-  const base = { path: "/runs", params: { ...filters, cursor: query.cursor } };
-  // Without a column asked for, the rows are in the store's order: the newest first.
-  const shownView: ListView<RunColumn> =
-    view.sort === undefined ? { ...view, sort: "created", order: "desc" } : view;
-  const th = (key: RunColumn) => sortHeader(RUN_SORTS.find((c) => c.key === key)!, shownView, base);
-  const rows = sortRows(page.rows, view, RUN_SORTS);
-  const filtered = agent || dimension || since || until || query.cursor || view.failures;
-  const body =
-    rows.length === 0
-      ? filtered
-        ? html`<p>No run matches these filters${view.failures ? " among the runs looked at" : ""}.</p>`
-        : firstRun("runs")
-      : html`<table class="runs">
-<thead><tr><th>Run</th>${th("created")}${th("agent")}${th("status")}${th("overall")}<th>Dimensions</th>${th("errored")}${th("trial")}<th>Judge</th></tr></thead>
-<tbody>${rows.map(
-          (r) => html`<tr>
+  return storedListPage(
+    context,
+    {
+      section: "runs",
+      noun: "run",
+      query,
+      raw,
+      fields: ["agent", "dimension", "since", "until"],
+      list: (after, n) =>
+        context.store.runs.list({ agentMatch: agent, dimension, since, until, after, limit: n }),
+    },
+    {
+      columns: RUN_SORTS,
+      header: (th) =>
+        html`<th>Run</th>${th("created")}${th("agent")}${th("status")}${th("overall")}<th>Dimensions</th>${th("errored")}${th("trial")}<th>Judge</th>`,
+      row: (r, { view }) => html`<tr>
 <td><a href="/runs/${r.id}">${shortId(r.id)}</a>${r.is_baseline ? html` <span class="tag">baseline</span>` : ""}</td>
 <td>${when(r.created_at)}</td>
 <td><a href="/agents/${encodeURIComponent(r.agent_id)}">${r.agent_id}</a></td>
@@ -110,18 +95,12 @@ export async function runsPage(
 <td>${Object.entries(r.dimension_scores ?? {}).map(([d, s]) => html`<span class="chip">${d} ${s.score === null && s.count != null ? String(s.count) : score9(s.score)}</span> `)}</td>
 <td class="num">${r.errored}</td><td class="num">${r.trial}</td><td>${judgeText(r)}</td>
 </tr>`,
-        )}</tbody></table>`;
-  return layout({
-    title: "Runs",
-    section: "runs",
-    body: html`<h1>Runs</h1>
-${filterForm("/runs", query, ["agent", "dimension", "since", "until"], viewParams(view))}
-${failuresSwitch(view, base, RUN_FAILURES)}
-${page.stopped ? html`<p class="muted">Looked at ${page.scanned} runs for this page; the next page goes on from there.</p>` : ""}
-${body}
-${sortedWithinPage(view)}
-${nextPageLink(page.next && hrefWith("/runs", { ...filters, cursor: page.next, ...viewParams(view) }))}`,
-  });
+      keep: (r) => r.status === "failed" || r.errored > 0 || regressions(r).length > 0,
+      failures: RUN_FAILURES,
+      form: "runs",
+      counted: "runs",
+    },
+  );
 }
 
 /** Links to compare this run with the agent's previous run and with its baseline run, where there are. */

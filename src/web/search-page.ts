@@ -4,10 +4,12 @@
 import { z } from "zod";
 import { plainIssueMessage } from "../core/index.ts";
 import {
+  type AgentHit,
   MAX_SEARCH_LIMIT,
   type MessageHit,
-  type SearchGroup,
+  type RunHit,
   type SearchResults,
+  type SessionHit,
   type SnippetPart,
   searchQueryProblem,
 } from "../store/index.ts";
@@ -57,75 +59,65 @@ function snippet(parts: readonly SnippetPart[]): Html {
   return html`${parts.map((p) => (p.match ? html`<mark>${p.text}</mark>` : p.text))}`;
 }
 
-function heading(title: string, group: SearchGroup<unknown>, limit: number, q: string): Html {
+/** The kinds of hits, each a section of the page. */
+type HitKind = "agents" | "runs" | "sessions" | "messages";
+
+/** A kind's hits: its heading with their count, then their list, or a line that says there is none. */
+function hitsSection<K extends HitKind>(
+  results: SearchResults,
+  limit: number,
+  kind: K,
+  [title, none]: [string, string],
+  list: (hits: SearchResults[K]["hits"]) => Html,
+): Html {
+  const group = results[kind];
   const count = group.hits.length;
   const more = group.more
     ? limit < MAX_SEARCH_LIMIT
-      ? html` <span class="muted">— the first ${count}; <a href="${hrefWith("/search", { q, limit: MAX_SEARCH_LIMIT })}">show up to ${MAX_SEARCH_LIMIT}</a></span>`
+      ? html` <span class="muted">— the first ${count}; <a href="${hrefWith("/search", { q: results.q, limit: MAX_SEARCH_LIMIT })}">show up to ${MAX_SEARCH_LIMIT}</a></span>`
       : html` <span class="muted">— the first ${count}; add words to narrow it down</span>`
     : "";
-  return html`<h2>${title} <span class="muted">(${count}${group.more ? "+" : ""})</span>${more}</h2>`;
-}
-
-function agentsSection(results: SearchResults, limit: number): Html {
-  const { hits } = results.agents;
-  return html`<section class="search-agents">
-${heading("Agents", results.agents, limit, results.q)}
-${
-  hits.length === 0
-    ? html`<p class="muted">No agent.</p>`
-    : html`<ul class="search-hits">${hits.map(
-        (a) =>
-          html`<li><a href="/agents/${encodeURIComponent(a.id)}">${a.name}</a> <span class="muted">${a.id}</span><p class="snippet">${snippet(a.snippet)}</p></li>`,
-      )}</ul>`
-}
+  return html`<section class="search-${kind}">
+<h2>${title} <span class="muted">(${count}${group.more ? "+" : ""})</span>${more}</h2>
+${count === 0 ? html`<p class="muted">${none}</p>` : list(group.hits)}
 </section>`;
 }
 
-function runsSection(results: SearchResults, limit: number): Html {
-  const { hits } = results.runs;
-  return html`<section class="search-runs">
-${heading("Runs", results.runs, limit, results.q)}
-${
-  hits.length === 0
-    ? html`<p class="muted">No run.</p>`
-    : html`<table class="search-runs">
+function agentHits(hits: readonly AgentHit[]): Html {
+  return html`<ul class="search-hits">${hits.map(
+    (a) =>
+      html`<li><a href="/agents/${encodeURIComponent(a.id)}">${a.name}</a> <span class="muted">${a.id}</span><p class="snippet">${snippet(a.snippet)}</p></li>`,
+  )}</ul>`;
+}
+
+function runHits(hits: readonly RunHit[]): Html {
+  return html`<table class="search-runs">
 <thead><tr><th>Run</th><th>Created</th><th>Agent</th><th>Status</th><th class="num">Overall</th></tr></thead>
 <tbody>${hits.map(
-        (r) => html`<tr>
+    (r) => html`<tr>
 <td><a href="/runs/${r.id}"><code>${shortId(r.id)}</code></a></td>
 <td>${when(r.created_at)}</td>
 <td><a href="/agents/${encodeURIComponent(r.agent_id)}">${r.agent_name ?? r.agent_id}</a></td>
 <td><span class="status ${r.status}">${r.status}</span></td>
 <td class="num">${score9(r.overall_score)}</td>
 </tr>`,
-      )}</tbody>
-</table>`
-}
-</section>`;
+  )}</tbody>
+</table>`;
 }
 
-function sessionsSection(results: SearchResults, limit: number): Html {
-  const { hits } = results.sessions;
-  return html`<section class="search-sessions">
-${heading("Session analyses", results.sessions, limit, results.q)}
-${
-  hits.length === 0
-    ? html`<p class="muted">No session analysis.</p>`
-    : html`<table class="search-sessions">
+function sessionHits(hits: readonly SessionHit[]): Html {
+  return html`<table class="search-sessions">
 <thead><tr><th>Analysis</th><th>Created</th><th>Source</th><th>Status</th><th>Agents</th></tr></thead>
 <tbody>${hits.map(
-        (s) => html`<tr>
+    (s) => html`<tr>
 <td><a href="/sessions/${s.id}"><code>${shortId(s.id)}</code></a></td>
 <td>${when(s.created_at)}</td>
 <td>${s.source}</td>
 <td><span class="status ${s.status}">${s.status}</span></td>
 <td>${s.agents.join(", ")}</td>
 </tr>`,
-      )}</tbody>
-</table>`
-}
-</section>`;
+  )}</tbody>
+</table>`;
 }
 
 /** A message hit: who said it where and when (the sender's page when it is an agent), the snippet, the whole. */
@@ -139,18 +131,6 @@ function messageHit(m: MessageHit): Html {
 <p class="snippet">${snippet(m.snippet)}</p>
 ${cut ? html`<details class="message"><summary>The whole message</summary><p class="message-text">${m.text}</p></details>` : ""}
 </li>`;
-}
-
-function messagesSection(results: SearchResults, limit: number): Html {
-  const { hits } = results.messages;
-  return html`<section class="search-messages">
-${heading("Messages", results.messages, limit, results.q)}
-${
-  hits.length === 0
-    ? html`<p class="muted">No imported message.</p>`
-    : html`<ol class="search-hits">${hits.map(messageHit)}</ol>`
-}
-</section>`;
 }
 
 export async function searchPage({ store }: DashboardContext, query: Record<string, string>): Promise<Html> {
@@ -168,9 +148,9 @@ export async function searchPage({ store }: DashboardContext, query: Record<stri
 ${searchForm(results.q)}
 ${HINT}
 ${total === 0 ? html`<p>Nothing matches <strong>${results.q}</strong>.</p>` : ""}
-${agentsSection(results, limit)}
-${runsSection(results, limit)}
-${sessionsSection(results, limit)}
-${messagesSection(results, limit)}`,
+${hitsSection(results, limit, "agents", ["Agents", "No agent."], agentHits)}
+${hitsSection(results, limit, "runs", ["Runs", "No run."], runHits)}
+${hitsSection(results, limit, "sessions", ["Session analyses", "No session analysis."], sessionHits)}
+${hitsSection(results, limit, "messages", ["Messages", "No imported message."], (hits) => html`<ol class="search-hits">${hits.map(messageHit)}</ol>`)}`,
   });
 }

@@ -14,20 +14,12 @@ import {
 } from "../sessions/index.ts";
 import type { EvaluationRow, Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
-import { filterForm } from "./filter-form.ts";
-import { hrefWith, score1, shortId, when } from "./format.ts";
+import { evaluationPage } from "./evaluation-page.ts";
+import { score1, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
-import { firstRun, layout, nextPageLink } from "./layout.ts";
-import {
-  failuresSwitch,
-  listedPage,
-  parseFailuresOnly,
-  type SortColumn,
-  sortedWithinPage,
-  viewParams,
-} from "./list-view.ts";
-import type { PageQuery } from "./page-query.ts";
+import { failuresSwitch, parseFailuresOnly, type SortColumn } from "./list-view.ts";
 import { sessionTrace, turnAnchor, turnIssues, turnNumber } from "./session-timeline.ts";
+import type { KindList } from "./stored-list-page.ts";
 
 /** A stored session analysis as the list shows it: its sessions' figures and what failed in them. */
 interface SessionListRow {
@@ -117,30 +109,20 @@ const lowest = (values: readonly (number | null)[]) => {
   return known.length > 0 ? Math.min(...known) : null;
 };
 
-const SESSION_COLUMNS: Record<SessionSort, SortColumn<SessionListRow, SessionSort>> = {
-  created: { key: "created", label: "Created", value: (r) => r.created_at },
-  source: { key: "source", label: "Source", value: (r) => r.source },
-  status: { key: "status", label: "Status", value: (r) => r.status },
-  overall: {
-    key: "overall",
-    label: "Overall (lowest)",
-    numeric: true,
-    value: (r) => lowest(r.sessions.map((x) => x.overall)),
-  },
-  bad_turns: {
-    key: "bad_turns",
-    label: "Bad turns",
-    numeric: true,
-    value: (r) => (r.sessions.length ? sum(r.sessions.map((x) => x.bad_turns)) : null),
-  },
-  findings: {
-    key: "findings",
-    label: "Tool findings",
-    numeric: true,
-    value: (r) => (r.sessions.length ? sum(r.sessions.map((x) => x.findings)) : null),
-  },
-  judge: { key: "judge", label: "Judge", value: (r) => r.judge },
-};
+/** Over a row's sessions: the lowest overall score, the bad turns and the tool findings (none without one). */
+const overall = (r: SessionListRow) => lowest(r.sessions.map((x) => x.overall));
+const badTurns = (r: SessionListRow) => (r.sessions.length ? sum(r.sessions.map((x) => x.bad_turns)) : null);
+const findings = (r: SessionListRow) => (r.sessions.length ? sum(r.sessions.map((x) => x.findings)) : null);
+
+const SESSION_COLUMNS: readonly SortColumn<SessionListRow, SessionSort>[] = [
+  { key: "created", label: "Created", value: (r) => r.created_at },
+  { key: "source", label: "Source", value: (r) => r.source },
+  { key: "status", label: "Status", value: (r) => r.status },
+  { key: "overall", label: "Overall (lowest)", numeric: true, value: overall },
+  { key: "bad_turns", label: "Bad turns", numeric: true, value: badTurns },
+  { key: "findings", label: "Tool findings", numeric: true, value: findings },
+  { key: "judge", label: "Judge", value: (r) => r.judge },
+];
 
 /** A short list of what failed (the page of the analysis has the rest). */
 function failureList(failures: readonly string[]): Html {
@@ -153,68 +135,29 @@ function failureList(failures: readonly string[]): Html {
   }</ul>`;
 }
 
-export async function sessionsPage(
-  { store }: DashboardContext,
-  query: PageQuery,
-  raw: Readonly<Record<string, string>> = {},
-): Promise<Html> {
-  const { agent, since, until } = query;
-  const filters = { agent, since, until };
-  const { view, page, here, rows, header, filtered } = await listedPage({
-    path: "/sessions",
-    query,
-    raw,
-    sorts: SESSION_SORTS,
-    columns: SESSION_COLUMNS,
-    filters,
-    list: async (after, n) =>
-      sessionListRows(
-        store,
-        await store.evaluations.list({ kind: "session", agent, since, until, after, limit: n }),
-      ),
-    keep: (r) => r.failures.length > 0,
-  });
-  const body =
-    rows.length === 0
-      ? filtered
-        ? html`<p>No session analysis matches these filters${view.failures ? " among the failures" : ""}.</p>`
-        : firstRun("sessions")
-      : html`<table class="sessions">
-<thead><tr><th>Analysis</th>${header("created")}${header("source")}${header("status")}<th>Agents</th><th>Sessions</th>${header("overall")}${header("bad_turns")}${header("findings")}${header("judge")}</tr></thead>
-<tbody>${rows.map(
-          (r) => html`<tr class="${r.failures.length > 0 ? "failed" : ""}">
+/** The Sessions list: failures are a judged metric under the threshold, a bad turn, a finding, a task not done. */
+export const sessionsList: KindList<SessionListRow, SessionSort> = {
+  rows: sessionListRows,
+  columns: SESSION_COLUMNS,
+  header: (th) =>
+    html`<th>Analysis</th>${th("created")}${th("source")}${th("status")}<th>Agents</th><th>Sessions</th>${th("overall")}${th("bad_turns")}${th("findings")}${th("judge")}`,
+  row: (r, { href }) => html`<tr class="${r.failures.length > 0 ? "failed" : ""}">
 <td><a href="/sessions/${r.id}">${shortId(r.id)}</a></td><td>${when(r.created_at)}</td><td>${r.source}</td>
 <td><span class="status ${r.status}">${r.status}</span></td>
-<td>${r.agents.map((a) => html`<a class="chip" href="${hrefWith("/sessions", { ...filters, ...viewParams(view), agent: a })}">${a}</a> `)}</td>
+<td>${r.agents.map((a) => html`<a class="chip" href="${href({ agent: a })}">${a}</a> `)}</td>
 <td>${r.sessions.map((x) => html`<span class="chip">${x.session_id ?? "session"}</span> ${failureList(x.failures)}`)}${
-            r.status === "failed" ? failureList(["the analysis failed"]) : ""
-          }</td>
-<td class="num">${score1(SESSION_COLUMNS.overall.value(r) as number | null)}</td>
-<td class="num">${SESSION_COLUMNS.bad_turns.value(r) ?? "—"}</td>
-<td class="num">${SESSION_COLUMNS.findings.value(r) ?? "—"}</td>
+    r.status === "failed" ? failureList(["the analysis failed"]) : ""
+  }</td>
+<td class="num">${score1(overall(r))}</td>
+<td class="num">${badTurns(r) ?? "—"}</td>
+<td class="num">${findings(r) ?? "—"}</td>
 <td>${r.judge ?? "—"}</td>
 </tr>`,
-        )}</tbody></table>`;
-  return layout({
-    title: "Sessions",
-    section: "sessions",
-    body: html`<h1>Sessions</h1>
-${filterForm("/sessions", query, ["agent", "since", "until"], viewParams(view))}
-${failuresSwitch(
-  view,
-  here,
-  html`analyses with a judged metric below ${RECOMMENDATION_THRESHOLD}, a bad turn, a tool call that broke its schema, a tool error, or a task not completed.`,
-)}
-${body}
-${sortedWithinPage(view)}
-${
-  page.stopped
-    ? html`<p class="muted">Looked at ${page.scanned} analyses for failures; the next page looks further.</p>`
-    : ""
-}
-${nextPageLink(page.next && hrefWith("/sessions", { ...filters, ...viewParams(view), cursor: page.next }))}`,
-  });
-}
+  keep: (r) => r.failures.length > 0,
+  failures: html`analyses with a judged metric below ${RECOMMENDATION_THRESHOLD}, a bad turn, a tool call that broke its schema, a tool error, or a task not completed.`,
+  form: "sessions",
+  counted: "analyses",
+};
 
 const METRICS = ["tool_use", "reasoning", "handoff", "response_quality"] as const;
 
@@ -348,31 +291,32 @@ ${session ? sessionTrace(session, a, { idPrefix, onlyIssues }) : ""}
 }
 
 export async function sessionPage(
-  { store }: DashboardContext,
+  context: DashboardContext,
   id: string,
   raw: Readonly<Record<string, string>> = {},
 ): Promise<Html | undefined> {
   const onlyIssues = parseFailuresOnly(raw);
-  const row = await store.evaluations.get(id);
-  if (row?.kind !== "session") return undefined;
   const here = { path: `/sessions/${id}`, params: {} };
-  const body =
-    row.status !== "completed"
-      ? html`<h1>Session analysis ${shortId(id)}</h1><p>This analysis is ${row.status}; it has no result yet.</p>`
-      : await (async () => {
-          const result = await loadSessionAnalysis({ store, id });
-          // The sessions as analysed, one per analysis in order (stored with the evaluation for resume); an
-          // analysis stored without them (by an older version) shows its findings per turn instead.
-          const input = (await store.evaluations.input(id)) as { sessions?: unknown } | undefined;
-          const sessions = Array.isArray(input?.sessions) ? (input.sessions as Session[]) : [];
-          const sessionOf = (i: number) =>
-            sessions.length === result.analyses.length && Array.isArray(sessions[i]?.turns)
-              ? sessions[i]
-              : undefined;
-          return html`<h1>Session analysis ${shortId(id)} <span class="muted">${when(row.created_at)}</span></h1>
+  return evaluationPage(context, id, {
+    kind: "session",
+    title: `Session ${shortId(id)}`,
+    section: "sessions",
+    document: () => loadSessionAnalysis({ store: context.store, id }),
+    none: (row) =>
+      html`<h1>Session analysis ${shortId(id)}</h1><p>This analysis is ${row.status}; it has no result yet.</p>`,
+    body: async (row, result) => {
+      // The sessions as analysed, one per analysis in order (stored with the evaluation for resume); an
+      // analysis stored without them (by an older version) shows its findings per turn instead.
+      const input = (await context.store.evaluations.input(id)) as { sessions?: unknown } | undefined;
+      const sessions = Array.isArray(input?.sessions) ? (input.sessions as Session[]) : [];
+      const sessionOf = (i: number) =>
+        sessions.length === result.analyses.length && Array.isArray(sessions[i]?.turns)
+          ? sessions[i]
+          : undefined;
+      return html`<h1>Session analysis ${shortId(id)} <span class="muted">${when(row.created_at)}</span></h1>
 <p class="muted">From ${result.sources.map((s) => `${s.file} (${s.from})`).join(", ")}</p>
 ${failuresSwitch({ failures: onlyIssues, sort: undefined, order: "asc" }, here, "turns with a bad-turn detection, a tool finding, or a judged metric below its threshold.", { all: "All turns", failures: "Only turns with an issue" })}
 ${result.analyses.map((a, i) => analysisSection(a, sessionOf(i), `s${i + 1}-`, onlyIssues))}`;
-        })();
-  return layout({ title: `Session ${shortId(id)}`, section: "sessions", body });
+    },
+  });
 }

@@ -6,14 +6,16 @@ import type { StoredKind } from "../engine/index.ts";
 import type { EvaluationKind } from "../store/index.ts";
 import { fetchPage } from "../store/index.ts";
 import { calibrationPage } from "./calibration-page.ts";
-import { calibrationsPage } from "./calibrations-page.ts";
-import { conversationPage, conversationsPage } from "./conversations-page.ts";
+import { calibrationsList } from "./calibrations-page.ts";
+import { conversationPage, conversationsList } from "./conversations-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
-import { hrefWith, shortId, when } from "./format.ts";
+import { evaluationPage } from "./evaluation-page.ts";
+import { capitalised, hrefWith, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout, nextPageLink } from "./layout.ts";
 import { decodeCursor, type PageQuery } from "./page-query.ts";
-import { sessionPage, sessionsPage } from "./sessions-page.ts";
+import { sessionPage, sessionsList } from "./sessions-page.ts";
+import { kindListPage } from "./stored-list-page.ts";
 
 /** A kind's list page and its evaluation's page (undefined: no such evaluation, a 404). */
 export interface KindPages {
@@ -25,14 +27,12 @@ export interface KindPages {
   ): Promise<Html | undefined>;
 }
 
-/** The kinds whose pages are their own (charts, timelines, filters): one line a kind. */
-const OWN_PAGES: Partial<Record<EvaluationKind, KindPages>> = {
-  session: { list: sessionsPage, detail: sessionPage },
-  conversation: { list: conversationsPage, detail: conversationPage },
-  calibration: { list: calibrationsPage, detail: calibrationPage },
+/** The kinds whose pages are their own (charts, timelines, filters): one line a kind, its list and its page. */
+const OWN_PAGES: Partial<Record<EvaluationKind, (kind: StoredKind) => KindPages>> = {
+  session: (kind) => ({ list: kindListPage(kind, sessionsList), detail: sessionPage }),
+  conversation: (kind) => ({ list: kindListPage(kind, conversationsList), detail: conversationPage }),
+  calibration: (kind) => ({ list: kindListPage(kind, calibrationsList), detail: calibrationPage }),
 };
-
-const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** Plain pages of a kind: its evaluations as a table, and an evaluation's terminal report as text. */
 function plainPages(kind: StoredKind): KindPages {
@@ -61,25 +61,20 @@ ${
 ${nextPageLink(next)}`,
       });
     },
-    async detail({ store }, id) {
-      const row = await store.evaluations.get(id);
-      if (row?.kind !== kind.kind) return undefined;
+    detail(context, id) {
       const heading = `${capitalised(kind.noun)} ${shortId(id)}`;
-      const document =
-        row.status === "completed"
-          ? await kind.load(store, id).catch((error) => {
-              if (InputError.isInstance(error)) return undefined;
-              throw error;
-            })
-          : undefined;
-      return layout({
+      return evaluationPage(context, id, {
+        kind: kind.kind,
         title: heading,
-        body: html`<h1>${heading}</h1>
-${
-  document === undefined
-    ? html`<p>This ${kind.noun} is ${row.status}; it has no result${row.status === "completed" ? " stored" : " yet"}.</p>`
-    : html`<pre class="report">${kind.text(document)}</pre>`
-}`,
+        document: () =>
+          kind.load(context.store, id).catch((error) => {
+            if (InputError.isInstance(error)) return undefined;
+            throw error;
+          }),
+        none: (row) => html`<h1>${heading}</h1>
+<p>This ${kind.noun} is ${row.status}; it has no result${row.status === "completed" ? " stored" : " yet"}.</p>`,
+        body: (_, document) => html`<h1>${heading}</h1>
+<pre class="report">${kind.text(document)}</pre>`,
       });
     },
   };
@@ -87,5 +82,5 @@ ${
 
 /** The pages of a kind: its own, or plain ones. */
 export function kindPages(kind: StoredKind): KindPages {
-  return OWN_PAGES[kind.kind] ?? plainPages(kind);
+  return OWN_PAGES[kind.kind]?.(kind) ?? plainPages(kind);
 }

@@ -1,10 +1,8 @@
 // `/api/corrections`: the action gate's stored checks, newest first (paginated, by agent, gate dimension
 // and time), with the statistics `dramaturg corrections stats` prints over the same agent and time.
 
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { fetchPage } from "../../store/index.ts";
-import { decodeCursor } from "../cursor.ts";
-import { AgentFilter, DimensionFilter, errorResponses, NextCursor, PageQuery } from "../query.ts";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { type ListApi, listRoute } from "../list-route.ts";
 import type { ServerContext } from "../server-context.ts";
 import { validationHook } from "../validation-hook.ts";
 
@@ -15,37 +13,18 @@ const Check = z
       "one gate check: original and corrected text, dimension scores, similarity, attempt, outcome",
   });
 
-const list = createRoute({
-  method: "get",
-  path: "/api/corrections",
+/** `GET /api/corrections`'s words. */
+const CHECKS: ListApi = {
   summary: "the action gate's checks, newest first",
-  request: { query: PageQuery.extend({ agent: AgentFilter, dimension: DimensionFilter }) },
-  responses: {
-    200: {
-      description: "a page of checks",
-      content: {
-        "application/json": { schema: z.object({ corrections: z.array(Check), next_cursor: NextCursor }) },
-      },
-    },
-    ...errorResponses,
-  },
-});
+  description: "a page of checks",
+  row: Check,
+  dimension: true,
+};
 
 export function correctionRoutes({ store }: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
-  app.openapi(list, async (c) => {
-    const { limit, cursor, since, until, agent, dimension } = c.req.valid("query");
-    const page = await fetchPage(limit, (n) =>
-      store.corrections.list({
-        agent_id: agent,
-        since,
-        until,
-        dimension,
-        after: decodeCursor(cursor),
-        limit: n,
-      }),
-    );
-    return c.json({ corrections: page.rows, next_cursor: page.next ?? null }, 200);
-  });
+  listRoute(app, "corrections", CHECKS, ({ agent, since, until, dimension }, after, limit) =>
+    store.corrections.list({ agent_id: agent, since, until, dimension, after, limit }),
+  );
   return app;
 }

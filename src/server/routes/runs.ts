@@ -2,18 +2,9 @@
 // its verdicts (scores with reasoning) — what `dramaturg runs` lists and `dramaturg show` prints.
 
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { fetchPage } from "../../store/index.ts";
 import { notFound } from "../api-error.ts";
-import { decodeCursor } from "../cursor.ts";
-import {
-  AgentFilter,
-  DimensionFilter,
-  errorResponses,
-  IdParam,
-  NextCursor,
-  notFoundResponse,
-  PageQuery,
-} from "../query.ts";
+import { type ListApi, listRoute } from "../list-route.ts";
+import { DimensionFilter, errorResponses, IdParam, notFoundResponse } from "../query.ts";
 import type { ServerContext } from "../server-context.ts";
 import { validationHook } from "../validation-hook.ts";
 
@@ -28,19 +19,13 @@ const Run = z
   })
   .openapi("Run", { description: "an evaluation run: one agent, one trial (see RunRow in the library)" });
 
-const list = createRoute({
-  method: "get",
-  path: "/api/runs",
+/** `GET /api/runs`'s words. */
+const RUNS: ListApi = {
   summary: "evaluation runs, newest first",
-  request: { query: PageQuery.extend({ agent: AgentFilter, dimension: DimensionFilter }) },
-  responses: {
-    200: {
-      description: "a page of runs",
-      content: { "application/json": { schema: z.object({ runs: z.array(Run), next_cursor: NextCursor }) } },
-    },
-    ...errorResponses,
-  },
-});
+  description: "a page of runs",
+  row: Run,
+  dimension: true,
+};
 
 const one = createRoute({
   method: "get",
@@ -63,20 +48,9 @@ const one = createRoute({
 
 export function runRoutes({ store }: ServerContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
-  app.openapi(list, async (c) => {
-    const { limit, cursor, since, until, agent, dimension } = c.req.valid("query");
-    const page = await fetchPage(limit, (n) =>
-      store.runs.list({
-        agent,
-        dimension,
-        since,
-        until,
-        after: decodeCursor(cursor),
-        limit: n,
-      }),
-    );
-    return c.json({ runs: page.rows, next_cursor: page.next ?? null }, 200);
-  });
+  listRoute(app, "runs", RUNS, ({ agent, dimension, since, until }, after, limit) =>
+    store.runs.list({ agent, dimension, since, until, after, limit }),
+  );
   app.openapi(one, async (c) => {
     const { id } = c.req.valid("param");
     const { dimension } = c.req.valid("query");

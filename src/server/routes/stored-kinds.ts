@@ -2,22 +2,13 @@
 // conversations, calibrations, simulations…): its evaluations newest first (paginated, by agent and time),
 // and one evaluation's document as `dramaturg show ID --format json` prints it. One pair of routes, made
 // from each kind's registration.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { InputError } from "../../core/index.ts";
 import type { StoredKind } from "../../engine/index.ts";
 import { evaluationKinds } from "../../kinds/index.ts";
-import { fetchPage } from "../../store/index.ts";
 import { ApiError, notFound } from "../api-error.ts";
-import { decodeCursor } from "../cursor.ts";
-import {
-  AgentFilter,
-  ErrorSchema,
-  errorResponses,
-  IdParam,
-  NextCursor,
-  notFoundResponse,
-  PageQuery,
-} from "../query.ts";
+import { listRoute } from "../list-route.ts";
+import { ErrorSchema, errorResponses, IdParam, notFoundResponse } from "../query.ts";
 import type { ServerContext } from "../server-context.ts";
 import { validationHook } from "../validation-hook.ts";
 
@@ -25,23 +16,9 @@ import { validationHook } from "../validation-hook.ts";
 function kindRoutes(app: OpenAPIHono, { store }: ServerContext, kind: StoredKind): void {
   const api = kind.api;
   if (!api) return;
-  const list = createRoute({
-    method: "get",
-    path: `/api/${kind.section}`,
-    summary: api.list.summary,
-    request: { query: PageQuery.extend({ agent: AgentFilter.openapi({ description: api.list.agent }) }) },
-    responses: {
-      200: {
-        description: api.list.description,
-        content: {
-          "application/json": {
-            schema: z.object({ [kind.section]: z.array(api.list.row), next_cursor: NextCursor }),
-          },
-        },
-      },
-      ...errorResponses,
-    },
-  });
+  listRoute(app, kind.section, api.list, ({ since, until, agent }, after, limit) =>
+    kind.list(store, { since, until, agent, after, limit }),
+  );
   const one = createRoute({
     method: "get",
     path: `/api/${kind.section}/{id}`,
@@ -56,13 +33,6 @@ function kindRoutes(app: OpenAPIHono, { store }: ServerContext, kind: StoredKind
       ...notFoundResponse,
       409: { description: api.one.conflict, content: { "application/json": { schema: ErrorSchema } } },
     },
-  });
-  app.openapi(list, async (c) => {
-    const { limit, cursor, since, until, agent } = c.req.valid("query");
-    const page = await fetchPage(limit, (n) =>
-      kind.list(store, { since, until, agent, after: decodeCursor(cursor), limit: n }),
-    );
-    return c.json({ [kind.section]: page.rows, next_cursor: page.next ?? null }, 200);
   });
   app.openapi(one, async (c) => {
     const { id } = c.req.valid("param");
