@@ -1,24 +1,21 @@
 // Bundles the `dramaturg` command into dist/bin/ (the package's bin): its modules and the pure-JavaScript
 // packages it loads (zod, commander, yaml, the AI SDK) in one file instead of ≈ 230, which is ≈ 50 ms of
 // the command's start-up on Node 20 (module resolution, reading and linking; docs/design/performance.md). The
-// library stays as tsc wrote it (dist/*.js); the bundle is made from the same sources after it.
+// library is built apart (scripts/bundle-library.mjs); this bundle is made from the same sources after it.
 //
 // The bundle, dist/bin/program.cjs, is a CommonJS script that the bin, dist/bin/dramaturg.cjs
 // (src/cli/bin.ts), compiles with V8's code cache kept on disk (src/cli/code-cache.ts); the bin holds the
 // bundle's hash, which names the cache. The few `import()` of packages left out of the bundle become calls of
 // the `__dgImport` the bin hands in: a script compiled by node:vm has no module loader of its own.
 //
-// Two things a bundle would change, undone here:
-// - `import.meta.url`: a module finds its files beside it (the PGlite thread script, the pristine data
-//   directory, built-in propositions, the `init` scaffold, the dashboard's assets). In the bundle every
-//   module's `import.meta.url` is replaced by the URL of its compiled file in dist/, so each finds the
-//   files copy-assets put there, and a `createRequire` resolves packages from where it did.
+// A module's `import.meta.url` is the URL of its place in dist/, as in the library (scripts/module-urls.mjs), so
+// each finds the files copy-assets put there, and a `createRequire` resolves packages from where it did.
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { markModuleUrl, placeModuleUrls } from "./module-urls.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SRC = join(ROOT, "src");
@@ -93,7 +90,7 @@ const layout = {
       return undefined;
     });
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
-      let contents = (await readFile(args.path, "utf8"))
+      const source = (await readFile(args.path, "utf8"))
         .replace(LAZY_REQUIRE, 'require("$1")')
         // import() of what is left out of the bundle goes through the bin (see the header).
         .replace(/\bimport\((["'])([^"'\n]+)\1\)/g, (call, _quote, specifier) =>
@@ -101,16 +98,7 @@ const layout = {
             ? `__dgImport(${JSON.stringify(specifier)})`
             : call,
         );
-      if (args.path.startsWith(SRC + sep) && contents.includes("import.meta.url")) {
-        const compiled = join(DIST, relative(SRC, args.path)).replace(/\.ts$/, ".js");
-        if (!existsSync(compiled))
-          throw new Error(`bundle-cli: ${compiled} is missing; run tsc first (npm run build does)`);
-        const fromBundle = relative(OUT, compiled).split(sep).join("/");
-        contents = contents.replaceAll(
-          "import.meta.url",
-          `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`,
-        );
-      }
+      const contents = markModuleUrl(source, args.path, SRC);
       return { contents, loader: "ts" };
     });
   },
@@ -139,9 +127,10 @@ const program = await build({
   plugins: [layout],
 });
 const [output] = program.outputFiles;
+const text = placeModuleUrls(output.text, join(OUT, PROGRAM), DIST, "__dgUrl");
 // ASCII only, so that the bin reads it as latin1: a one-byte string without UTF-8 decoding, 2 ms against 15–22
 // for the 4.2 MB on Node 20. esbuild escapes what is outside ASCII in strings and names; comments keep theirs.
-const ascii = output.text.replace(/[\u0080-\u{10ffff}]/gu, (c) => {
+const ascii = text.replace(/[\u0080-\u{10ffff}]/gu, (c) => {
   const point = c.codePointAt(0);
   return point > 0xffff ? `\\u{${point.toString(16)}}` : `\\u${point.toString(16).padStart(4, "0")}`;
 });

@@ -2,8 +2,8 @@
 // with the same results, written without fetch's `Headers`. The SDK's versions touch the global `Headers`,
 // which makes Node load its fetch implementation (undici) on the first judge request: 14 ms on Node 20 and
 // 19 ms on Node 24 of the command's start-up, when the command's own fetch (node-fetch.ts) never needs it.
-// The command's bundle (scripts/bundle-cli.mjs) uses these in place of the SDK's; the library, compiled as
-// it is, keeps the SDK's own. test/judge/provider-headers.test.ts holds both to the same outputs.
+// The command's bundle (scripts/bundle-cli.mjs) uses these in place of the SDK's; the library, which leaves
+// the SDK in node_modules, keeps the SDK's own. test/judge/provider-headers.test.ts holds both to the same outputs.
 
 /** A header name, as fetch accepts it (RFC 9110's token). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
