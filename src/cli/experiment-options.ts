@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, Option } from "commander";
 import { InputError } from "../core/index.ts";
-import { addModelServerOptions, CONCURRENCY_HELP, wholeFlag } from "./flags.ts";
+import { addModelServerOptions, CONCURRENCY_HELP, type ModelServerFlags, wholeFlag } from "./flags.ts";
 
 export interface ReportFlags {
   control?: string;
@@ -19,18 +19,9 @@ export interface ReportFlags {
 }
 
 /** What `experiment run` and `experiment table1` share: the models, the scale, the store. */
-export interface ExperimentModelFlags {
+export interface ExperimentModelFlags extends ModelServerFlags {
   scale: string;
-  model?: string;
-  modelBaseUrl?: string;
-  modelApiKeyEnv?: string;
-  judge?: string;
-  judgeBaseUrl?: string;
-  judgeApiKeyEnv?: string;
-  seed?: string;
   concurrency?: string;
-  db?: string;
-  config?: string;
   dryRun?: boolean;
 }
 

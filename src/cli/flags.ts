@@ -42,6 +42,19 @@ export function kappaFlag(value: string | undefined, flag: string): number | und
   return k;
 }
 
+/** The flags of a command that runs the agents' model and judges it: the model, the judge, their servers. */
+export interface ModelServerFlags {
+  model?: string;
+  modelBaseUrl?: string;
+  modelApiKeyEnv?: string;
+  judge?: string;
+  judgeBaseUrl?: string;
+  judgeApiKeyEnv?: string;
+  seed?: string;
+  db?: string;
+  config?: string;
+}
+
 /**
  * The agents' model's server, under the names eval and population use: `--model-base-url` and
  * `--model-api-key-env`. simulate and experiment called them `--base-url` and `--api-key-env`; those still

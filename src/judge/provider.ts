@@ -82,31 +82,12 @@ export function createJudgeModel(
   const model: LanguageModel = gateAtTransport(
     deferredLanguageModel(provider, modelId, async (): Promise<LanguageModelV4> => {
       // Once, before the first call: a server that is not there stops the run now, not after its timeouts.
-      if (probe && endpoint) await probeEndpoint({ url: endpoint, ...probe });
-      // node:http(s) and zlib load with the provider, not with dramaturg.
-      const { nodeFetch } = await import("./node-fetch.ts");
-      switch (provider) {
-        case "openai": {
-          const { createOpenAI } = await import("@ai-sdk/openai");
-          return baseURL
-            ? createOpenAI({ baseURL, apiKey, fetch: nodeFetch }).chat(modelId)
-            : createOpenAI({ apiKey, fetch: nodeFetch })(modelId);
-        }
-        case "anthropic": {
-          const { createAnthropic } = await import("@ai-sdk/anthropic");
-          return createAnthropic({ apiKey, fetch: nodeFetch, ...(baseURL ? { baseURL } : {}) })(modelId);
-        }
-        case "openai-compatible": {
-          const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-          return createOpenAICompatible({
-            name: "openai-compatible",
-            baseURL: baseURL!,
-            apiKey,
-            fetch: nodeFetch,
-            supportsStructuredOutputs: true,
-          }).chatModel(modelId);
-        }
-      }
+      // The probe's round trip overlaps the provider package's load; the probe's failure is the one reported.
+      const [, built] = await Promise.all([
+        probe && endpoint ? probeEndpoint({ url: endpoint, ...probe }) : undefined,
+        providerModel(provider, modelId, baseURL, apiKey),
+      ]);
+      return built;
     }),
   );
   return {
@@ -115,6 +96,38 @@ export function createJudgeModel(
     redact: (text) => redactSecrets(text, { secrets: apiKey === PLACEHOLDER_API_KEY ? [] : [apiKey] }),
     rateLimitKey: rateLimitKey(provider, modelId, apiKey),
   };
+}
+
+/** The provider's model on our fetch: node:http(s) and zlib load with the provider, not with dramaturg. */
+async function providerModel(
+  provider: JudgeProvider,
+  modelId: string,
+  baseURL: string | undefined,
+  apiKey: string,
+): Promise<LanguageModelV4> {
+  const { nodeFetch } = await import("./node-fetch.ts");
+  switch (provider) {
+    case "openai": {
+      const { createOpenAI } = await import("@ai-sdk/openai");
+      return baseURL
+        ? createOpenAI({ baseURL, apiKey, fetch: nodeFetch }).chat(modelId)
+        : createOpenAI({ apiKey, fetch: nodeFetch })(modelId);
+    }
+    case "anthropic": {
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
+      return createAnthropic({ apiKey, fetch: nodeFetch, ...(baseURL ? { baseURL } : {}) })(modelId);
+    }
+    case "openai-compatible": {
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+      return createOpenAICompatible({
+        name: "openai-compatible",
+        baseURL: baseURL!,
+        apiKey,
+        fetch: nodeFetch,
+        supportsStructuredOutputs: true,
+      }).chatModel(modelId);
+    }
+  }
 }
 
 function parseBaseUrl(baseUrl: string): URL {

@@ -4,8 +4,8 @@
 // against its baseline, where a regression opens an alert (one per regression: it stays open, and silent,
 // until a later run finds the dimension back) that is posted to the rule's webhook. Every step can be taken
 // again: a job tried again (its worker killed) continues its own run.
-import { TRANSCRIPT_FORMAT, type Transcript } from "../core/index.ts";
-import { type PreparedPersonaEvaluation, preparePersonaEvaluation } from "../personas/index.ts";
+import type { Transcript } from "../core/index.ts";
+import { type PreparedPersonaEvaluation, preparePersonaEvaluation, transcriptOf } from "../personas/index.ts";
 import {
   type PreparedSessionAnalysis,
   type Session,
@@ -75,20 +75,8 @@ export async function prepareOnlineSample(
 
 /** The window's messages as a transcript: every sender's, so the sampled ones keep their context. */
 async function windowTranscript(store: Store, run: OnlineRunRow): Promise<Transcript> {
-  const rows = await store.online.windowMessages(run);
-  const agents = await store.agents.list();
-  return {
-    format: TRANSCRIPT_FORMAT,
-    agents: agents.map((a) => ({ id: a.id, name: a.name, persona: a.persona })),
-    messages: rows.map((r) => ({
-      id: r.id,
-      sender: r.sender,
-      channel: r.channel,
-      ...(r.recipient ? { recipient: r.recipient } : {}),
-      text: r.text,
-      at: r.at,
-    })),
-  };
+  const [rows, agents] = [await store.online.windowMessages(run), await store.agents.list()];
+  return transcriptOf(agents, rows);
 }
 
 /** A persona evaluation of the window's messages that judges only the sampled ones (the rest is context). */

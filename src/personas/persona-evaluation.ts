@@ -2,6 +2,7 @@
 // is stored, and how the verdicts aggregate into the `dramaturg.eval-result/v1` document.
 import { z } from "zod";
 import {
+  type Agent,
   contentHash,
   ErrorReasonTally,
   InputError,
@@ -508,7 +509,21 @@ export async function transcriptFromStore(
     throw new InputError("the store has no agents; run `dramaturg import TRANSCRIPT` first", {
       place: store.location,
     });
-  const rows = await store.messages.query({ from: window.from, to: window.to });
+  return transcriptOf(agents, await store.messages.query({ from: window.from, to: window.to }));
+}
+
+/** A transcript of stored agents and stored messages, as `import` wrote them (a null recipient left out). */
+export function transcriptOf(
+  agents: readonly Pick<Agent, "id" | "name" | "persona">[],
+  rows: readonly {
+    id: string;
+    sender: string;
+    channel: string;
+    recipient?: string | null;
+    text: string;
+    at: string;
+  }[],
+): Transcript {
   return {
     format: TRANSCRIPT_FORMAT,
     agents: agents.map((a) => ({ id: a.id, name: a.name, persona: a.persona })),

@@ -4,23 +4,14 @@ import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { renderSimulation } from "../../sim/simulation-report.ts";
 import { setExitCode } from "../exit-code.ts";
-import { addModelServerOptions, wholeFlag } from "../flags.ts";
+import { addModelServerOptions, type ModelServerFlags, wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
 import { registerStoredList } from "../stored-list.ts";
 
-interface SimulateFlags {
-  model?: string;
-  modelBaseUrl?: string;
-  modelApiKeyEnv?: string;
-  judge?: string;
-  judgeBaseUrl?: string;
-  judgeApiKeyEnv?: string;
+interface SimulateFlags extends ModelServerFlags {
   steps?: string;
-  seed?: string;
   out?: string;
-  db?: string;
-  config?: string;
 }
 
 export function registerSimulateCommand(program: Command): void {
