@@ -67,6 +67,38 @@ export function regressedDimensions(
   });
 }
 
+/** A run's largest fall against its baseline: the dimension furthest below it and by how much (negative). */
+export interface BaselineDrop {
+  dimension: string;
+  /** The run's score minus the baseline's, on the 0–9 scale; the most negative of the run's dimensions. */
+  delta: number;
+  /** Whether that fall is a regression (more than the threshold below, as the drift chart rings it). */
+  regression: boolean;
+}
+
+/**
+ * The dimension of a completed run that fell furthest against its baseline (or, none falling, the one that
+ * rose least); undefined without a baseline or a dimension both scored. Ties go to the first in name order.
+ */
+export function baselineDrop(
+  run: RunRow,
+  baseline: AgentBaseline | undefined,
+  threshold: number,
+): BaselineDrop | undefined {
+  if (!baseline || run.status !== "completed") return undefined;
+  let worst: { dimension: string; delta: number } | undefined;
+  for (const [dimension, s] of Object.entries(run.dimension_scores ?? {}).sort(([a], [b]) =>
+    a < b ? -1 : 1,
+  )) {
+    const base = baseline.scores[dimension];
+    if (typeof base !== "number" || typeof s.score !== "number") continue;
+    const delta = s.score - base;
+    if (!worst || delta < worst.delta) worst = { dimension, delta };
+  }
+  if (!worst) return undefined;
+  return { ...worst, regression: regressedDimensions(run, baseline, threshold).includes(worst.dimension) };
+}
+
 /**
  * The agent's completed run before this one from an earlier evaluation: a sibling trial of the same evaluation
  * is the same measurement again, so comparing with it shows the judge's noise, not a change.
