@@ -158,6 +158,12 @@ describe("the pages", () => {
     expect(text).not.toContain(">marta</a>");
   });
 
+  it("an empty date filter shows the format it takes, not a date that reads as a value set", async () => {
+    const { text } = await page("/runs");
+    expect(text).toMatch(/name="since" value="" placeholder="YYYY-MM-DD"/);
+    expect(text).not.toMatch(/placeholder="\d{4}-\d{2}-\d{2}"/);
+  });
+
   it("a bad filter is a 400 page naming the parameter", async () => {
     const { status, text } = await page("/runs?since=yesterday");
     expect(status).toBe(400);

@@ -112,6 +112,30 @@ describe.skipIf(skipBrowserTests)(browserSuite("every page at 1,280 and 390 px")
     if (width === 390) expect(scrolling).toBeGreaterThan(0);
   });
 
+  it("at 1,280 px every list's table fits the page, no column cut off behind a scroll", async () => {
+    for (const path of ["/agents", "/runs", "/sessions", "/conversations"]) {
+      const page = await open(`${server.url}${path}`, 1280);
+      const layout = (await page.evaluate(LAYOUT)) as Layout;
+      expect(layout.scrollingTables, `${path} at 1280 px`).toBe(0);
+      await page.close();
+    }
+  });
+
+  it.each(WIDTHS)(
+    "at %i px a conversation's composite formula is one readable line above its table",
+    async (width) => {
+      const page = await open(`${server.url}${paths.find((p) => p.startsWith("/conversations/"))}`, width);
+      const formula = page.locator("section.pass p.formula").first();
+      await expect(formula.textContent()).resolves.toBe(
+        "Composite = (timing + 2·task + 4·assertions) / 7 − penalty",
+      );
+      const box = await formula.boundingBox();
+      // One line of body text (≈ 24 px), not the four a caption squeezed to its table's width took.
+      expect(box!.height).toBeLessThan(width === 390 ? 60 : 30);
+      await page.close();
+    },
+  );
+
   it.each(WIDTHS)("at %i px the sign-in page of a server with a token is styled and fits", async (width) => {
     const page = await browser.newPage();
     await page.setViewportSize({ width, height: 800 });
