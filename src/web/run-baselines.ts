@@ -28,8 +28,8 @@ function fromFile(file: Baseline): AgentBaseline {
   return { scores, recommendations, source: "baseline file", runId: file.run_id };
 }
 
-/** A baseline run's scores (a run keeps no recommendations). */
-function fromRun(run: RunRow): AgentBaseline {
+/** A baseline run's scores (a run keeps no recommendations); any run's, to measure against the one before. */
+export function baselineOfRun(run: RunRow): AgentBaseline {
   const scores: Record<string, number | null> = {};
   for (const [dimension, s] of Object.entries(run.dimension_scores ?? {})) scores[dimension] = s.score;
   return { scores, recommendations: new Map(), source: "baseline run", runId: run.id };
@@ -47,7 +47,7 @@ export async function agentBaseline(
     return { ...fromFile(file), runId: run?.id };
   }
   const [run] = await store.runs.list({ agent: agentId, status: "completed", isBaseline: true, limit: 1 });
-  return run && fromRun(run);
+  return run && baselineOfRun(run);
 }
 
 /** The dimensions of a run more than the threshold below the baseline (the drift chart's rings). */
@@ -130,7 +130,7 @@ export async function allBaselines(context: DashboardContext): Promise<Map<strin
     isBaseline: true,
     limit: BASELINE_RUNS_READ,
   });
-  for (const run of runs) if (!out.has(run.agent_id)) out.set(run.agent_id, fromRun(run));
+  for (const run of runs) if (!out.has(run.agent_id)) out.set(run.agent_id, baselineOfRun(run));
   for (const [agentId, entry] of context.baselines?.agents ?? []) out.set(agentId, fromFile(entry.baseline));
   return out;
 }

@@ -122,6 +122,12 @@ describe("the pages", () => {
     expect(text).not.toContain("<img src=x");
   });
 
+  it("the agents page measures an agent without a baseline against its run before", async () => {
+    const { text } = await page("/agents");
+    const mallory = text.slice(text.indexOf('<a href="/agents/mallory">')).split("</tr>")[0]!;
+    expect(mallory).toMatch(/<td class="num[^"]*" title="against the previous run">adherence −\d\.\d/);
+  });
+
   it("an agent's page draws its drift chart, with one line per dimension it was scored on", async () => {
     const { text } = await page("/agents/marta");
     expect(text).toContain('<svg class="drift-chart"');

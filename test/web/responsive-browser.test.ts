@@ -192,11 +192,19 @@ describe.skipIf(skipBrowserTests)(browserSuite("the drift chart's regression"), 
     await expect(page.locator("svg.drift-chart circle.regression").count()).resolves.toBe(1);
     const item = page.locator("figure.drift ul.regression-links li");
     await expect(item.count()).resolves.toBe(1);
-    await expect(item.locator("a").first().getAttribute("href")).resolves.toBe(`/runs/${latest!.id}`);
+    await expect(item.locator("a").first().getAttribute("href")).resolves.toBe(
+      `/runs/${latest!.id}?dimension=adherence#verdicts-adherence`,
+    );
     await expect(item.locator("a.compare").getAttribute("href")).resolves.toBe(
       `/compare?a=${previous!.id}&b=${latest!.id}`,
     );
     await expect(item.textContent()).resolves.toMatch(/adherence \d\.\d — compare with previous run$/);
+    // The ring itself opens the run at the dimension that fell: its verdicts, lowest first, in view.
+    await page.locator("svg.drift-chart a:has(circle.regression)").click();
+    await page.waitForURL(`**/runs/${latest!.id}?dimension=adherence#verdicts-adherence`);
+    await expect(page.locator("#verdicts-adherence h3").isVisible()).resolves.toBe(true);
+    const top = await page.locator("#verdicts-adherence").evaluate((e) => e.getBoundingClientRect().top);
+    expect(top).toBeLessThan(200);
     await page.close();
   });
 });

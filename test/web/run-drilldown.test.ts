@@ -254,3 +254,20 @@ describe("the runs list", () => {
     expect(baseline).toContain("Nothing to compare with");
   });
 });
+
+describe("the agents list", () => {
+  it("shows each agent's largest fall, marks a regression, and sorts the largest fall first", async () => {
+    const { status, text } = await page("/agents?sort=drop&order=asc");
+    expect(status).toBe(200);
+    const rowOf = (id: string) => text.slice(text.indexOf(`<a href="/agents/${id}">`)).split("</tr>")[0]!;
+    expect(rowOf("dov")).toMatch(
+      /<td class="num regressed" title="against the baseline">adherence −\d\.\d <span class="tag regression">regression<\/span><\/td>/,
+    );
+    // Zed has one run and no baseline: nothing to measure against.
+    expect(rowOf("zed")).toContain('title="no baseline and no earlier run">—</td>');
+    const order = [...text.matchAll(/<td><a href="\/agents\/([^"]+)">/g)].map((m) => m[1]);
+    expect(order[0]).toBe("dov");
+    expect(order.at(-1)).toBe("zed");
+    expect(text).toContain('aria-sort="ascending"><a href="/agents?sort=drop&amp;order=desc">Δ ▲</a>');
+  });
+});
