@@ -1,0 +1,105 @@
+// The experiment page over HTTP (`app.request()`): the demo experiment's Table 1 with the figures
+// `experiment report` computes, each metric's two distributions, and the pairs linking both arms' runs.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { experimentReport, loadExperimentResult } from "../../src/experiments/index.ts";
+import { createServerApp } from "../../src/server/index.ts";
+import { openStore, type Store } from "../../src/store/index.ts";
+import { buildExperimentStore } from "./experiment-page-store.ts";
+
+let store: Store;
+let app: ReturnType<typeof createServerApp>;
+let experimentId: string;
+
+beforeAll(async () => {
+  store = await openStore("memory://");
+  ({ experimentId } = await buildExperimentStore(store));
+  app = createServerApp({ store });
+}, 120_000);
+afterAll(async () => {
+  await store.close();
+});
+
+const page = async (path: string) => {
+  const response = await app.request(path);
+  return { status: response.status, text: await response.text() };
+};
+
+/** A table's body rows as lists of cell texts (markup stripped). */
+function rows(text: string, tableClass: string): string[][] {
+  const table = text.match(new RegExp(`<table class="${tableClass}"[^>]*>([\\s\\S]*?)</table>`))?.[1] ?? "";
+  const body = table.slice(table.indexOf("<tbody>"));
+  return [...body.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((r) =>
+    [...r[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((c) =>
+      c[1]!
+        .replace(/<[^>]+>/g, "")
+        .replace(/\s+/g, " ")
+        .trim(),
+    ),
+  );
+}
+
+describe("the experiment page", () => {
+  it("shows Table 1 with the means, Δ, p and n that experiment report computes", async () => {
+    const { status, text } = await page(`/experiments/${experimentId}`);
+    expect(status).toBe(200);
+    const { document } = await loadExperimentResult({ store, id: experimentId });
+    const { report } = experimentReport(document);
+    const table = rows(text, "table1");
+    expect(table.map((r) => r[0])).toEqual(report.comparisons.map((c) => c.metric));
+    const adherence = table.find((r) => r[0] === "adherence")!;
+    const c = report.comparisons.find((x) => x.metric === "adherence")!;
+    expect(adherence[1]).toMatch(new RegExp(`^${c.control.mean!.toFixed(2)} \\[`));
+    expect(adherence[2]!.startsWith(c.treatment.mean!.toFixed(2))).toBe(true);
+    expect(adherence[3]).toBe("+3.73");
+    expect(adherence[4]).toBe("2.23e-07 *");
+    expect(adherence[5]).toBe(`${c.control.n} / ${c.treatment.n}`);
+  });
+
+  it("gives each arm's 95% CI of its mean, around the mean", async () => {
+    const { text } = await page(`/experiments/${experimentId}`);
+    const adherence = rows(text, "table1").find((r) => r[0] === "adherence")!;
+    const [mean, low, high] = adherence[1]!.match(/[\d.]+/g)!.map(Number);
+    expect(low).toBeLessThan(mean!);
+    expect(high).toBeGreaterThan(mean!);
+  });
+
+  it("draws each metric's two distributions, one dot per value", async () => {
+    const { text } = await page(`/experiments/${experimentId}`);
+    const figures = [...text.matchAll(/<figure class="distribution">([\s\S]*?)<\/figure>/g)].map(
+      (m) => m[1]!,
+    );
+    expect(figures).toHaveLength(6);
+    const adherence = figures.find((f) => f.includes("<figcaption>adherence</figcaption>"))!;
+    const arm = (a: number) => adherence.match(new RegExp(`<g class="arm-${a}">([\\s\\S]*?)</g>`))![1]!;
+    expect(arm(0).match(/<circle/g)).toHaveLength(12);
+    expect(arm(1).match(/<circle/g)).toHaveLength(12);
+    expect(arm(0)).toContain('class="ci"');
+  });
+
+  it("sets each environment's control and treatment side by side, linking both arms' runs", async () => {
+    const { text } = await page(`/experiments/${experimentId}`);
+    const pairs = [...text.matchAll(/<table class="pair"/g)];
+    expect(pairs).toHaveLength(4);
+    const first = rows(text, "pair");
+    // Three agents, then the environment's own line; each agent has a run in both arms.
+    expect(first).toHaveLength(4);
+    for (const [, control, treatment] of first.slice(0, 3)) {
+      expect(control).toMatch(/^run [0-9a-f]{8}/);
+      expect(treatment).toMatch(/^run [0-9a-f]{8}/);
+    }
+    const ids = [...text.matchAll(/href="\/runs\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
+    expect(new Set(ids).size).toBe(24);
+    const runs = await Promise.all(ids.map((id) => store.runs.get(id!)));
+    expect(runs.every((r) => r?.status === "completed")).toBe(true);
+  });
+
+  it("is in the navigation as Experiments, marked on its pages", async () => {
+    const { text } = await page(`/experiments/${experimentId}`);
+    expect(text).toContain('<a href="/experiments" aria-current="page">Experiments</a>');
+    expect((await page("/agents")).text).toContain('<a href="/experiments">Experiments</a>');
+  });
+
+  it("is a 404 for an id that is not an experiment's", async () => {
+    expect((await page("/experiments/00000000-0000-4000-8000-000000000000")).status).toBe(404);
+  });
+});
