@@ -3,9 +3,16 @@
 import { AGENT_DIMENSIONS, isPersonaDimension, renderTemplate } from "../core/index.ts";
 import { builtinPropositionSet } from "../propositions/index.ts";
 import { regressionStatus } from "../regression/index.ts";
-import { agentMatches, type OnlineAlertSummary, type RunRow, type ScoreRow } from "../store/index.ts";
+import {
+  type AgentRow,
+  agentMatches,
+  type OnlineAlertSummary,
+  type RunRow,
+  type ScoreRow,
+} from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type DriftPoint, driftChart } from "./drift-chart.ts";
+import { armLabel, type ExperimentArmOfRun, experimentArmReader } from "./experiment-runs.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
@@ -31,7 +38,62 @@ const CHART_RUNS = 200;
 
 const dimensionScore = (run: RunRow, dimension: string) => run.dimension_scores?.[dimension]?.score ?? null;
 
-export async function agentsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
+/** How many experiments the agents list reads to know which agents took part in one. */
+const EXPERIMENTS_READ = 500;
+
+/** An agents-list row: an agent, or one arm of an experiment it took part in, with the row's latest run. */
+interface AgentListRow {
+  agent: AgentRow;
+  latest: RunRow | undefined;
+  /** The experiment and arm this row is of; none for the agent's own runs. */
+  arm?: ExperimentArmOfRun;
+}
+
+/**
+ * The list's rows of the agents: an agent whose latest run is one of an experiment's (or that took part in an
+ * experiment and has no run) is an experiment's agent — generated people, many, with the same ids in both
+ * arms — left out unless `withExperiments`, and then one row per arm of its latest runs, named after them.
+ */
+async function agentListRows(
+  { store }: DashboardContext,
+  agents: readonly AgentRow[],
+  withExperiments: boolean,
+): Promise<{ rows: AgentListRow[]; hidden: number }> {
+  const experiments = await store.evaluations.list({ kind: "experiment", limit: EXPERIMENTS_READ });
+  const inExperiments = new Set(experiments.flatMap((e) => e.agents));
+  const armOf = experimentArmReader(store);
+  const listed = await Promise.all(
+    agents.map(async (agent): Promise<AgentListRow[] | "experiment"> => {
+      const [latest] = await store.runs.list({ agent: agent.id, status: "completed", limit: 1 });
+      if (!inExperiments.has(agent.id)) return [{ agent, latest }];
+      const place = latest === undefined ? undefined : await armOf(latest);
+      if (latest !== undefined && place === undefined) return [{ agent, latest }];
+      if (!withExperiments) return "experiment";
+      // The latest run of each arm among the agent's recent runs, newest arm first.
+      const recent = await store.runs.list({ agent: agent.id, status: "completed", limit: 50 });
+      const byArm = new Map<string, AgentListRow>();
+      for (const run of recent) {
+        const arm = await armOf(run);
+        if (arm === undefined) continue;
+        const key = armLabel(arm);
+        if (!byArm.has(key)) byArm.set(key, { agent, latest: run, arm });
+      }
+      return byArm.size === 0 ? [{ agent, latest: undefined }] : [...byArm.values()];
+    }),
+  );
+  return {
+    rows: listed.flatMap((r) => (r === "experiment" ? [] : r)),
+    hidden: listed.filter((r) => r === "experiment").length,
+  };
+}
+
+export async function agentsPage(
+  context: DashboardContext,
+  query: PageQuery,
+  raw: Readonly<Record<string, string>> = {},
+): Promise<Html> {
+  const { store } = context;
+  const withExperiments = raw.experiments === "1";
   // Agents are few (one per character or team member): one page, filtered here as the API's list is.
   const from = query.since === undefined ? -Infinity : Date.parse(query.since);
   const to = query.until === undefined ? Infinity : Date.parse(query.until);
@@ -39,23 +101,24 @@ export async function agentsPage({ store }: DashboardContext, query: PageQuery):
     const at = Date.parse(a.created_at);
     return at >= from && at <= to && (query.agent === undefined || agentMatches(a, query.agent));
   });
-  const rows = await Promise.all(
-    agents.map(async (agent) => {
-      const [latest] = await store.runs.list({ agent: agent.id, status: "completed", limit: 1 });
-      return { agent, latest };
-    }),
-  );
+  const { rows, hidden } = await agentListRows(context, agents, withExperiments);
   const dimensions = scoredDimensions(rows.map((r) => r.latest));
+  const filters = { agent: query.agent, since: query.since, until: query.until };
+  const toggle = withExperiments
+    ? html`<p class="experiment-toggle">Showing experiments' agents, one row per arm · <a href="${hrefWith("/agents", filters)}">Hide them</a></p>`
+    : hidden > 0
+      ? html`<p class="experiment-toggle muted">${hidden} agent${hidden === 1 ? "" : "s"} of experiments left out · <a href="${hrefWith("/agents", { ...filters, experiments: "1" })}">Show experiments' agents</a></p>`
+      : "";
   const body =
     rows.length === 0
-      ? query.agent || query.since || query.until
+      ? query.agent || query.since || query.until || hidden > 0
         ? html`<p>No agent matches these filters.</p>`
         : firstRun("agents")
       : html`<table class="agents">
 <thead><tr><th>Agent</th><th>Latest run</th><th class="num">Overall</th>${dimensions.map((d) => html`<th class="num">${d}</th>`)}</tr></thead>
 <tbody>${rows.map(
-          ({ agent, latest }) => html`<tr>
-<td><a href="/agents/${encodeURIComponent(agent.id)}">${agent.name}</a> <span class="muted">${agent.id}</span></td>
+          ({ agent, latest, arm }) => html`<tr>
+<td><a href="/agents/${encodeURIComponent(agent.id)}">${agent.name}</a>${arm ? html` (<a href="/experiments/${arm.experimentId}">${armLabel(arm)}</a>)` : ""} <span class="muted">${agent.id}</span></td>
 <td>${latest ? html`<a href="/runs/${latest.id}">${when(latest.created_at)}</a>` : "no completed run"}</td>
 <td class="num">${score9(latest?.overall_score)}</td>
 ${dimensions.map((d) => html`<td class="num">${latest ? score9(dimensionScore(latest, d)) : "—"}</td>`)}
@@ -67,6 +130,7 @@ ${dimensions.map((d) => html`<td class="num">${latest ? score9(dimensionScore(la
     section: "agents",
     body: html`<h1>Agents</h1>
 ${filterForm("/agents", query, ["agent", "since", "until"])}
+${toggle}
 ${body}`,
   });
 }

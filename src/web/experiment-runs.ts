@@ -60,41 +60,96 @@ export interface EnvironmentArmRuns {
   runs: RunRow[];
 }
 
-/**
- * The persona runs of an experiment's environments, by `<index>:<arm>`: the newest finished row of each
- * environment run of the experiment's key — the rows its document was assembled from, whichever experiment
- * row ran them (a rerun of a finished experiment reuses the earlier rows).
- */
+/** An experiment's stored environment runs (one arm of one environment each) that its document was made of. */
+async function environmentRows(store: Store, experiment: EvaluationRow): Promise<EvaluationRow[]> {
+  const key = experiment.config.experiment_key;
+  if (typeof key !== "string") return [];
+  // The newest finished row of each environment run of the experiment's key, whichever experiment row ran
+  // it (a rerun of a finished experiment reuses the earlier rows).
+  const ids = [...(await finishedEnvironmentRows(store, key)).values()];
+  const rows = await Promise.all(ids.map((id) => store.evaluations.get(id)));
+  return rows.filter((row) => row !== undefined);
+}
+
+/** The arm and 0-based environment index an environment row's configuration names. */
+function placeOf(row: EvaluationRow): { arm: string; index: number } | undefined {
+  const { arm, index } = row.config as { arm?: unknown; index?: unknown };
+  return typeof arm === "string" && typeof index === "number" ? { arm, index } : undefined;
+}
+
+/** The persona runs (every agent, every trial) judged in one environment row. */
+async function environmentPersonaRuns(store: Store, row: EvaluationRow): Promise<RunRow[]> {
+  // The persona evaluation is made while its environment row runs, between its creation and completion
+  // (it lists no agents to find it by: its runs name them).
+  const evaluations = await store.evaluations.list({
+    kind: "persona",
+    since: row.created_at,
+    until: row.completed_at ?? undefined,
+    limit: 500,
+  });
+  const evaluation = evaluations.find((e) => e.source === `${ENVIRONMENT_SOURCE}${row.id}`);
+  return evaluation === undefined ? [] : store.runs.list({ evaluation: evaluation.id, limit: 200 });
+}
+
+/** The persona runs of an experiment's environments, by `<index>:<arm>`. */
 export async function experimentEnvironmentRuns(
   store: Store,
   experiment: EvaluationRow,
 ): Promise<Map<string, EnvironmentArmRuns>> {
-  const key = experiment.config.experiment_key;
   const out = new Map<string, EnvironmentArmRuns>();
-  if (typeof key !== "string") return out;
-  const ids = [...(await finishedEnvironmentRows(store, key)).values()];
-  const found = await Promise.all(
-    ids.map(async (id) => {
-      const row = await store.evaluations.get(id);
-      if (row === undefined) return undefined;
-      // The persona evaluation is made while its environment row runs, between its creation and completion
-      // (it lists no agents to find it by: its runs name them).
-      const evaluations = await store.evaluations.list({
-        kind: "persona",
-        since: row.created_at,
-        until: row.completed_at ?? undefined,
-        limit: 500,
-      });
-      const evaluation = evaluations.find((e) => e.source === `${ENVIRONMENT_SOURCE}${row.id}`);
-      const runs =
-        evaluation === undefined ? [] : await store.runs.list({ evaluation: evaluation.id, limit: 200 });
-      return { row, runs };
+  const rows = await environmentRows(store, experiment);
+  await Promise.all(
+    rows.map(async (row) => {
+      const place = placeOf(row);
+      if (place !== undefined)
+        out.set(`${place.index}:${place.arm}`, { row, runs: await environmentPersonaRuns(store, row) });
     }),
   );
-  for (const entry of found) {
-    if (entry === undefined) continue;
-    const { arm, index } = entry.row.config as { arm?: unknown; index?: unknown };
-    if (typeof arm === "string" && typeof index === "number") out.set(`${index}:${arm}`, entry);
-  }
   return out;
+}
+
+/**
+ * The agent's run in the same environment of the experiment, under another arm (the control's for a
+ * treatment run): the one run of it that differs only by the treatment.
+ */
+export async function pairedRun(
+  store: Store,
+  run: RunRow,
+  place: ExperimentArmOfRun,
+): Promise<{ run: RunRow; arm: string } | undefined> {
+  const experiment = await store.evaluations.get(place.experimentId);
+  if (experiment === undefined) return undefined;
+  for (const row of await environmentRows(store, experiment)) {
+    const other = placeOf(row);
+    if (other === undefined || other.index !== place.environment || other.arm === place.arm) continue;
+    const runs = await environmentPersonaRuns(store, row);
+    const found = runs.find((r) => r.agent_id === run.agent_id && r.trial === run.trial);
+    if (found) return { run: found, arm: other.arm };
+  }
+  return undefined;
+}
+
+/**
+ * The agent's completed run before this one in the same arm of the same experiment — or, for a run in no
+ * experiment, before it in no experiment: an arm's runs are never "previous" to another arm's, whose
+ * treatment differs. Another trial of the same evaluation is not a previous run either.
+ */
+export async function previousRunInArm(
+  store: Store,
+  run: RunRow,
+  place: ExperimentArmOfRun | undefined,
+  armOf: (run: RunRow) => Promise<ExperimentArmOfRun | undefined>,
+): Promise<RunRow | undefined> {
+  let after = { id: run.id, created_at: run.created_at };
+  // As previousRun: a bounded look back (the dashboard's pages stay fast), here 10 pages of 20.
+  for (let pages = 0; pages < 10; pages++) {
+    const older = await store.runs.list({ agent: run.agent_id, status: "completed", after, limit: 20 });
+    for (const candidate of older) {
+      if (run.evaluation_id !== null && candidate.evaluation_id === run.evaluation_id) continue;
+      if (sameArm(place, await armOf(candidate))) return candidate;
+    }
+    if (older.length < 20) return undefined;
+    after = { id: older.at(-1)!.id, created_at: older.at(-1)!.created_at };
+  }
+  return undefined;
 }

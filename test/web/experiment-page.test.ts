@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { experimentReport, loadExperimentResult } from "../../src/experiments/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { experimentArmReader } from "../../src/web/experiment-runs.ts";
 import { buildExperimentStore } from "./experiment-page-store.ts";
 
 let store: Store;
@@ -101,5 +102,76 @@ describe("the experiment page", () => {
 
   it("is a 404 for an id that is not an experiment's", async () => {
     expect((await page("/experiments/00000000-0000-4000-8000-000000000000")).status).toBe(404);
+  });
+});
+
+describe("experiments' agents in the agents list", () => {
+  it("leaves them out by default and says how many, keeping the store's own agents", async () => {
+    const { text } = await page("/agents");
+    const agents = rows(text, "agents").map((r) => r[0]);
+    expect(agents).toEqual(["Own Agent own-agent"]);
+    expect(text).toContain("6 agents of experiments left out");
+    expect(text).toContain('href="/agents?experiments=1"');
+  });
+
+  it("shows them with ?experiments=1, one row per arm, named with their experiment and arm", async () => {
+    const { text } = await page("/agents?experiments=1");
+    const agents = rows(text, "agents").map((r) => r[0]!);
+    expect(agents).toHaveLength(1 + 6 * 2);
+    const short = experimentId.slice(0, 8);
+    const ana = agents.filter((a) => a.startsWith("Ana A "));
+    expect(ana.sort()).toEqual([
+      `Ana A (experiment tiny-brainstorm ${short}, control) ana-a`,
+      `Ana A (experiment tiny-brainstorm ${short}, treatment) ana-a`,
+    ]);
+    expect(text).toContain(`href="/experiments/${experimentId}"`);
+  });
+});
+
+describe("an experiment's run page", () => {
+  /** Ana's runs, oldest first, each with its arm. */
+  async function anaRuns() {
+    const armOf = experimentArmReader(store);
+    const runs = (await store.runs.list({ agent: "ana-a", limit: 50 })).reverse();
+    return Promise.all(runs.map(async (run) => ({ run, place: (await armOf(run))! })));
+  }
+  const compareTarget = (text: string, label: RegExp) => {
+    const link = [
+      ...text.matchAll(/<a href="\/compare\?a=([0-9a-f-]{36})&amp;b=[0-9a-f-]{36}">([^<]*)<\/a>/g),
+    ].find((m) => label.test(m[2]!));
+    return link?.[1];
+  };
+
+  it("names the experiment and arm it ran in, linking the experiment's environment", async () => {
+    const { run, place } = (await anaRuns())[0]!;
+    const { text } = await page(`/runs/${run.id}`);
+    expect(text).toContain(
+      `href="/experiments/${experimentId}#environment-${place.environment + 1}">experiment tiny-brainstorm ${experimentId.slice(0, 8)}, ${place.arm}</a>`,
+    );
+  });
+
+  it("compares with the previous run in the same arm only, and says so when there is none", async () => {
+    const runs = await anaRuns();
+    expect(new Set(runs.map((r) => r.place.arm))).toEqual(new Set(["control", "treatment"]));
+    for (const [i, { run, place }] of runs.entries()) {
+      const { text } = await page(`/runs/${run.id}`);
+      const previous = compareTarget(text, /previous run/);
+      const earlierInArm = runs.slice(0, i).filter((r) => r.place.arm === place.arm);
+      if (earlierInArm.length === 0) {
+        expect(previous).toBeUndefined();
+        expect(text).toContain(`It has no earlier run in the ${place.arm} arm`);
+      } else expect(previous).toBe(earlierInArm.at(-1)!.run.id);
+    }
+  });
+
+  it("offers the other arm's run of the same environment as that, not as the previous run", async () => {
+    const runs = await anaRuns();
+    const treatment = runs.find((r) => r.place.arm === "treatment")!;
+    const { text } = await page(`/runs/${treatment.run.id}`);
+    const paired = compareTarget(text, /control run of the same environment/);
+    const control = runs.find(
+      (r) => r.place.arm === "control" && r.place.environment === treatment.place.environment,
+    );
+    expect(paired).toBe(control!.run.id);
   });
 });
