@@ -26,6 +26,10 @@ const fixed = (x: number | null | undefined) => (x === null || x === undefined ?
 const interval = (ci: readonly [number, number] | null) =>
   ci === null ? "" : `[${fixed(ci[0])}, ${fixed(ci[1])}]`;
 
+/** A metric's name that may break after its underscores (`task_completion` on a phone), not inside a word. */
+const breakable = (metric: string): Html =>
+  html`${metric.split("_").map((part, i) => (i === 0 ? part : html`_<wbr>${part}`))}`;
+
 /** One metric's figures as the page shows them: the report's comparison, and each arm's values and CI. */
 interface MetricRow {
   metric: string;
@@ -48,22 +52,23 @@ function metricRows(document: ExperimentResultDocument): { report: ExperimentRep
   return { report, rows };
 }
 
-/** Table 1: per metric, each arm's mean ± its 95 % CI, Δ = treatment − control, Welch's p, and n per arm. */
+/** Table 1: per metric, each arm's mean (n) and the 95 % CI of that mean, Δ = treatment − control, Welch's p. */
 function table1(report: ExperimentReport, rows: readonly MetricRow[]): Html {
   const { control, treatment, alpha } = report.experiment;
-  const armCell = (mean: number | null, ci: [number, number] | null) =>
-    html`<td class="num">${fixed(mean)}${ci === null ? "" : html` <span class="ci">${interval(ci)}</span>`}</td>`;
+  // As the report prints an arm, `mean (n)`, with the mean's 95 % CI under it: five columns fit a phone.
+  const armCell = ({ mean, n }: { mean: number | null; n: number }, ci: [number, number] | null) =>
+    html`<td class="num">${fixed(mean)} <span class="n">(${n})</span>${ci === null ? "" : html` <span class="ci">${interval(ci)}</span>`}</td>`;
   const notes = rows.filter((r) => r.comparison.note);
   return html`<table class="table1">
-<caption>treatment “${treatment.name}” vs control “${control.name}”</caption>
-<thead><tr><th>Metric</th><th class="num">${control.name} mean [95% CI]</th><th class="num">${treatment.name} mean [95% CI]</th><th class="num">Δ</th><th class="num">p</th><th class="num">n</th></tr></thead>
+<caption>treatment “${treatment.name}” vs control “${control.name}”: each arm's mean (n) [95% CI]</caption>
+<thead><tr><th>Metric</th><th class="num">${control.name}</th><th class="num">${treatment.name}</th><th class="num">Δ</th><th class="num">p</th></tr></thead>
 <tbody>${rows.map(
     ({ metric, comparison: c, ci }) => html`<tr${c.significant ? html` class="significant"` : ""}>
-<td>${metric}</td>${armCell(c.control.mean, ci.control)}${armCell(c.treatment.mean, ci.treatment)}
-<td class="num">${formatSigned(c.delta)}</td><td class="num">${formatP(c.p)}${c.significant ? " *" : ""}</td><td class="num">${c.control.n} / ${c.treatment.n}</td>
+<td>${breakable(metric)}</td>${armCell(c.control, ci.control)}${armCell(c.treatment, ci.treatment)}
+<td class="num">${formatSigned(c.delta)}</td><td class="num">${formatP(c.p)}${c.significant ? " *" : ""}</td>
 </tr>`,
   )}</tbody></table>
-<p class="muted">Δ = treatment − control · Welch's t-test, two-sided · * p &lt; ${alpha} · n: ${control.name} / ${treatment.name} · the whole report: <code>dramaturg experiment report ID</code></p>
+<p class="muted">Δ = treatment − control · Welch's t-test, two-sided · * p &lt; ${alpha} · (n): the arm's values · the whole report: <code>dramaturg experiment report ID</code></p>
 ${notes.length === 0 ? "" : html`<ul class="notes">${notes.map((r) => html`<li>${r.metric}: ${r.comparison.note}</li>`)}</ul>`}`;
 }
 

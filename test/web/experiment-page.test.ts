@@ -40,7 +40,7 @@ function rows(text: string, tableClass: string): string[][] {
 }
 
 describe("the experiment page", () => {
-  it("shows Table 1 with the means, Δ, p and n that experiment report computes", async () => {
+  it("shows Table 1 with the means (n), Δ and p that experiment report computes", async () => {
     const { status, text } = await page(`/experiments/${experimentId}`);
     expect(status).toBe(200);
     const { document } = await loadExperimentResult({ store, id: experimentId });
@@ -49,17 +49,16 @@ describe("the experiment page", () => {
     expect(table.map((r) => r[0])).toEqual(report.comparisons.map((c) => c.metric));
     const adherence = table.find((r) => r[0] === "adherence")!;
     const c = report.comparisons.find((x) => x.metric === "adherence")!;
-    expect(adherence[1]).toMatch(new RegExp(`^${c.control.mean!.toFixed(2)} \\[`));
-    expect(adherence[2]!.startsWith(c.treatment.mean!.toFixed(2))).toBe(true);
+    expect(adherence[1]).toMatch(new RegExp(`^${c.control.mean!.toFixed(2)} \\(${c.control.n}\\) \\[`));
+    expect(adherence[2]!.startsWith(`${c.treatment.mean!.toFixed(2)} (${c.treatment.n})`)).toBe(true);
     expect(adherence[3]).toBe("+3.73");
     expect(adherence[4]).toBe("2.23e-07 *");
-    expect(adherence[5]).toBe(`${c.control.n} / ${c.treatment.n}`);
   });
 
   it("gives each arm's 95% CI of its mean, around the mean", async () => {
     const { text } = await page(`/experiments/${experimentId}`);
     const adherence = rows(text, "table1").find((r) => r[0] === "adherence")!;
-    const [mean, low, high] = adherence[1]!.match(/[\d.]+/g)!.map(Number);
+    const [mean, , low, high] = adherence[1]!.match(/[\d.]+/g)!.map(Number);
     expect(low).toBeLessThan(mean!);
     expect(high).toBeGreaterThan(mean!);
   });
