@@ -9,17 +9,20 @@ import {
   experimentReport,
   formatP,
   formatSigned,
+  listExperiments,
   loadExperimentResult,
   meanCi95,
   reportTitle,
   unmeasuredLines,
 } from "../experiments/index.ts";
-import type { EvaluationRow } from "../store/index.ts";
+import { type EvaluationRow, fetchPage } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { evaluationPage } from "./evaluation-page.ts";
 import { type EnvironmentArmRuns, experimentEnvironmentRuns } from "./experiment-runs.ts";
-import { shortId } from "./format.ts";
+import { hrefWith, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
+import { firstRun, layout, nextPageLink } from "./layout.ts";
+import { decodeCursor, type PageQuery } from "./page-query.ts";
 
 const DASH = "–";
 const fixed = (x: number | null | undefined) => (x === null || x === undefined ? DASH : x.toFixed(2));
@@ -199,6 +202,47 @@ ${table1(report, rows)}
 <div class="distributions">${rows.map((r) => distribution(r, arms))}</div>
 </section>
 ${pairs(document, arms, runs, names)}`;
+}
+
+/**
+ * The experiments, newest first: each with what ran (scenario, scale, seed, model) and, once it completed, its
+ * environments per arm, how many metrics differ significantly, and its first metric's Δ and p.
+ */
+export async function experimentsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
+  const { agent, since, until, limit, cursor } = query;
+  const page = await fetchPage(limit, (n) =>
+    listExperiments({ store, agent, since, until, after: decodeCursor(cursor), limit: n }),
+  );
+  const next =
+    page.next === undefined
+      ? undefined
+      : hrefWith("/experiments", { agent, since, until, cursor: page.next });
+  const filtered = agent !== undefined || since !== undefined || until !== undefined;
+  return layout({
+    title: "Experiments",
+    section: "experiments",
+    body: html`<h1>Experiments</h1>
+<p class="muted">Treatment versus control: each environment run once per arm with the same agents and seed; a metric is significant when Welch's p &lt; 0.05.</p>
+${
+  page.rows.length === 0
+    ? filtered
+      ? html`<p>No experiment matches these filters.</p>`
+      : firstRun("experiments")
+    : html`<table class="experiments"><thead><tr><th>Experiment</th><th>Created</th><th>Status</th><th>Scenario</th><th class="num">Scale</th><th class="num">Environments per arm</th><th class="num">Significant</th><th>First metric</th><th>Agents' model</th></tr></thead>
+<tbody>${page.rows.map((r) => {
+        const h = r.headline;
+        return html`<tr>
+<td><a href="/experiments/${r.id}"><code>${shortId(r.id)}</code></a></td><td>${when(r.created_at)}</td><td><span class="status ${r.status}">${r.status}</span></td>
+<td>${r.scenario}${r.title === null ? "" : html` <span class="muted">${r.title}</span>`}</td>
+<td class="num">${r.scale ?? DASH}</td><td class="num">${r.environments ?? DASH}</td>
+<td class="num">${r.metrics === null ? DASH : `${r.significant} of ${r.metrics}`}</td>
+<td>${h === null ? DASH : `${h.metric} Δ ${formatSigned(h.delta)} · p ${formatP(h.p)}${h.significant === true ? " *" : ""}`}</td>
+<td>${r.model ?? DASH}</td>
+</tr>`;
+      })}</tbody></table>`
+}
+${nextPageLink(next)}`,
+  });
 }
 
 /** The page of an experiment; undefined (a 404) when the id is not an experiment's. */

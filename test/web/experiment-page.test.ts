@@ -104,6 +104,24 @@ describe("the experiment page", () => {
   });
 });
 
+describe("the experiments list", () => {
+  it("lists the experiment with its scenario, arms' size, significant metrics and first metric's Δ and p", async () => {
+    const { status, text } = await page("/experiments");
+    expect(status).toBe(200);
+    const [row, ...others] = rows(text, "experiments");
+    expect(others).toEqual([]);
+    expect(row!.slice(2, 8)).toEqual([
+      "completed",
+      "tiny-brainstorm A tiny brainstorm",
+      "1",
+      "4",
+      "1 of 6",
+      "adherence Δ +3.73 · p 2.23e-07 *",
+    ]);
+    expect(text).toContain(`<a href="/experiments/${experimentId}">`);
+  });
+});
+
 describe("experiments' agents in the agents list", () => {
   it("leaves them out by default and says how many, keeping the store's own agents", async () => {
     const { text } = await page("/agents");
