@@ -1,7 +1,8 @@
 // One experiment's page (`/experiments/{id}`): Table 1 as `experiment report ID` prints it (each metric's
 // control and treatment mean with its 95 % CI, Δ, p, n), each metric's two distributions as a dot strip, and
-// the pairs — each environment's control and treatment side by side, with links to their agents' runs.
-import { InputError } from "../core/index.ts";
+// the pairs — each environment's control and treatment side by side: its agents' runs (their verdicts) and
+// metrics, and both transcripts.
+import { InputError, type Transcript } from "../core/index.ts";
 import {
   type EnvironmentRecord,
   type ExperimentReport,
@@ -15,7 +16,8 @@ import {
   reportTitle,
   unmeasuredLines,
 } from "../experiments/index.ts";
-import { type EvaluationRow, fetchPage } from "../store/index.ts";
+import { parseStoredPersonaInput } from "../personas/index.ts";
+import { type EvaluationRow, fetchPage, type Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { evaluationPage } from "./evaluation-page.ts";
 import { type EnvironmentArmRuns, experimentEnvironmentRuns } from "./experiment-runs.ts";
@@ -142,10 +144,34 @@ function armCell(record: EnvironmentRecord, runs: EnvironmentArmRuns | undefined
 <span class="metrics">${metrics.join(" · ")}</span></td>`;
 }
 
+/** One arm's transcript of an environment: who said what, where, in order. */
+function transcriptList(transcript: Transcript | undefined, names: ReadonlyMap<string, string>): Html {
+  if (transcript === undefined) return html`<p class="muted">No transcript kept.</p>`;
+  return html`<ol class="transcript">${transcript.messages.map(
+    (m) =>
+      html`<li><strong>${names.get(m.sender) ?? m.sender}</strong> <span class="muted">${m.recipient ? `→ ${names.get(m.recipient) ?? m.recipient}` : `#${m.channel}`}</span> ${m.text}</li>`,
+  )}</ol>`;
+}
+
+/** An environment's two transcripts side by side, folded (a <details> opens without script). */
+function transcripts(
+  index: number,
+  arms: readonly [string, string],
+  kept: ReadonlyMap<string, Transcript>,
+  names: ReadonlyMap<string, string>,
+): Html {
+  return html`<details class="transcripts"><summary>Environment ${index + 1}'s transcripts, ${arms[0]} beside ${arms[1]}</summary>
+<div class="transcript-pair">${arms.map(
+    (arm) => html`<section><h3>${arm}</h3>${transcriptList(kept.get(`${index}:${arm}`), names)}</section>`,
+  )}</div>
+</details>`;
+}
+
 function pairs(
   document: ExperimentResultDocument,
   arms: readonly [string, string],
   runs: ReadonlyMap<string, EnvironmentArmRuns>,
+  kept: ReadonlyMap<string, Transcript>,
   names: ReadonlyMap<string, string>,
 ): Html {
   return html`<section id="pairs"><h2>The pairs</h2>
@@ -167,15 +193,38 @@ ${document.environments.map((e) => {
         .join(" · ")}</span>
 <span class="metrics">${r.messages} messages · ${r.dropped} dropped · gate ${r.gate.corrected} corrected of ${r.gate.checks}</span></td>`,
   )}</tr>
-</tbody></table>`;
+</tbody></table>
+${transcripts(e.index, arms, kept, names)}`;
 })}
 </section>`;
+}
+
+/** The transcripts the environments' persona evaluations kept, by `<index>:<arm>`. */
+async function keptTranscripts(
+  store: Store,
+  runs: ReadonlyMap<string, EnvironmentArmRuns>,
+): Promise<Map<string, Transcript>> {
+  const out = new Map<string, Transcript>();
+  await Promise.all(
+    [...runs].map(async ([key, { evaluationId }]) => {
+      if (evaluationId === undefined) return;
+      try {
+        const kept = parseStoredPersonaInput(await store.evaluations.input(evaluationId));
+        if (kept) out.set(key, kept.transcript);
+      } catch (error) {
+        // Stored by another version: the page says no transcript was kept rather than failing whole.
+        if (!InputError.isInstance(error)) throw error;
+      }
+    }),
+  );
+  return out;
 }
 
 function body(
   row: EvaluationRow,
   document: ExperimentResultDocument,
   runs: ReadonlyMap<string, EnvironmentArmRuns>,
+  kept: ReadonlyMap<string, Transcript>,
   names: ReadonlyMap<string, string>,
 ): Html {
   const { report, rows } = metricRows(document);
@@ -201,7 +250,7 @@ ${table1(report, rows)}
 <p class="muted">Each dot a value (per agent and environment, or per environment); the bar is the arm's mean, the whiskers its 95% CI.</p>
 <div class="distributions">${rows.map((r) => distribution(r, arms))}</div>
 </section>
-${pairs(document, arms, runs, names)}`;
+${pairs(document, arms, runs, kept, names)}`;
 }
 
 /**
@@ -267,7 +316,8 @@ export function experimentPage(context: DashboardContext, id: string): Promise<H
         experimentEnvironmentRuns(context.store, row),
         context.store.agents.list(),
       ]);
-      return body(row, document, runs, new Map(agents.map((a) => [a.id, a.name])));
+      const kept = await keptTranscripts(context.store, runs);
+      return body(row, document, runs, kept, new Map(agents.map((a) => [a.id, a.name])));
     },
   });
 }

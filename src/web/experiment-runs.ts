@@ -54,9 +54,11 @@ export function sameArm(a: ExperimentArmOfRun | undefined, b: ExperimentArmOfRun
   return a.experimentId === b.experimentId && a.arm === b.arm;
 }
 
-/** One arm of one environment as stored: its row, and its agents' persona runs (every trial). */
+/** One arm of one environment as stored: its row, its persona evaluation, and its agents' runs (every trial). */
 export interface EnvironmentArmRuns {
   row: EvaluationRow;
+  /** The persona evaluation that judged it (its stored input holds the environment's transcript). */
+  evaluationId?: string;
   runs: RunRow[];
 }
 
@@ -77,8 +79,11 @@ function placeOf(row: EvaluationRow): { arm: string; index: number } | undefined
   return typeof arm === "string" && typeof index === "number" ? { arm, index } : undefined;
 }
 
-/** The persona runs (every agent, every trial) judged in one environment row. */
-async function environmentPersonaRuns(store: Store, row: EvaluationRow): Promise<RunRow[]> {
+/** The persona evaluation of one environment row, and its runs (every agent, every trial). */
+async function environmentPersonaRuns(
+  store: Store,
+  row: EvaluationRow,
+): Promise<{ evaluationId?: string; runs: RunRow[] }> {
   // The persona evaluation is made while its environment row runs, between its creation and completion
   // (it lists no agents to find it by: its runs name them).
   const evaluations = await store.evaluations.list({
@@ -88,7 +93,11 @@ async function environmentPersonaRuns(store: Store, row: EvaluationRow): Promise
     limit: 500,
   });
   const evaluation = evaluations.find((e) => e.source === `${ENVIRONMENT_SOURCE}${row.id}`);
-  return evaluation === undefined ? [] : store.runs.list({ evaluation: evaluation.id, limit: 200 });
+  if (evaluation === undefined) return { runs: [] };
+  return {
+    evaluationId: evaluation.id,
+    runs: await store.runs.list({ evaluation: evaluation.id, limit: 200 }),
+  };
 }
 
 /** The persona runs of an experiment's environments, by `<index>:<arm>`. */
@@ -102,7 +111,7 @@ export async function experimentEnvironmentRuns(
     rows.map(async (row) => {
       const place = placeOf(row);
       if (place !== undefined)
-        out.set(`${place.index}:${place.arm}`, { row, runs: await environmentPersonaRuns(store, row) });
+        out.set(`${place.index}:${place.arm}`, { row, ...(await environmentPersonaRuns(store, row)) });
     }),
   );
   return out;
@@ -122,7 +131,7 @@ export async function pairedRun(
   for (const row of await environmentRows(store, experiment)) {
     const other = placeOf(row);
     if (other === undefined || other.index !== place.environment || other.arm === place.arm) continue;
-    const runs = await environmentPersonaRuns(store, row);
+    const { runs } = await environmentPersonaRuns(store, row);
     const found = runs.find((r) => r.agent_id === run.agent_id && r.trial === run.trial);
     if (found) return { run: found, arm: other.arm };
   }

@@ -93,6 +93,19 @@ describe("the experiment page", () => {
     expect(runs.every((r) => r?.status === "completed")).toBe(true);
   });
 
+  it("folds each environment's two transcripts side by side, the control's beside the treatment's", async () => {
+    const { text } = await page(`/experiments/${experimentId}`);
+    const folded = [...text.matchAll(/<details class="transcripts">([\s\S]*?)<\/details>/g)].map(
+      (m) => m[1]!,
+    );
+    expect(folded).toHaveLength(4);
+    const arms = [...folded[0]!.matchAll(/<section><h3>(\w+)<\/h3><ol class="transcript">([\s\S]*?)<\/ol>/g)];
+    expect(arms.map((a) => a[1])).toEqual(["control", "treatment"]);
+    // The scripted agents' drafts break character; the treatment's gate has them redrafted, the control's not.
+    expect(arms[0]![2]).toContain("As an AI language model");
+    expect(arms[1]![2]).not.toContain("As an AI language model");
+  });
+
   it("is in the navigation as Experiments, marked on its pages", async () => {
     const { text } = await page(`/experiments/${experimentId}`);
     expect(text).toContain('<a href="/experiments" aria-current="page">Experiments</a>');
