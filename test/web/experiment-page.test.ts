@@ -205,3 +205,17 @@ describe("an experiment's run page", () => {
     expect(paired).toBe(control!.run.id);
   });
 });
+
+describe("untrusted text on the experiment page", () => {
+  it("escapes an agent's name in the pairs and the transcripts", async () => {
+    const ana = (await store.agents.get("ana-a"))!;
+    await store.agents.upsert({ id: ana.id, name: '<img src=x onerror="alert(1)">', persona: ana.persona });
+    try {
+      const { text } = await page(`/experiments/${experimentId}`);
+      expect(text).not.toContain("<img src=x");
+      expect(text).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    } finally {
+      await store.agents.upsert({ id: ana.id, name: ana.name, persona: ana.persona });
+    }
+  });
+});
