@@ -1,6 +1,6 @@
 // The experiment kind read back: a stored experiment by id, the list with its headline figures, its reports
 // (`experiment report ID`'s: table, Markdown and JSON, at the default arms and alpha), the API's schemas.
-// Its dashboard pages are the generic ones; `--format html` prints its text, as a simulation's does.
+// Its dashboard pages are web/experiment-page.ts's; `--format html` prints its text, as a simulation's does.
 import { z } from "zod";
 import { type StoredKind, storedListTable } from "../engine/index.ts";
 import { EXPERIMENT_COMPARISON_FORMAT, EXPERIMENT_RESULT_FORMAT } from "./compare.ts";

@@ -3,10 +3,17 @@
 import { AGENT_DIMENSIONS, isPersonaDimension, renderTemplate } from "../core/index.ts";
 import { builtinPropositionSet } from "../propositions/index.ts";
 import { regressionStatus } from "../regression/index.ts";
-import { agentMatches, type OnlineAlertSummary, type RunRow, type ScoreRow } from "../store/index.ts";
+import {
+  type AgentRow,
+  agentMatches,
+  type OnlineAlertSummary,
+  type RunRow,
+  type ScoreRow,
+} from "../store/index.ts";
 import { deltaText } from "./compare-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type DriftPoint, driftChart } from "./drift-chart.ts";
+import { armLabel, type ExperimentArmOfRun, experimentArmReader } from "./experiment-runs.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
@@ -44,11 +51,58 @@ const dimensionScore = (run: RunRow, dimension: string) => run.dimension_scores?
 const AGENT_COLUMNS = ["agent", "drop"] as const;
 type AgentColumn = (typeof AGENT_COLUMNS)[number];
 
-/** An agent's latest completed run, and its largest fall against the baseline or else the run before it. */
-interface AgentRow {
-  agent: { id: string; name: string };
+/** A row's largest fall: against the agent's baseline, or else its run before. */
+type AgentDrop = (BaselineDrop & { against: "baseline" | "previous run" }) | undefined;
+
+/** How many experiments the agents list reads to know which agents took part in one. */
+const EXPERIMENTS_READ = 500;
+
+/** An agents-list row: an agent, or one arm of an experiment it took part in, with the row's latest run. */
+interface AgentListRow {
+  agent: AgentRow;
   latest: RunRow | undefined;
-  drop: (BaselineDrop & { against: "baseline" | "previous run" }) | undefined;
+  /** The experiment and arm this row is of; none for the agent's own runs. */
+  arm?: ExperimentArmOfRun;
+  /** Its latest run's largest fall; none for an experiment's arm (its baseline is the other arm, not a run before). */
+  drop?: AgentDrop;
+}
+
+/**
+ * The list's rows of the agents: an agent whose latest run is one of an experiment's (or that took part in an
+ * experiment and has no run) is an experiment's agent — generated people, many, with the same ids in both
+ * arms — left out unless `withExperiments`, and then one row per arm of its latest runs, named after them.
+ */
+async function agentListRows(
+  { store }: DashboardContext,
+  agents: readonly AgentRow[],
+  withExperiments: boolean,
+): Promise<{ rows: AgentListRow[]; hidden: number }> {
+  const experiments = await store.evaluations.list({ kind: "experiment", limit: EXPERIMENTS_READ });
+  const inExperiments = new Set(experiments.flatMap((e) => e.agents));
+  const armOf = experimentArmReader(store);
+  const listed = await Promise.all(
+    agents.map(async (agent): Promise<AgentListRow[] | "experiment"> => {
+      const [latest] = await store.runs.list({ agent: agent.id, status: "completed", limit: 1 });
+      if (!inExperiments.has(agent.id)) return [{ agent, latest }];
+      const place = latest === undefined ? undefined : await armOf(latest);
+      if (latest !== undefined && place === undefined) return [{ agent, latest }];
+      if (!withExperiments) return "experiment";
+      // The latest run of each arm among the agent's recent runs, newest arm first.
+      const recent = await store.runs.list({ agent: agent.id, status: "completed", limit: 50 });
+      const byArm = new Map<string, AgentListRow>();
+      for (const run of recent) {
+        const arm = await armOf(run);
+        if (arm === undefined) continue;
+        const key = armLabel(arm);
+        if (!byArm.has(key)) byArm.set(key, { agent, latest: run, arm });
+      }
+      return byArm.size === 0 ? [{ agent, latest: undefined }] : [...byArm.values()];
+    }),
+  );
+  return {
+    rows: listed.flatMap((r) => (r === "experiment" ? [] : r)),
+    hidden: listed.filter((r) => r === "experiment").length,
+  };
 }
 
 export async function agentsPage(
@@ -58,6 +112,7 @@ export async function agentsPage(
 ): Promise<Html> {
   const { store } = context;
   const view = parseListView(raw, AGENT_COLUMNS);
+  const withExperiments = raw.experiments === "1";
   // Agents are few (one per character or team member): one page, filtered here as the API's list is.
   const from = query.since === undefined ? -Infinity : Date.parse(query.since);
   const to = query.until === undefined ? Infinity : Date.parse(query.until);
@@ -65,34 +120,46 @@ export async function agentsPage(
     const at = Date.parse(a.created_at);
     return at >= from && at <= to && (query.agent === undefined || agentMatches(a, query.agent));
   });
+  const listed = await agentListRows(context, agents, withExperiments);
   const baselines = await allBaselines(context);
-  const unsorted: AgentRow[] = await Promise.all(
-    agents.map(async (agent) => {
-      const [latest] = await store.runs.list({ agent: agent.id, status: "completed", limit: 1 });
-      return { agent, latest, drop: latest && (await agentDrop(context, latest, baselines.get(agent.id))) };
-    }),
+  const withDrops = await Promise.all(
+    listed.rows.map(async (row) =>
+      row.arm || !row.latest
+        ? row
+        : { ...row, drop: await agentDrop(context, row.latest, baselines.get(row.agent.id)) },
+    ),
   );
-  const rows = sortRows(unsorted, view, [
+  const hidden = listed.hidden;
+  const rows = sortRows(withDrops, view, [
     { key: "agent", label: "Agent", value: (r) => r.agent.id },
     { key: "drop", label: "Δ", numeric: true, value: (r) => r.drop?.delta ?? null },
   ]);
-  const base = { path: "/agents", params: { agent: query.agent, since: query.since, until: query.until } };
+  const base = {
+    path: "/agents",
+    params: { agent: query.agent, since: query.since, until: query.until, experiments: raw.experiments },
+  };
   const th = (key: AgentColumn, label: string, numeric = false) =>
     sortHeader({ key, label, numeric, value: () => null }, view, base);
   const dimensions = scoredDimensions(rows.map((r) => r.latest));
+  const filters = { agent: query.agent, since: query.since, until: query.until };
+  const toggle = withExperiments
+    ? html`<p class="experiment-toggle">Showing experiments' agents, one row per arm · <a href="${hrefWith("/agents", filters)}">Hide them</a></p>`
+    : hidden > 0
+      ? html`<p class="experiment-toggle muted">${hidden} agent${hidden === 1 ? "" : "s"} of experiments left out · <a href="${hrefWith("/agents", { ...filters, experiments: "1" })}">Show experiments' agents</a></p>`
+      : "";
   const body =
     rows.length === 0
-      ? query.agent || query.since || query.until
+      ? query.agent || query.since || query.until || hidden > 0
         ? html`<p>No agent matches these filters.</p>`
         : firstRun("agents")
       : html`<table class="agents">
 <thead><tr>${th("agent", "Agent")}<th>Latest run</th><th class="num">Overall</th>${th("drop", "Δ", true)}${dimensions.map((d) => html`<th class="num">${d}</th>`)}</tr></thead>
 <tbody>${rows.map(
-          ({ agent, latest, drop }) => html`<tr>
-<td><a href="/agents/${encodeURIComponent(agent.id)}">${agent.name}</a> <span class="muted">${agent.id}</span></td>
+          ({ agent, latest, arm, drop }) => html`<tr>
+<td><a href="/agents/${encodeURIComponent(agent.id)}">${agent.name}</a>${arm ? html` (<a href="/experiments/${arm.experimentId}">${armLabel(arm)}</a>)` : ""} <span class="muted">${agent.id}</span></td>
 <td>${latest ? html`<a href="/runs/${latest.id}">${when(latest.created_at)}</a>` : "no completed run"}</td>
 <td class="num">${score9(latest?.overall_score)}</td>
-${agentDropCell(drop)}
+${agentDropCell(drop, arm !== undefined)}
 ${dimensions.map((d) => html`<td class="num">${latest ? score9(dimensionScore(latest, d)) : "—"}</td>`)}
 </tr>`,
         )}</tbody>
@@ -102,7 +169,8 @@ ${dimensions.map((d) => html`<td class="num">${latest ? score9(dimensionScore(la
     title: "Agents",
     section: "agents",
     body: html`<h1>Agents</h1>
-${filterForm("/agents", query, ["agent", "since", "until"], viewParams(view))}
+${filterForm("/agents", query, ["agent", "since", "until"], { ...viewParams(view), experiments: raw.experiments })}
+${toggle}
 ${body}`,
   });
 }
@@ -112,7 +180,7 @@ async function agentDrop(
   context: DashboardContext,
   latest: RunRow,
   baseline: AgentBaseline | undefined,
-): Promise<AgentRow["drop"]> {
+): Promise<AgentDrop> {
   const threshold = context.regressionThreshold;
   if (baseline) {
     const drop = baselineDrop(latest, baseline, threshold);
@@ -123,7 +191,9 @@ async function agentDrop(
   return drop && { ...drop, against: "previous run" };
 }
 
-function agentDropCell(drop: AgentRow["drop"]): Html {
+function agentDropCell(drop: AgentDrop, arm: boolean): Html {
+  if (arm)
+    return html`<td class="num muted" title="an experiment's arm: its experiment page compares the arms">—</td>`;
   if (!drop) return html`<td class="num muted" title="no baseline and no earlier run">—</td>`;
   return html`<td class="num${drop.regression ? " regressed" : ""}" title="against the ${drop.against}">${drop.dimension} ${deltaText(drop.delta)}${
     drop.regression ? html` <span class="tag regression">regression</span>` : ""

@@ -2,7 +2,14 @@
 // /assets/ — the CSP allows nothing inline), the navigation, and the first-run message of an empty store.
 import { type Fragment, type Html, html } from "./html.ts";
 
-export type Section = "agents" | "runs" | "sessions" | "conversations" | "corrections" | "calibrations";
+export type Section =
+  | "agents"
+  | "runs"
+  | "sessions"
+  | "conversations"
+  | "corrections"
+  | "calibrations"
+  | "experiments";
 
 const NAV: readonly [Section, string][] = [
   ["agents", "Agents"],
@@ -11,6 +18,7 @@ const NAV: readonly [Section, string][] = [
   ["conversations", "Conversations"],
   ["corrections", "Corrections"],
   ["calibrations", "Calibration"],
+  ["experiments", "Experiments"],
 ];
 
 export function layout({
@@ -110,6 +118,13 @@ const FIRST_RUN: Record<Section, { what: string; commands: string[] }> = {
     commands: [
       "dramaturg calibrate --labels labels.yaml --run EVALUATION_ID",
       "dramaturg calibrate --labels labels.yaml --run EVALUATION_ID --judge openai:gpt-4o-mini   # judge the items afresh",
+    ],
+  },
+  experiments: {
+    what: "No experiment is stored yet.",
+    commands: [
+      "dramaturg experiment run brainstorming-average --scale 0.1 --model openai:gpt-4o-mini --judge openai:gpt-4o-mini",
+      "npm run demo:experiment   # in a clone of the Dramaturg repository: a scripted experiment, offline",
     ],
   },
 };

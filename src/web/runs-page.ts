@@ -4,6 +4,7 @@ import type { RunRow } from "../store/index.ts";
 import { runCalibrationLinks } from "./calibrations-page.ts";
 import { deltaText } from "./compare-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
+import { armLabel, experimentArmReader, pairedRun, previousRunInArm } from "./experiment-runs.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout } from "./layout.ts";
@@ -14,7 +15,6 @@ import {
   allBaselines,
   type BaselineDrop,
   baselineDrop,
-  previousRun,
   regressedDimensions,
 } from "./run-baselines.ts";
 import { runEvidence } from "./run-evidence.ts";
@@ -113,24 +113,45 @@ ${dropCell(drop(r))}
   );
 }
 
-/** Links to compare this run with the agent's previous run and with its baseline run, where there are. */
+/**
+ * Links to compare this run with the agent's previous run and with its baseline run, where there are. A run
+ * of an experiment names its experiment and arm, and its previous run is the previous one in the same arm: the
+ * other arm's run of the same environment is offered as what it is (the treatment against the control), never
+ * as the previous run.
+ */
 async function compareLinks(context: DashboardContext, run: RunRow): Promise<Html> {
-  const [previous, baseline] = await Promise.all([
-    previousRun(context, run),
-    agentBaseline(context, run.agent_id),
+  const armOf = experimentArmReader(context.store);
+  const [place, baseline] = await Promise.all([armOf(run), agentBaseline(context, run.agent_id)]);
+  const [previous, paired] = await Promise.all([
+    previousRunInArm(context.store, run, place, armOf),
+    place === undefined ? undefined : pairedRun(context.store, run, place),
   ]);
   const links: Html[] = [];
   if (previous)
     links.push(
-      html`<a href="${hrefWith("/compare", { a: previous.id, b: run.id })}">Compare with the previous run of ${run.agent_id}</a> (${when(previous.created_at)})`,
+      html`<a href="${hrefWith("/compare", { a: previous.id, b: run.id })}">Compare with the previous run of ${run.agent_id}${place ? " in this arm" : ""}</a> (${when(previous.created_at)})`,
+    );
+  if (paired)
+    links.push(
+      html`<a href="${hrefWith("/compare", { a: paired.run.id, b: run.id })}">Compare with ${run.agent_id}'s ${paired.arm} run of the same environment</a>`,
     );
   if (baseline?.runId && baseline.runId !== run.id)
     links.push(
       html`<a href="${hrefWith("/compare", { a: baseline.runId, b: run.id })}">Compare with the baseline run</a>`,
     );
-  return links.length === 0
-    ? html`<p class="muted">Nothing to compare with: ${run.agent_id} has no earlier run and no baseline run in this store.</p>`
-    : html`<p class="compare-links">${links.map((l, i) => html`${i > 0 ? " · " : ""}${l}`)}</p>`;
+  const experiment =
+    place === undefined
+      ? ""
+      : html`<p class="experiment-arm">This run is ${run.agent_id} in environment ${place.environment + 1} of <a href="/experiments/${place.experimentId}#environment-${place.environment + 1}">${armLabel(place)}</a>.${
+          previous
+            ? ""
+            : html` It has no earlier run in the ${place.arm} arm: its runs in another arm had another treatment, so none of them is its previous run.`
+        }</p>`;
+  return html`${experiment}${
+    links.length === 0
+      ? html`<p class="muted">Nothing to compare with: ${run.agent_id} has no earlier run${place ? ` in this arm` : ""} and no baseline run in this store.</p>`
+      : html`<p class="compare-links">${links.map((l, i) => html`${i > 0 ? " · " : ""}${l}`)}</p>`
+  }`;
 }
 
 export async function runPage(

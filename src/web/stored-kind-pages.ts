@@ -10,6 +10,7 @@ import { calibrationsList } from "./calibrations-page.ts";
 import { conversationPage, conversationsList } from "./conversations-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { evaluationPage } from "./evaluation-page.ts";
+import { experimentPage, experimentsPage } from "./experiment-page.ts";
 import { capitalised, hrefWith, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout, nextPageLink } from "./layout.ts";
@@ -32,6 +33,7 @@ const OWN_PAGES: Partial<Record<EvaluationKind, (kind: StoredKind) => KindPages>
   session: (kind) => ({ list: kindListPage(kind, sessionsList), detail: sessionPage }),
   conversation: (kind) => ({ list: kindListPage(kind, conversationsList), detail: conversationPage }),
   calibration: (kind) => ({ list: kindListPage(kind, calibrationsList), detail: calibrationPage }),
+  experiment: () => ({ list: experimentsPage, detail: experimentPage }),
 };
 
 /** Plain pages of a kind: its evaluations as a table, and an evaluation's terminal report as text. */
