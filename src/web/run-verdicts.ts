@@ -4,10 +4,10 @@
 // and the reasoning — a reasoning repeated word for word is written once and referred to after that.
 import { HARD_PENALTY, MAX_SCORE } from "../core/index.ts";
 import type { ScoreRow } from "../store/index.ts";
-import { score9 } from "./format.ts";
+import { hrefWith, score9 } from "./format.ts";
 import { type Html, html } from "./html.ts";
-import { type ListView, type SortColumn, sortHeader, sortRows } from "./list-view.ts";
-import { type JudgedMessage, propositionKey, type RunEvidence, windowKey } from "./run-evidence.ts";
+import { type ListView, type SortColumn, type SortOrder, sortRows, viewParams } from "./list-view.ts";
+import { type JudgedMessage, propositionKey, type RunEvidence } from "./run-evidence.ts";
 
 /**
  * A verdict fails below this final score: TinyTroupe's default threshold, which is also the default of this
@@ -162,41 +162,31 @@ export function messageDetails(message: JudgedMessage | undefined, id: string | 
   return html`<details class="message"><summary>${flat.length > SUMMARY_LENGTH ? `${flat.slice(0, SUMMARY_LENGTH - 1)}…` : flat}</summary><p class="message-text">${message.text}</p></details>`;
 }
 
-/** The anchor of a judge window in the page's "What the judge read" section. */
-const windowAnchor = (evidence: RunEvidence, row: ScoreRow) => {
-  const at = [...evidence.windows.keys()].indexOf(windowKey(row));
-  return at < 0 ? undefined : `window-${at + 1}`;
-};
-
-/** A link to the window the judge read for this verdict (written once per target, at the page's end). */
-function windowLink(evidence: RunEvidence, row: ScoreRow): Html {
-  const anchor = windowAnchor(evidence, row);
-  if (anchor) return html`<p class="window-link"><a href="#${anchor}">What the judge read ↓</a></p>`;
-  if (row.status === "trivial") return html``;
-  return row.context_snippet && row.message_id === null
-    ? html`<details class="judge-window"><summary>Excerpt judged</summary><pre class="snippet">${row.context_snippet}</pre></details>`
-    : html``;
+/** Where the window the judge read for this verdict is served: a page, and (`fragment=1`) the part a script loads in place. */
+export function windowHref(
+  runPath: string,
+  row: Pick<ScoreRow, "dimension" | "message_id">,
+  fragment = false,
+): string {
+  return hrefWith(`${runPath}/window`, {
+    dimension: row.dimension,
+    message: row.message_id ?? undefined,
+    fragment: fragment ? 1 : undefined,
+  });
 }
 
 /**
- * The windows the judge read for the shown verdicts, each once (a window is shared by every proposition of a
- * dimension on one target, so written per verdict it would be most of the page), in <details> that a
- * verdict's link leads to.
+ * The window the judge read, under its verdict, loaded on demand: a <details> whose content the dashboard's
+ * script fetches when it is opened (a window is tens of lines, and a run has one per message: written into the
+ * page, a run of 1,000 messages was 18 MB). Without the script the details hold a link to the window's page.
  */
-export function windowsSection(evidence: RunEvidence, rows: readonly ScoreRow[]): Html {
-  const used = new Set(rows.map(windowKey));
-  const entries = [...evidence.windows].flatMap(([key, window], i) =>
-    used.has(key) ? [{ key, window, n: i + 1 }] : [],
-  );
-  if (entries.length === 0) return html``;
-  return html`<section id="windows"><h2>What the judge read</h2>
-<p>Beside the claim and the message, the judge read a window of the trajectory (the set's <code>first_n</code> and <code>last_n</code> lines), rebuilt here from the evaluation's kept input. One per dimension and target, shared by its propositions.</p>
-${entries.map(({ key, window, n }) => {
-  const [dimension, messageId] = key.split("\u0000") as [string, string];
-  const message = evidence.messages.get(messageId);
-  return html`<details class="judge-window"><summary>${dimension} · ${message ? `${message.speaker} ${message.id}` : messageId || evidence.agentName}: ${window.title}</summary><pre class="snippet" id="window-${n}">${window.text || "(empty: nothing came before)"}</pre></details>`;
-})}
-</section>`;
+function windowLink(evidence: RunEvidence, row: ScoreRow, runPath: string): Html {
+  if (row.status === "trivial") return html``;
+  if (evidence.windowsKept)
+    return html`<details class="judge-window" data-window="${windowHref(runPath, row, true)}"><summary>What the judge read</summary><div class="window-body"><p><a href="${windowHref(runPath, row)}">Open the window the judge read</a></p></div></details>`;
+  return row.context_snippet && row.message_id === null
+    ? html`<details class="judge-window"><summary>Excerpt judged</summary><pre class="snippet">${row.context_snippet}</pre></details>`
+    : html``;
 }
 
 function targetCell(evidence: RunEvidence, row: ScoreRow): Html {
@@ -223,11 +213,12 @@ function verdictRow(
   evidence: RunEvidence,
   row: ScoreRow,
   first: ReadonlyMap<string, { row: ScoreRow; count: number }>,
+  runPath: string,
 ): Html {
   const message = row.message_id === null ? undefined : evidence.messages.get(row.message_id);
   return html`<tr class="${row.status}${isFailure(row) ? " failing" : ""}">
 ${targetCell(evidence, row)}
-<td>${messageDetails(message, row.message_id)}${windowLink(evidence, row)}</td>
+<td>${messageDetails(message, row.message_id)}${windowLink(evidence, row, runPath)}</td>
 <td class="num">${row.trial}</td>
 <td><span class="status ${row.status}">${row.status}</span></td>
 <td class="num">${score9(row.raw_score)}</td>
@@ -245,19 +236,40 @@ proposition's score is the mean of its verdicts' scores; a dimension's, the weig
 An errored verdict (the judge failed) has no score and is left out, never counted as a 9. A verdict <em>fails</em>
 below ${PASS_MARK}, TinyTroupe's default pass mark (and this project's action gate's).</p>`;
 
+/** A proposition's verdicts shown on the run page (the lowest first); the rest are a link away. */
+export const VERDICTS_SHOWN = 20;
+/** A proposition's verdicts per page when all of them are listed (`?p=DIMENSION/PROPOSITION`). */
+export const VERDICTS_PER_PAGE = 50;
+
+/** Where the page's links lead: its path, the parameters every link keeps, and the one proposition listed whole. */
+export interface VerdictsBase {
+  path: string;
+  params: Record<string, string | number | undefined>;
+  /** `?p=`: this proposition's verdicts, all of them, `VERDICTS_PER_PAGE` a page (1-based `page`). */
+  focus?: { key: string; page: number };
+}
+
+/** A table's anchor: sorting and paging links come back to it, so the reader keeps the place. */
+const tableAnchor = (group: Pick<PropositionGroup, "dimension" | "propositionId">) =>
+  `p-${group.dimension}-${group.propositionId}`;
+
 /**
- * The verdict sections of a run page: one per dimension, a table per proposition. With `view.failures`,
- * only failing verdicts, and only the propositions that have one. `base` is the page's path and the
- * parameters its sort links keep.
+ * The verdict sections of a run page: one per dimension, a table per proposition with its lowest
+ * `VERDICTS_SHOWN` verdicts and a link to all of them. With `view.failures`, only failing verdicts, and only
+ * the propositions that have one. With `base.focus`, that proposition alone, all its verdicts page by page.
  */
 export function verdictSections(
   rows: readonly ScoreRow[],
   evidence: RunEvidence,
   view: ListView<VerdictColumn>,
-  base: { path: string; params: Record<string, string | number | undefined> },
+  base: VerdictsBase,
 ): Html {
   const sections: Html[] = [];
-  for (const [dimension, groups] of groupByProposition(rows)) {
+  for (const [dimension, all] of groupByProposition(rows)) {
+    const groups = base.focus
+      ? all.filter((g) => propositionKey(g.dimension, g.propositionId) === base.focus?.key)
+      : all;
+    if (groups.length === 0) continue;
     const shown = groups
       .map((group) => ({
         group,
@@ -267,7 +279,7 @@ export function verdictSections(
     const hidden = groups.length - shown.length;
     sections.push(html`<section class="verdicts" id="verdicts-${dimension}"><h3>${dimension}</h3>
 ${
-  view.failures && hidden > 0
+  view.failures && hidden > 0 && !base.focus
     ? html`<p class="muted">${hidden} of ${groups.length} propositions have no failing verdict and are not shown.</p>`
     : ""
 }
@@ -277,12 +289,50 @@ ${shown.map(({ group, verdicts }) => propositionTable(group, verdicts, evidence,
   return html`${sections}`;
 }
 
+/** A header cell that sorts the table by its column and comes back to the table (not the top of the page). */
+function verdictHeader(
+  column: VerdictColumn,
+  view: ListView<VerdictColumn>,
+  base: VerdictsBase,
+  anchor: string,
+): Html {
+  const sort = VERDICT_SORTS.find((c) => c.key === column)!;
+  const shown = verdictView(view);
+  const current = shown.sort === column;
+  const next: SortOrder = current && shown.order === "asc" ? "desc" : "asc";
+  const href = `${hrefWith(base.path, { ...base.params, ...viewParams({ ...view, sort: column, order: next }) })}#${anchor}`;
+  const aria = current ? (shown.order === "asc" ? "ascending" : "descending") : undefined;
+  return html`<th${sort.numeric ? html` class="num"` : ""}${aria ? html` aria-sort="${aria}"` : ""}><a href="${href}">${sort.label}${current ? (shown.order === "asc" ? " ▲" : " ▼") : ""}</a></th>`;
+}
+
+/** The link from a collapsed table to all of its verdicts, or a listed proposition's page links. */
+function moreLinks(
+  group: PropositionGroup,
+  verdicts: readonly ScoreRow[],
+  shownCount: number,
+  view: ListView<VerdictColumn>,
+  base: VerdictsBase,
+): Html {
+  const anchor = tableAnchor(group);
+  const key = propositionKey(group.dimension, group.propositionId);
+  const at = (page: number | undefined) =>
+    `${hrefWith(base.path, { ...base.params, p: key, page: page === 1 ? undefined : page, ...viewParams(view) })}#${anchor}`;
+  if (!base.focus)
+    return verdicts.length > shownCount
+      ? html`<p class="more-verdicts"><a href="${at(1)}">All ${verdicts.length} ${view.failures ? "failing verdicts" : "verdicts"} of ${group.propositionId} →</a> <span class="muted">(${shownCount} lowest shown here)</span></p>`
+      : html``;
+  const pages = Math.max(1, Math.ceil(verdicts.length / VERDICTS_PER_PAGE));
+  const { page } = base.focus;
+  const back = hrefWith(base.path, { ...base.params, ...viewParams(view) });
+  return html`<p class="more-verdicts">Page ${Math.min(page, pages)} of ${pages}${page > 1 ? html` · <a href="${at(page - 1)}" rel="prev">← previous ${VERDICTS_PER_PAGE}</a>` : ""}${page < pages ? html` · <a href="${at(page + 1)}" rel="next">next ${VERDICTS_PER_PAGE} →</a>` : ""} · <a href="${back}#${anchor}">every proposition of the run</a></p>`;
+}
+
 function propositionTable(
   group: PropositionGroup,
   verdicts: readonly ScoreRow[],
   evidence: RunEvidence,
   view: ListView<VerdictColumn>,
-  base: { path: string; params: Record<string, string | number | undefined> },
+  base: VerdictsBase,
 ): Html {
   const facts = evidence.propositions.get(propositionKey(group.dimension, group.propositionId));
   const weight = group.weight ?? facts?.weight;
@@ -290,24 +340,27 @@ function propositionTable(
   const hard = group.hard ?? facts?.hard;
   const yesNo = (flag: boolean | null | undefined) =>
     flag === undefined || flag === null ? "—" : flag ? "yes" : "no";
-  // Each reasoning's first row in the table's order, and how many rows give it.
+  const from = base.focus ? (base.focus.page - 1) * VERDICTS_PER_PAGE : 0;
+  const rows = verdicts.slice(from, from + (base.focus ? VERDICTS_PER_PAGE : VERDICTS_SHOWN));
+  // Each reasoning's first row in the table's order, and how many rows shown give it.
   const first = new Map<string, { row: ScoreRow; count: number }>();
-  for (const v of verdicts) {
+  for (const v of rows) {
     if (v.status === "errored" || !v.reasoning) continue;
     const seen = first.get(v.reasoning);
     if (seen) seen.count++;
     else first.set(v.reasoning, { row: v, count: 1 });
   }
-  const th = (column: VerdictColumn) =>
-    sortHeader(VERDICT_SORTS.find((c) => c.key === column)!, verdictView(view), base);
-  return html`<section class="proposition" id="p-${group.dimension}-${group.propositionId}">
+  const anchor = tableAnchor(group);
+  const th = (column: VerdictColumn) => verdictHeader(column, view, base, anchor);
+  return html`<section class="proposition" id="${anchor}">
 <h4><code>${group.propositionId}</code> ${
     facts
       ? html`<q class="claim">${facts.claim}</q>`
       : html`<span class="muted">(its claim is not kept with this run: the evaluation stored no input or result document)</span>`
   }</h4>
-<p class="proposition-facts">Score <strong>${score9(group.score)}</strong> · weight ${weight ?? "—"} · inverted: ${yesNo(inverted)} · hard: ${yesNo(hard)} · ${group.verdicts.length} ${group.verdicts.length === 1 ? "verdict" : "verdicts"}${group.errored > 0 ? `, ${group.errored} errored` : ""}${verdicts.length < group.verdicts.length ? ` (${verdicts.length} failing shown)` : ""}</p>
+<p class="proposition-facts">Score <strong>${score9(group.score)}</strong> · weight ${weight ?? "—"} · inverted: ${yesNo(inverted)} · hard: ${yesNo(hard)} · ${group.verdicts.length} ${group.verdicts.length === 1 ? "verdict" : "verdicts"}${group.errored > 0 ? `, ${group.errored} errored` : ""}${verdicts.length < group.verdicts.length ? ` (${verdicts.length} failing)` : ""}</p>
 <table class="verdicts"><thead><tr>${th("target")}<th>Message and judge's window</th>${th("trial")}${th("status")}${th("raw")}${th("score")}<th>How scored</th><th>Reasoning</th></tr></thead>
-<tbody>${verdicts.map((v) => verdictRow(evidence, v, first))}</tbody></table>
+<tbody>${rows.map((v) => verdictRow(evidence, v, first, base.path))}</tbody></table>
+${moreLinks(group, verdicts, rows.length, view, base)}
 </section>`;
 }

@@ -13,7 +13,7 @@ import {
   type SortColumn,
   viewParams,
 } from "./list-view.ts";
-import type { PageQuery } from "./page-query.ts";
+import { PageInputError, type PageQuery } from "./page-query.ts";
 import {
   type AgentBaseline,
   agentBaseline,
@@ -27,8 +27,8 @@ import {
   PASS_MARK,
   SCORE_EXPLANATION,
   VERDICT_COLUMNS,
+  type VerdictsBase,
   verdictSections,
-  windowsSection,
 } from "./run-verdicts.ts";
 import { storedListPage } from "./stored-list-page.ts";
 
@@ -123,6 +123,16 @@ async function compareLinks(context: DashboardContext, run: RunRow): Promise<Htm
     : html`<p class="compare-links">${links.map((l, i) => html`${i > 0 ? " · " : ""}${l}`)}</p>`;
 }
 
+/** `?p=DIMENSION/PROPOSITION&page=N`: one proposition's verdicts listed whole, a page at a time. */
+function parseFocus(raw: Readonly<Record<string, string>>): VerdictsBase["focus"] {
+  const page = raw.page === undefined || raw.page === "" ? 1 : Number(raw.page);
+  if (!Number.isInteger(page) || page < 1)
+    throw new PageInputError("expected a page number (1, 2, …)", "page");
+  if (!raw.p) return undefined;
+  if (!/^[^/]+\/[^/]+$/.test(raw.p)) throw new PageInputError("expected DIMENSION/PROPOSITION", "p");
+  return { key: raw.p, page };
+}
+
 export async function runPage(
   context: DashboardContext,
   id: string,
@@ -131,20 +141,27 @@ export async function runPage(
 ): Promise<Html | undefined> {
   const { store } = context;
   const view = parseListView(raw, VERDICT_COLUMNS);
+  const focus = parseFocus(raw);
   const run = await store.runs.get(id);
   if (!run) return undefined;
+  const dimension = focus ? focus.key.split("/")[0] : query.dimension;
   const scores = run.evaluation_id
-    ? await store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension: query.dimension })
+    ? await store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension })
     : [];
+  // The windows the judge read are loaded on demand (judge-window.ts), not planned for every verdict here.
   const [evidence, compare, calibrations] = await Promise.all([
-    runEvidence(store, run, scores),
+    runEvidence(store, run, scores, { windows: false }),
     compareLinks(context, run),
     runCalibrationLinks(context, run),
   ]);
   const failing = scores.filter(isFailure).length;
   const usage = run.token_usage;
   const path = `/runs/${run.id}`;
-  const base = { path, params: { dimension: query.dimension } };
+  const base: VerdictsBase = {
+    path,
+    params: { dimension: query.dimension, p: focus?.key },
+    ...(focus ? { focus } : {}),
+  };
   const body = html`<h1>Run ${shortId(run.id)} <span class="muted">of <a href="/agents/${encodeURIComponent(run.agent_id)}">${evidence.agentName}</a></span></h1>
 <dl class="facts">
 <dt>Status</dt><dd><span class="status ${run.status}">${run.status}</span>${run.error ? html` — ${run.error}` : ""}</dd>
@@ -179,7 +196,6 @@ ${SCORE_EXPLANATION}
   }</p>
 ${failuresSwitch(view, base, `verdicts scored below ${PASS_MARK} and errored ones: ${failing} of ${scores.length}`)}
 ${scores.length === 0 ? html`<p>This run has no verdict${query.dimension ? ` in ${query.dimension}` : ""}.</p>` : verdictSections(scores, evidence, view, base)}
-</section>
-${windowsSection(evidence, view.failures ? scores.filter(isFailure) : scores)}`;
+</section>`;
   return layout({ title: `Run ${shortId(run.id)}`, section: "runs", body });
 }
