@@ -117,8 +117,11 @@ function compareNumbers(a: number | null | undefined, b: number | null | undefin
 
 /** Text order with the numbers in it compared as numbers (m9 before m10), as ids are read. */
 export function compareText(a: string, b: string): number {
-  return a.localeCompare(b, "en", { numeric: true });
+  return TEXT_ORDER.compare(a, b);
 }
+// One collator for every comparison: localeCompare with options builds one per call, which made sorting a
+// 1,000-message run's 3,000 verdicts cost a quarter of a second.
+const TEXT_ORDER = new Intl.Collator("en", { numeric: true });
 
 /** The verdict tables' sortable columns (the others, text in <details>, do not sort usefully). */
 const VERDICT_SORTS: readonly SortColumn<ScoreRow, VerdictColumn>[] = [
