@@ -60,9 +60,9 @@ export function largeTranscript(messages: number): Transcript {
   return { format: TRANSCRIPT_FORMAT, agents: AGENTS, messages: list };
 }
 
+// The dimension's default set (a folder without one would add the built-in claims, which no fixture answers).
 const PROPOSITIONS = `# Three adherence claims for the large-run tests, written for them.
 dimension: adherence
-agent_id: ${FOCUS_AGENT}
 include_personas: true
 propositions:
   - id: terse-dispatcher
@@ -137,7 +137,7 @@ export async function buildLargeRunStore(
 ): Promise<{ runId: string; evaluationId: string }> {
   const propositions = join(folder, "propositions", "adherence");
   mkdirSync(propositions, { recursive: true });
-  writeFileSync(join(propositions, `${FOCUS_AGENT}.yaml`), PROPOSITIONS);
+  writeFileSync(join(propositions, "_default.yaml"), PROPOSITIONS);
   const result = await evaluatePersonas({
     transcript: largeTranscript(messages),
     propositions: join(folder, "propositions"),
