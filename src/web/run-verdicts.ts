@@ -195,21 +195,21 @@ function windowLink(evidence: RunEvidence, row: ScoreRow, runPath: string): Html
 function targetCell(evidence: RunEvidence, row: ScoreRow): Html {
   const message = row.message_id === null ? undefined : evidence.messages.get(row.message_id);
   if (message)
-    return html`<td><strong>${message.speaker}</strong><br><code>${message.id}</code> · #${message.channel}${message.recipient ? ` → ${message.recipient}` : ""}</td>`;
+    return html`<td class="v-target"><strong>${message.speaker}</strong><br><code>${message.id}</code> · #${message.channel}${message.recipient ? ` → ${message.recipient}` : ""}</td>`;
   if (row.message_id !== null)
-    return html`<td><strong>${evidence.agentName}</strong><br><code>${row.message_id}</code></td>`;
-  return html`<td><strong>${row.channel ? `#${row.channel}` : evidence.agentName}</strong><br><span class="muted">${row.channel ? "the channel" : "all of the agent's messages"}</span></td>`;
+    return html`<td class="v-target"><strong>${evidence.agentName}</strong><br><code>${row.message_id}</code></td>`;
+  return html`<td class="v-target"><strong>${row.channel ? `#${row.channel}` : evidence.agentName}</strong><br><span class="muted">${row.channel ? "the channel" : "all of the agent's messages"}</span></td>`;
 }
 
 /** The reasoning cell: written in full the first time a text appears in the group, then referred to. */
 function reasoningCell(row: ScoreRow, first: ReadonlyMap<string, { row: ScoreRow; count: number }>): Html {
-  if (row.status === "errored") return html`<td>${row.error ?? "the judge failed"}</td>`;
+  if (row.status === "errored") return html`<td class="v-reasoning">${row.error ?? "the judge failed"}</td>`;
   const ideas = row.ideas?.length ? html`<ul>${row.ideas.map((i) => html`<li>${i}</li>`)}</ul>` : "";
   const seen = row.reasoning ? first.get(row.reasoning) : undefined;
-  if (!seen || seen.count === 1) return html`<td>${row.reasoning}${ideas}</td>`;
+  if (!seen || seen.count === 1) return html`<td class="v-reasoning">${row.reasoning}${ideas}</td>`;
   if (seen.row === row)
-    return html`<td>${row.reasoning}${ideas} <span class="muted">(the same words for ${seen.count - 1} other ${seen.count === 2 ? "verdict" : "verdicts"} below)</span></td>`;
-  return html`<td><span class="muted">Same reasoning as ${targetText(seen.row)}${seen.row.trial > 1 ? ` (trial ${seen.row.trial})` : ""} above.</span>${ideas}</td>`;
+    return html`<td class="v-reasoning">${row.reasoning}${ideas} <span class="muted">(the same words for ${seen.count - 1} other ${seen.count === 2 ? "verdict" : "verdicts"} below)</span></td>`;
+  return html`<td class="v-reasoning"><span class="muted">Same reasoning as ${targetText(seen.row)}${seen.row.trial > 1 ? ` (trial ${seen.row.trial})` : ""} above.</span>${ideas}</td>`;
 }
 
 function verdictRow(
@@ -221,12 +221,12 @@ function verdictRow(
   const message = row.message_id === null ? undefined : evidence.messages.get(row.message_id);
   return html`<tr class="${row.status}${isFailure(row) ? " failing" : ""}">
 ${targetCell(evidence, row)}
-<td>${messageDetails(message, row.message_id)}${windowLink(evidence, row, runPath)}</td>
-<td class="num">${row.trial}</td>
-<td><span class="status ${row.status}">${row.status}</span></td>
-<td class="num">${score9(row.raw_score)}</td>
-<td class="num">${row.count !== null ? String(row.count) : score9(row.score)}</td>
-<td>${scoreExplanation(row)}</td>
+<td class="v-message">${messageDetails(message, row.message_id)}${windowLink(evidence, row, runPath)}</td>
+<td class="num v-trial" data-label="trial">${row.trial}</td>
+<td class="v-status"><span class="status ${row.status}">${row.status}</span></td>
+<td class="num v-raw" data-label="raw">${score9(row.raw_score)}</td>
+<td class="num v-score" data-label="score">${row.count !== null ? String(row.count) : score9(row.score)}</td>
+<td class="v-how">${scoreExplanation(row)}</td>
 ${reasoningCell(row, first)}
 </tr>`;
 }

@@ -75,7 +75,7 @@ function groups(text: string) {
 }
 
 /** A verdict row's final score (the sixth cell) as a number, NaN for "—". */
-const finalScore = (row: string) => Number([...row.matchAll(/<td class="num">([^<]*)<\/td>/g)][2]?.[1]);
+const finalScore = (row: string) => Number(row.match(/<td class="num v-score"[^>]*>([^<]*)<\/td>/)?.[1]);
 
 describe("a run's verdicts, grouped by proposition", () => {
   it("lists the propositions lowest score first, each headed by its id and claim", async () => {
