@@ -2,6 +2,7 @@
 // evaluation's kept input: the judged message highlighted first, then what came before it nearest first, then the
 // messages after it, marked as not seen by the judge. `fragment=1` gives the part the run page loads in place.
 import type { Context } from "hono";
+import type { ScoreRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { shortId } from "./format.ts";
 import { type Html, html } from "./html.ts";
@@ -24,24 +25,18 @@ function messagesAfter(evidence: RunEvidence, messageId: string): JudgedMessage[
     .slice(0, AFTER_SHOWN);
 }
 
-/** The window's markup: the part the run page puts under a verdict, and the body of the window's own page. */
-export async function judgeWindowFragment(
-  context: DashboardContext,
-  runId: string,
-  raw: Readonly<Record<string, string>>,
-): Promise<Html | undefined> {
-  const dimension = raw.dimension;
-  if (!dimension) throw new PageInputError("give the dimension whose window to show", "dimension");
-  const messageId = raw.message || null;
-  const run = await context.store.runs.get(runId);
-  if (!run?.evaluation_id) return undefined;
-  const rows = await context.store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension });
-  const row = rows.find((r) => r.message_id === messageId);
-  if (!row) return undefined;
-  const evidence = await runEvidence(context.store, run, [row]);
+/**
+ * A verdict's window as markup, from evidence planned for its target: the part the run page loads under a
+ * verdict (or writes there, in the static report), and the body of the window's own page.
+ */
+export function judgeWindowView(
+  evidence: RunEvidence,
+  row: Pick<ScoreRow, "dimension" | "message_id">,
+): Html {
   const window = evidence.windows.get(windowKey(row));
   if (!window)
     return html`<div class="window-view"><p class="muted">The window is not kept with this run: the evaluation stored no input or configuration to rebuild it from.</p></div>`;
+  const messageId = row.message_id;
   const lines = window.lines ?? (window.text ? window.text.split("\n") : []);
   const message = messageId === null ? undefined : evidence.messages.get(messageId);
   const after = messageId === null ? [] : messagesAfter(evidence, messageId);
@@ -72,6 +67,23 @@ ${
       }</ol>`
 }
 </div>`;
+}
+
+/** The window of one verdict's target in a run, planned for that target alone; undefined when there is no such verdict. */
+export async function judgeWindowFragment(
+  context: DashboardContext,
+  runId: string,
+  raw: Readonly<Record<string, string>>,
+): Promise<Html | undefined> {
+  const dimension = raw.dimension;
+  if (!dimension) throw new PageInputError("give the dimension whose window to show", "dimension");
+  const messageId = raw.message || null;
+  const run = await context.store.runs.get(runId);
+  if (!run?.evaluation_id) return undefined;
+  const rows = await context.store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension });
+  const row = rows.find((r) => r.message_id === messageId);
+  if (!row) return undefined;
+  return judgeWindowView(await runEvidence(context.store, run, [row]), row);
 }
 
 /** The window as a page of its own, for a reader without the script (the run page's link leads here). */

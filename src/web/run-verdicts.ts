@@ -6,8 +6,9 @@ import { HARD_PENALTY, MAX_SCORE } from "../core/index.ts";
 import type { ScoreRow } from "../store/index.ts";
 import { hrefWith, score9 } from "./format.ts";
 import { type Html, html } from "./html.ts";
+import { judgeWindowView } from "./judge-window.ts";
 import { type ListView, type SortColumn, type SortOrder, sortRows, viewParams } from "./list-view.ts";
-import { type JudgedMessage, propositionKey, type RunEvidence } from "./run-evidence.ts";
+import { type JudgedMessage, propositionKey, type RunEvidence, windowKey } from "./run-evidence.ts";
 
 /**
  * A verdict fails below this final score: TinyTroupe's default threshold, which is also the default of this
@@ -165,6 +166,25 @@ export function messageDetails(message: JudgedMessage | undefined, id: string | 
   return html`<details class="message"><summary>${flat.length > SUMMARY_LENGTH ? `${flat.slice(0, SUMMARY_LENGTH - 1)}…` : flat}</summary><p class="message-text">${message.text}</p></details>`;
 }
 
+/** A planned window's number in the page's "What the judge read" section (1-based). */
+function windowNumber(evidence: RunEvidence, row: Pick<ScoreRow, "dimension" | "message_id">) {
+  const at = [...evidence.windows.keys()].indexOf(windowKey(row));
+  return at < 0 ? undefined : at + 1;
+}
+
+/** The windows planned with the page (`windows=inline`), each once, in <details> that a verdict's link leads to. */
+export function windowsSection(evidence: RunEvidence): Html {
+  if (evidence.windows.size === 0) return html``;
+  return html`<section id="windows"><h2>What the judge read</h2>
+<p>Beside the claim and the message, the judge read a window of the trajectory (the set's <code>first_n</code> and <code>last_n</code> lines), rebuilt here from the evaluation's kept input. One per dimension and target, shared by its propositions.</p>
+${[...evidence.windows.keys()].map((key, i) => {
+  const [dimension, messageId] = key.split("\u0000") as [string, string];
+  const message = evidence.messages.get(messageId);
+  return html`<details class="judge-window" id="window-${i + 1}"><summary>${dimension} · ${message ? `${message.speaker} ${message.id}` : messageId || evidence.agentName}</summary>${judgeWindowView(evidence, { dimension, message_id: messageId || null })}</details>`;
+})}
+</section>`;
+}
+
 /** Where the window the judge read for this verdict is served: a page, and (`fragment=1`) the part a script loads in place. */
 export function windowHref(
   runPath: string,
@@ -185,6 +205,11 @@ export function windowHref(
  */
 function windowLink(evidence: RunEvidence, row: ScoreRow, runPath: string): Html {
   if (row.status === "trivial") return html``;
+  // Planned with the page (`windows=inline`, the static report's: it has no server to load them from), and
+  // written once each at its end: the propositions of a dimension share a target's window.
+  const at = windowNumber(evidence, row);
+  if (at !== undefined)
+    return html`<p class="window-link"><a href="#window-${at}">What the judge read ↓</a></p>`;
   if (evidence.windowsKept)
     return html`<details class="judge-window" data-window="${windowHref(runPath, row, true)}"><summary>What the judge read</summary><div class="window-body"><p><a href="${windowHref(runPath, row)}">Open the window the judge read</a></p></div></details>`;
   return row.context_snippet && row.message_id === null
@@ -268,17 +293,7 @@ export function verdictSections(
   base: VerdictsBase,
 ): Html {
   const sections: Html[] = [];
-  for (const [dimension, all] of groupByProposition(rows)) {
-    const groups = base.focus
-      ? all.filter((g) => propositionKey(g.dimension, g.propositionId) === base.focus?.key)
-      : all;
-    if (groups.length === 0) continue;
-    const shown = groups
-      .map((group) => ({
-        group,
-        verdicts: sortVerdicts(view.failures ? group.verdicts.filter(isFailure) : group.verdicts, view),
-      }))
-      .filter((g) => g.verdicts.length > 0);
+  for (const { dimension, groups, shown } of visibleTables(rows, view, base)) {
     const hidden = groups.length - shown.length;
     sections.push(html`<section class="verdicts" id="verdicts-${dimension}"><h3>${dimension}</h3>
 ${
@@ -286,10 +301,44 @@ ${
     ? html`<p class="muted">${hidden} of ${groups.length} propositions have no failing verdict and are not shown.</p>`
     : ""
 }
-${shown.map(({ group, verdicts }) => propositionTable(group, verdicts, evidence, view, base))}
+${shown.map(({ group, verdicts, page }) => propositionTable(group, verdicts, page, evidence, view, base))}
 </section>`);
   }
   return html`${sections}`;
+}
+
+/** The verdicts the page shows (the rows of its tables), e.g. to plan their judge windows with the page. */
+export function shownVerdicts(
+  rows: readonly ScoreRow[],
+  view: ListView<VerdictColumn>,
+  base: VerdictsBase,
+): ScoreRow[] {
+  return visibleTables(rows, view, base).flatMap((d) => d.shown.flatMap((t) => t.page));
+}
+
+/**
+ * Per dimension, its propositions and the tables shown: each with its verdicts in the view's order and the
+ * page of them shown (the lowest `VERDICTS_SHOWN`, or a `VERDICTS_PER_PAGE` page of the focused one).
+ */
+function visibleTables(rows: readonly ScoreRow[], view: ListView<VerdictColumn>, base: VerdictsBase) {
+  const from = base.focus ? (base.focus.page - 1) * VERDICTS_PER_PAGE : 0;
+  const size = base.focus ? VERDICTS_PER_PAGE : VERDICTS_SHOWN;
+  return [...groupByProposition(rows)].flatMap(([dimension, all]) => {
+    const groups = base.focus
+      ? all.filter((g) => propositionKey(g.dimension, g.propositionId) === base.focus?.key)
+      : all;
+    if (groups.length === 0) return [];
+    const shown = groups
+      .map((group) => {
+        const verdicts = sortVerdicts(
+          view.failures ? group.verdicts.filter(isFailure) : group.verdicts,
+          view,
+        );
+        return { group, verdicts, page: verdicts.slice(from, from + size) };
+      })
+      .filter((t) => t.verdicts.length > 0);
+    return [{ dimension, groups, shown }];
+  });
 }
 
 /** A header cell that sorts the table by its column and comes back to the table (not the top of the page). */
@@ -333,6 +382,7 @@ function moreLinks(
 function propositionTable(
   group: PropositionGroup,
   verdicts: readonly ScoreRow[],
+  rows: readonly ScoreRow[],
   evidence: RunEvidence,
   view: ListView<VerdictColumn>,
   base: VerdictsBase,
@@ -343,8 +393,6 @@ function propositionTable(
   const hard = group.hard ?? facts?.hard;
   const yesNo = (flag: boolean | null | undefined) =>
     flag === undefined || flag === null ? "—" : flag ? "yes" : "no";
-  const from = base.focus ? (base.focus.page - 1) * VERDICTS_PER_PAGE : 0;
-  const rows = verdicts.slice(from, from + (base.focus ? VERDICTS_PER_PAGE : VERDICTS_SHOWN));
   // Each reasoning's first row in the table's order, and how many rows shown give it.
   const first = new Map<string, { row: ScoreRow; count: number }>();
   for (const v of rows) {

@@ -26,9 +26,11 @@ import {
   isFailure,
   PASS_MARK,
   SCORE_EXPLANATION,
+  shownVerdicts,
   VERDICT_COLUMNS,
   type VerdictsBase,
   verdictSections,
+  windowsSection,
 } from "./run-verdicts.ts";
 import { storedListPage } from "./stored-list-page.ts";
 
@@ -133,6 +135,13 @@ function parseFocus(raw: Readonly<Record<string, string>>): VerdictsBase["focus"
   return { key: raw.p, page };
 }
 
+/** `windows=inline`: the judge windows of the verdicts shown written into the page (the static report's). */
+function parseInlineWindows(raw: Readonly<Record<string, string>>): boolean {
+  if (raw.windows === undefined || raw.windows === "") return false;
+  if (raw.windows !== "inline") throw new PageInputError('expected "inline"', "windows");
+  return true;
+}
+
 export async function runPage(
   context: DashboardContext,
   id: string,
@@ -148,20 +157,24 @@ export async function runPage(
   const scores = run.evaluation_id
     ? await store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension })
     : [];
-  // The windows the judge read are loaded on demand (judge-window.ts), not planned for every verdict here.
-  const [evidence, compare, calibrations] = await Promise.all([
-    runEvidence(store, run, scores, { windows: false }),
-    compareLinks(context, run),
-    runCalibrationLinks(context, run),
-  ]);
-  const failing = scores.filter(isFailure).length;
-  const usage = run.token_usage;
   const path = `/runs/${run.id}`;
   const base: VerdictsBase = {
     path,
     params: { dimension: query.dimension, p: focus?.key },
     ...(focus ? { focus } : {}),
   };
+  // The windows the judge read load on demand (judge-window.ts); `windows=inline` plans those of the verdicts
+  // shown with the page instead, for the static report, which has no server to load them from.
+  const inline = parseInlineWindows(raw);
+  const [evidence, compare, calibrations] = await Promise.all([
+    inline
+      ? runEvidence(store, run, shownVerdicts(scores, view, base))
+      : runEvidence(store, run, scores, { windows: false }),
+    compareLinks(context, run),
+    runCalibrationLinks(context, run),
+  ]);
+  const failing = scores.filter(isFailure).length;
+  const usage = run.token_usage;
   const body = html`<h1>Run ${shortId(run.id)} <span class="muted">of <a href="/agents/${encodeURIComponent(run.agent_id)}">${evidence.agentName}</a></span></h1>
 <dl class="facts">
 <dt>Status</dt><dd><span class="status ${run.status}">${run.status}</span>${run.error ? html` — ${run.error}` : ""}</dd>
@@ -196,6 +209,7 @@ ${SCORE_EXPLANATION}
   }</p>
 ${failuresSwitch(view, base, `verdicts scored below ${PASS_MARK} and errored ones: ${failing} of ${scores.length}`)}
 ${scores.length === 0 ? html`<p>This run has no verdict${query.dimension ? ` in ${query.dimension}` : ""}.</p>` : verdictSections(scores, evidence, view, base)}
-</section>`;
+</section>
+${windowsSection(evidence)}`;
   return layout({ title: `Run ${shortId(run.id)}`, section: "runs", body });
 }

@@ -121,9 +121,14 @@ describe("a run of 1,000 messages", () => {
     expect(gunzipSync(body).toString("utf8")).toBe(await plain.text());
   });
 
-  it("makes a static report of one file under 2 MB", async () => {
+  it("makes a static report of one file under 2 MB, with the windows of the verdicts it shows written in", async () => {
     const report = await staticReport({ store, evaluationIds: [run.evaluationId] });
     expect(Buffer.byteLength(report)).toBeLessThan(2 * 1024 * 1024);
     expect(report).toMatch(/All 1000 verdicts of terse-dispatcher/);
+    expect(report).not.toContain("data-window=");
+    const links = [...report.matchAll(/<a href="#([^"]+)">What the judge read ↓<\/a>/g)].map((m) => m[1]!);
+    expect(links).toHaveLength(60);
+    for (const id of new Set(links)) expect(report).toContain(`id="${id}"`);
+    expect(report.match(/class="window-judged"/g)?.length).toBe(new Set(links).size);
   });
 });
