@@ -1,7 +1,8 @@
 // A persona run's verdicts as evidence: grouped by proposition within each dimension, the lowest-scoring
-// proposition first, each verdict with its target's speaker, id and channel, the judged message in full and the
-// judge's window (both in <details>, which open without JavaScript), raw and final score with what changed it,
-// and the reasoning — a reasoning repeated word for word is written once and referred to after that.
+// proposition first, each table its lowest verdicts with a link to all of them page by page, each verdict with its
+// target's speaker, id and channel, the judged message in full, the judge's window (loaded when opened; see
+// judge-window.ts), raw and final score with what changed it, and the reasoning — a reasoning repeated word for
+// word is written once and referred to after that.
 import { HARD_PENALTY, MAX_SCORE } from "../core/index.ts";
 import type { ScoreRow } from "../store/index.ts";
 import { hrefWith, score9 } from "./format.ts";
