@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, peak-rss, cli-run, experiment-run, queue-rate-limit, online). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, run-page, peak-rss, cli-run, experiment-run, queue-rate-limit, online). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -25,6 +25,7 @@ import { benchQueue } from "./queue.bench.ts";
 import { benchQueueRateLimit } from "./queue-rate-limit.bench.ts";
 import { type Check, fmt, log, type Outcome } from "./report.ts";
 import { benchResume, type ResumeFigures } from "./resume.bench.ts";
+import { benchRunPage } from "./run-page.bench.ts";
 import { benchServer } from "./server.bench.ts";
 import { benchStartup } from "./startup.bench.ts";
 import { benchStoreWrites } from "./store.bench.ts";
@@ -64,6 +65,12 @@ const MAX_API_P95_MS = 50;
 const MAX_PAGE_P95_MS = 200;
 /** Issue 38: the search box (the API and its page) over the same store and 100,000 imported messages. */
 const MAX_SEARCH_P95_MS = 100;
+/** Issue 48: a persona run page of 1,000 messages (bytes as sent uncompressed; server time p95), of 10,000, and its static report. */
+const MAX_RUN_PAGE_BYTES = 500 * 1024;
+const MAX_RUN_PAGE_P95_MS = 300;
+const MAX_LARGE_RUN_PAGE_BYTES = 1024 * 1024;
+const MAX_STATIC_REPORT_BYTES = 2 * 1024 * 1024;
+const kb = (bytes: number) => `${fmt(bytes / 1024, 1)} KB`;
 /** Memory bounded by design: a 100,000-verdict run peaks within this factor of a 5,000-verdict one. */
 const MAX_PEAK_RSS_RATIO = 1.2;
 /**
@@ -920,6 +927,50 @@ const benchmarks: Benchmark[] = [
     about:
       "3 dramaturg workers at judge.rate_limit.requests_per_minute 3000 on one queued evaluation of 2,080 calls, fake judge at 20 ms (PostgreSQL)",
     run: benchQueueRateLimit,
+  },
+  {
+    name: "run-page",
+    about:
+      "issue 48: a persona run of 1,000 messages × 3 propositions (generated hand-written-style fixtures, memory://): its page and ?failures=1 view, p95 of 20 requests through app.request(); a 10,000-message run's page; the static report",
+    async run() {
+      const f = await benchRunPage();
+      return {
+        checks: [
+          {
+            metric: "1,000-message run page (gzipped)",
+            value: `${kb(f.page_bytes)} (${kb(f.page_gzip_bytes)})`,
+            target: `< ${kb(MAX_RUN_PAGE_BYTES)}`,
+            pass: f.page_bytes < MAX_RUN_PAGE_BYTES,
+          },
+          {
+            metric: "its ?failures=1 view (gzipped)",
+            value: `${kb(f.failures_bytes)} (${kb(f.failures_gzip_bytes)})`,
+            target: `< ${kb(MAX_RUN_PAGE_BYTES)}`,
+            pass: f.failures_bytes < MAX_RUN_PAGE_BYTES,
+          },
+          {
+            metric: "its server time: p95 (p50)",
+            value: `${fmt(f.p95_ms, 1)} ms (${fmt(f.p50_ms, 1)})`,
+            target: `< ${MAX_RUN_PAGE_P95_MS} ms`,
+            pass: f.p95_ms < MAX_RUN_PAGE_P95_MS,
+          },
+          { metric: "a judge window's fragment", value: kb(f.window_fragment_bytes) },
+          {
+            metric: "10,000-message run page (its time)",
+            value: `${kb(f.large_page_bytes)} (${fmt(f.large_page_ms)} ms)`,
+            target: `< ${kb(MAX_LARGE_RUN_PAGE_BYTES)}`,
+            pass: f.large_page_bytes < MAX_LARGE_RUN_PAGE_BYTES,
+          },
+          {
+            metric: "static report of the 1,000-message run",
+            value: kb(f.static_report_bytes),
+            target: `< ${kb(MAX_STATIC_REPORT_BYTES)}`,
+            pass: f.static_report_bytes < MAX_STATIC_REPORT_BYTES,
+          },
+        ],
+        details: { ...f },
+      };
+    },
   },
   {
     name: "online",

@@ -1,6 +1,8 @@
 // The HTTP app over an open store: security headers, the Host check, the token (when set), the body limit,
 // the JSON API and its OpenAPI document, and the dashboard's pages. A Hono app: tests call `app.request()`.
+
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { compress } from "hono/compress";
 import type { JudgeOption, JudgeSettings } from "../engine/index.ts";
 import type { BaselineFolder } from "../regression/index.ts";
 import type { Store } from "../store/index.ts";
@@ -111,6 +113,8 @@ export function createServerApp({
           }),
         };
   app.use("*", securityHeaders());
+  // gzip or deflate as the client accepts (a run page's HTML shrinks about tenfold); Node 20 has CompressionStream.
+  app.use("*", compress());
   app.use("*", checkHostHeader(acceptedHosts(host, allowedHosts)));
   if (signIn) app.use("*", requireToken(signIn.token, signIn.sessions));
   app.use("*", limitBodies(bodyLimit));

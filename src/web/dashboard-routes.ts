@@ -10,6 +10,7 @@ import { comparePage } from "./compare-page.ts";
 import { correctionsPage } from "./corrections-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type Html, html } from "./html.ts";
+import { judgeWindowRoute } from "./judge-window.ts";
 import { labellingRoutes } from "./labelling-page.ts";
 import { layout, withAccount } from "./layout.ts";
 import { decodeCursor, PageInputError, type PageQuery, pageId, parsePageQuery } from "./page-query.ts";
@@ -81,6 +82,7 @@ export function dashboardRoutes({
   app.get("/agents", (c) => show(c, (q) => agentsPage(context, q, c.req.query())));
   app.get("/agents/:id", (c) => show(c, (q) => agentPage(context, c.req.param("id"), q)));
   app.get("/runs", (c) => show(c, (q) => runsPage(context, q, c.req.query())));
+  app.get("/runs/:id/window", (c) => judgeWindowRoute(c, context, show));
   app.get("/runs/:id", (c) => show(c, (q) => runPage(context, pageId(c.req.param("id")), q, c.req.query())));
   app.get("/compare", (c) => show(c, () => comparePage(context, c.req.query())));
   // Each stored kind read back by evaluation: its list and an evaluation's page (sessions, conversations…).

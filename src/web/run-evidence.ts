@@ -26,10 +26,14 @@ export interface PropositionFacts {
   hard?: boolean;
 }
 
-/** What the judge read besides the claim: its title ("Dov's trajectory before…") and text. */
+/** What the judge read besides the claim: its title ("Dov's trajectory before…"), its lines and text, the judged message. */
 export interface JudgeWindow {
   title: string;
   text: string;
+  /** The window's lines, oldest first (the text is them joined). */
+  lines?: readonly string[];
+  /** The message under evaluation as the judge was shown it, in a block of its own; absent for a whole-agent target. */
+  action?: { name: string; text: string };
 }
 
 export interface RunEvidence {
@@ -42,6 +46,8 @@ export interface RunEvidence {
   windows: ReadonlyMap<string, JudgeWindow>;
   /** Where the messages came from: the evaluation's kept input, the store's imported messages, or nowhere. */
   messagesFrom: "input" | "store" | "none";
+  /** Whether the windows can be rebuilt (the evaluation's input and configuration are kept), asked for or not. */
+  windowsKept: boolean;
 }
 
 export const propositionKey = (dimension: string, proposition: string) => `${dimension}/${proposition}`;
@@ -163,6 +169,7 @@ export async function runEvidence(
     propositions,
     windows: windows ? judgeWindows(run, scores, evaluation?.config, inputDoc) : new Map(),
     messagesFrom,
+    windowsKept: inputDoc !== undefined && PersonaRunConfigSchema.safeParse(evaluation?.config).success,
   };
 }
 
@@ -191,8 +198,14 @@ function judgeWindows(
       if (meta?.agentId !== run.agent_id) continue;
       const key = windowKey({ dimension: meta.dimension, message_id: meta.messageId ?? null });
       if (!wanted.has(key) || windows.has(key)) continue;
-      const { trajectory } = call.context();
-      windows.set(key, { title: trajectory.title, text: trajectory.text });
+      const { trajectory, action } = call.context();
+      const lines = trajectory.lines ?? (trajectory.text ? trajectory.text.split("\n") : []);
+      windows.set(key, {
+        title: trajectory.title,
+        text: trajectory.text,
+        lines,
+        ...(action ? { action } : {}),
+      });
       if (windows.size === wanted.size) break;
     }
   } catch {

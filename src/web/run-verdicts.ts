@@ -1,12 +1,14 @@
 // A persona run's verdicts as evidence: grouped by proposition within each dimension, the lowest-scoring
-// proposition first, each verdict with its target's speaker, id and channel, the judged message in full and the
-// judge's window (both in <details>, which open without JavaScript), raw and final score with what changed it,
-// and the reasoning — a reasoning repeated word for word is written once and referred to after that.
+// proposition first, each table its lowest verdicts with a link to all of them page by page, each verdict with its
+// target's speaker, id and channel, the judged message in full, the judge's window (loaded when opened; see
+// judge-window.ts), raw and final score with what changed it, and the reasoning — a reasoning repeated word for
+// word is written once and referred to after that.
 import { HARD_PENALTY, MAX_SCORE } from "../core/index.ts";
 import type { ScoreRow } from "../store/index.ts";
-import { score9 } from "./format.ts";
+import { hrefWith, score9 } from "./format.ts";
 import { type Html, html } from "./html.ts";
-import { type ListView, type SortColumn, sortHeader, sortRows } from "./list-view.ts";
+import { judgeWindowView } from "./judge-window.ts";
+import { type ListView, type SortColumn, type SortOrder, sortRows, viewParams } from "./list-view.ts";
 import { type JudgedMessage, propositionKey, type RunEvidence, windowKey } from "./run-evidence.ts";
 
 /**
@@ -117,8 +119,11 @@ function compareNumbers(a: number | null | undefined, b: number | null | undefin
 
 /** Text order with the numbers in it compared as numbers (m9 before m10), as ids are read. */
 export function compareText(a: string, b: string): number {
-  return a.localeCompare(b, "en", { numeric: true });
+  return TEXT_ORDER.compare(a, b);
 }
+// One collator for every comparison: localeCompare with options builds one per call, which made sorting a
+// 1,000-message run's 3,000 verdicts cost a quarter of a second.
+const TEXT_ORDER = new Intl.Collator("en", { numeric: true });
 
 /** The verdict tables' sortable columns (the others, text in <details>, do not sort usefully). */
 const VERDICT_SORTS: readonly SortColumn<ScoreRow, VerdictColumn>[] = [
@@ -162,77 +167,92 @@ export function messageDetails(message: JudgedMessage | undefined, id: string | 
   return html`<details class="message"><summary>${flat.length > SUMMARY_LENGTH ? `${flat.slice(0, SUMMARY_LENGTH - 1)}…` : flat}</summary><p class="message-text">${message.text}</p></details>`;
 }
 
-/** The anchor of a judge window in the page's "What the judge read" section. */
-const windowAnchor = (evidence: RunEvidence, row: ScoreRow) => {
+/** A planned window's number in the page's "What the judge read" section (1-based). */
+function windowNumber(evidence: RunEvidence, row: Pick<ScoreRow, "dimension" | "message_id">) {
   const at = [...evidence.windows.keys()].indexOf(windowKey(row));
-  return at < 0 ? undefined : `window-${at + 1}`;
-};
+  return at < 0 ? undefined : at + 1;
+}
 
-/** A link to the window the judge read for this verdict (written once per target, at the page's end). */
-function windowLink(evidence: RunEvidence, row: ScoreRow): Html {
-  const anchor = windowAnchor(evidence, row);
-  if (anchor) return html`<p class="window-link"><a href="#${anchor}">What the judge read ↓</a></p>`;
+/** The windows planned with the page (`windows=inline`), each once, in <details> that a verdict's link leads to. */
+export function windowsSection(evidence: RunEvidence): Html {
+  if (evidence.windows.size === 0) return html``;
+  return html`<section id="windows"><h2>What the judge read</h2>
+<p>Beside the claim and the message, the judge read a window of the trajectory (the set's <code>first_n</code> and <code>last_n</code> lines), rebuilt here from the evaluation's kept input. One per dimension and target, shared by its propositions.</p>
+${[...evidence.windows.keys()].map((key, i) => {
+  const [dimension, messageId] = key.split("\u0000") as [string, string];
+  const message = evidence.messages.get(messageId);
+  return html`<details class="judge-window" id="window-${i + 1}"><summary>${dimension} · ${message ? `${message.speaker} ${message.id}` : messageId || evidence.agentName}</summary>${judgeWindowView(evidence, { dimension, message_id: messageId || null })}</details>`;
+})}
+</section>`;
+}
+
+/** Where the window the judge read for this verdict is served: a page, and (`fragment=1`) the part a script loads in place. */
+export function windowHref(
+  runPath: string,
+  row: Pick<ScoreRow, "dimension" | "message_id">,
+  fragment = false,
+): string {
+  return hrefWith(`${runPath}/window`, {
+    dimension: row.dimension,
+    message: row.message_id ?? undefined,
+    fragment: fragment ? 1 : undefined,
+  });
+}
+
+/**
+ * The window the judge read, under its verdict, loaded on demand: a <details> whose content the dashboard's
+ * script fetches when it is opened (a window is tens of lines, and a run has one per message: written into the
+ * page, a run of 1,000 messages was 18 MB). Without the script the details hold a link to the window's page.
+ */
+function windowLink(evidence: RunEvidence, row: ScoreRow, runPath: string): Html {
   if (row.status === "trivial") return html``;
+  // Planned with the page (`windows=inline`, the static report's: it has no server to load them from), and
+  // written once each at its end: the propositions of a dimension share a target's window.
+  const at = windowNumber(evidence, row);
+  if (at !== undefined)
+    return html`<p class="window-link"><a href="#window-${at}">What the judge read ↓</a></p>`;
+  if (evidence.windowsKept)
+    return html`<details class="judge-window" data-window="${windowHref(runPath, row, true)}"><summary>What the judge read</summary><div class="window-body"><p><a href="${windowHref(runPath, row)}">Open the window the judge read</a></p></div></details>`;
   return row.context_snippet && row.message_id === null
     ? html`<details class="judge-window"><summary>Excerpt judged</summary><pre class="snippet">${row.context_snippet}</pre></details>`
     : html``;
 }
 
-/**
- * The windows the judge read for the shown verdicts, each once (a window is shared by every proposition of a
- * dimension on one target, so written per verdict it would be most of the page), in <details> that a
- * verdict's link leads to.
- */
-export function windowsSection(evidence: RunEvidence, rows: readonly ScoreRow[]): Html {
-  const used = new Set(rows.map(windowKey));
-  const entries = [...evidence.windows].flatMap(([key, window], i) =>
-    used.has(key) ? [{ key, window, n: i + 1 }] : [],
-  );
-  if (entries.length === 0) return html``;
-  return html`<section id="windows"><h2>What the judge read</h2>
-<p>Beside the claim and the message, the judge read a window of the trajectory (the set's <code>first_n</code> and <code>last_n</code> lines), rebuilt here from the evaluation's kept input. One per dimension and target, shared by its propositions.</p>
-${entries.map(({ key, window, n }) => {
-  const [dimension, messageId] = key.split("\u0000") as [string, string];
-  const message = evidence.messages.get(messageId);
-  return html`<details class="judge-window"><summary>${dimension} · ${message ? `${message.speaker} ${message.id}` : messageId || evidence.agentName}: ${window.title}</summary><pre class="snippet" id="window-${n}">${window.text || "(empty: nothing came before)"}</pre></details>`;
-})}
-</section>`;
-}
-
 function targetCell(evidence: RunEvidence, row: ScoreRow): Html {
   const message = row.message_id === null ? undefined : evidence.messages.get(row.message_id);
   if (message)
-    return html`<td><strong>${message.speaker}</strong><br><code>${message.id}</code> · #${message.channel}${message.recipient ? ` → ${message.recipient}` : ""}</td>`;
+    return html`<td class="v-target"><strong>${message.speaker}</strong><br><code>${message.id}</code> · #${message.channel}${message.recipient ? ` → ${message.recipient}` : ""}</td>`;
   if (row.message_id !== null)
-    return html`<td><strong>${evidence.agentName}</strong><br><code>${row.message_id}</code></td>`;
-  return html`<td><strong>${row.channel ? `#${row.channel}` : evidence.agentName}</strong><br><span class="muted">${row.channel ? "the channel" : "all of the agent's messages"}</span></td>`;
+    return html`<td class="v-target"><strong>${evidence.agentName}</strong><br><code>${row.message_id}</code></td>`;
+  return html`<td class="v-target"><strong>${row.channel ? `#${row.channel}` : evidence.agentName}</strong><br><span class="muted">${row.channel ? "the channel" : "all of the agent's messages"}</span></td>`;
 }
 
 /** The reasoning cell: written in full the first time a text appears in the group, then referred to. */
 function reasoningCell(row: ScoreRow, first: ReadonlyMap<string, { row: ScoreRow; count: number }>): Html {
-  if (row.status === "errored") return html`<td>${row.error ?? "the judge failed"}</td>`;
+  if (row.status === "errored") return html`<td class="v-reasoning">${row.error ?? "the judge failed"}</td>`;
   const ideas = row.ideas?.length ? html`<ul>${row.ideas.map((i) => html`<li>${i}</li>`)}</ul>` : "";
   const seen = row.reasoning ? first.get(row.reasoning) : undefined;
-  if (!seen || seen.count === 1) return html`<td>${row.reasoning}${ideas}</td>`;
+  if (!seen || seen.count === 1) return html`<td class="v-reasoning">${row.reasoning}${ideas}</td>`;
   if (seen.row === row)
-    return html`<td>${row.reasoning}${ideas} <span class="muted">(the same words for ${seen.count - 1} other ${seen.count === 2 ? "verdict" : "verdicts"} below)</span></td>`;
-  return html`<td><span class="muted">Same reasoning as ${targetText(seen.row)}${seen.row.trial > 1 ? ` (trial ${seen.row.trial})` : ""} above.</span>${ideas}</td>`;
+    return html`<td class="v-reasoning">${row.reasoning}${ideas} <span class="muted">(the same words for ${seen.count - 1} other ${seen.count === 2 ? "verdict" : "verdicts"} below)</span></td>`;
+  return html`<td class="v-reasoning"><span class="muted">Same reasoning as ${targetText(seen.row)}${seen.row.trial > 1 ? ` (trial ${seen.row.trial})` : ""} above.</span>${ideas}</td>`;
 }
 
 function verdictRow(
   evidence: RunEvidence,
   row: ScoreRow,
   first: ReadonlyMap<string, { row: ScoreRow; count: number }>,
+  runPath: string,
 ): Html {
   const message = row.message_id === null ? undefined : evidence.messages.get(row.message_id);
   return html`<tr class="${row.status}${isFailure(row) ? " failing" : ""}">
 ${targetCell(evidence, row)}
-<td>${messageDetails(message, row.message_id)}${windowLink(evidence, row)}</td>
-<td class="num">${row.trial}</td>
-<td><span class="status ${row.status}">${row.status}</span></td>
-<td class="num">${score9(row.raw_score)}</td>
-<td class="num">${row.count !== null ? String(row.count) : score9(row.score)}</td>
-<td>${scoreExplanation(row)}</td>
+<td class="v-message">${messageDetails(message, row.message_id)}${windowLink(evidence, row, runPath)}</td>
+<td class="num v-trial" data-label="trial">${row.trial}</td>
+<td class="v-status"><span class="status ${row.status}">${row.status}</span></td>
+<td class="num v-raw" data-label="raw">${score9(row.raw_score)}</td>
+<td class="num v-score" data-label="score">${row.count !== null ? String(row.count) : score9(row.score)}</td>
+<td class="v-how">${scoreExplanation(row)}</td>
 ${reasoningCell(row, first)}
 </tr>`;
 }
@@ -245,44 +265,128 @@ proposition's score is the mean of its verdicts' scores; a dimension's, the weig
 An errored verdict (the judge failed) has no score and is left out, never counted as a 9. A verdict <em>fails</em>
 below ${PASS_MARK}, TinyTroupe's default pass mark (and this project's action gate's).</p>`;
 
+/** A proposition's verdicts shown on the run page (the lowest first); the rest are a link away. */
+export const VERDICTS_SHOWN = 20;
+/** A proposition's verdicts per page when all of them are listed (`?p=DIMENSION/PROPOSITION`). */
+export const VERDICTS_PER_PAGE = 50;
+
+/** Where the page's links lead: its path, the parameters every link keeps, and the one proposition listed whole. */
+export interface VerdictsBase {
+  path: string;
+  params: Record<string, string | number | undefined>;
+  /** `?p=`: this proposition's verdicts, all of them, `VERDICTS_PER_PAGE` a page (1-based `page`). */
+  focus?: { key: string; page: number };
+}
+
+/** A table's anchor: sorting and paging links come back to it, so the reader keeps the place. */
+const tableAnchor = (group: Pick<PropositionGroup, "dimension" | "propositionId">) =>
+  `p-${group.dimension}-${group.propositionId}`;
+
 /**
- * The verdict sections of a run page: one per dimension, a table per proposition. With `view.failures`,
- * only failing verdicts, and only the propositions that have one. `base` is the page's path and the
- * parameters its sort links keep.
+ * The verdict sections of a run page: one per dimension, a table per proposition with its lowest
+ * `VERDICTS_SHOWN` verdicts and a link to all of them. With `view.failures`, only failing verdicts, and only
+ * the propositions that have one. With `base.focus`, that proposition alone, all its verdicts page by page.
  */
 export function verdictSections(
   rows: readonly ScoreRow[],
   evidence: RunEvidence,
   view: ListView<VerdictColumn>,
-  base: { path: string; params: Record<string, string | number | undefined> },
+  base: VerdictsBase,
 ): Html {
   const sections: Html[] = [];
-  for (const [dimension, groups] of groupByProposition(rows)) {
-    const shown = groups
-      .map((group) => ({
-        group,
-        verdicts: sortVerdicts(view.failures ? group.verdicts.filter(isFailure) : group.verdicts, view),
-      }))
-      .filter((g) => g.verdicts.length > 0);
+  for (const { dimension, groups, shown } of visibleTables(rows, view, base)) {
     const hidden = groups.length - shown.length;
     sections.push(html`<section class="verdicts" id="verdicts-${dimension}"><h3>${dimension}</h3>
 ${
-  view.failures && hidden > 0
+  view.failures && hidden > 0 && !base.focus
     ? html`<p class="muted">${hidden} of ${groups.length} propositions have no failing verdict and are not shown.</p>`
     : ""
 }
-${shown.map(({ group, verdicts }) => propositionTable(group, verdicts, evidence, view, base))}
+${shown.map(({ group, verdicts, page }) => propositionTable(group, verdicts, page, evidence, view, base))}
 </section>`);
   }
   return html`${sections}`;
 }
 
+/** The verdicts the page shows (the rows of its tables), e.g. to plan their judge windows with the page. */
+export function shownVerdicts(
+  rows: readonly ScoreRow[],
+  view: ListView<VerdictColumn>,
+  base: VerdictsBase,
+): ScoreRow[] {
+  return visibleTables(rows, view, base).flatMap((d) => d.shown.flatMap((t) => t.page));
+}
+
+/**
+ * Per dimension, its propositions and the tables shown: each with its verdicts in the view's order and the
+ * page of them shown (the lowest `VERDICTS_SHOWN`, or a `VERDICTS_PER_PAGE` page of the focused one).
+ */
+function visibleTables(rows: readonly ScoreRow[], view: ListView<VerdictColumn>, base: VerdictsBase) {
+  const from = base.focus ? (base.focus.page - 1) * VERDICTS_PER_PAGE : 0;
+  const size = base.focus ? VERDICTS_PER_PAGE : VERDICTS_SHOWN;
+  return [...groupByProposition(rows)].flatMap(([dimension, all]) => {
+    const groups = base.focus
+      ? all.filter((g) => propositionKey(g.dimension, g.propositionId) === base.focus?.key)
+      : all;
+    if (groups.length === 0) return [];
+    const shown = groups
+      .map((group) => {
+        const verdicts = sortVerdicts(
+          view.failures ? group.verdicts.filter(isFailure) : group.verdicts,
+          view,
+        );
+        return { group, verdicts, page: verdicts.slice(from, from + size) };
+      })
+      .filter((t) => t.verdicts.length > 0);
+    return [{ dimension, groups, shown }];
+  });
+}
+
+/** A header cell that sorts the table by its column and comes back to the table (not the top of the page). */
+function verdictHeader(
+  column: VerdictColumn,
+  view: ListView<VerdictColumn>,
+  base: VerdictsBase,
+  anchor: string,
+): Html {
+  const sort = VERDICT_SORTS.find((c) => c.key === column)!;
+  const shown = verdictView(view);
+  const current = shown.sort === column;
+  const next: SortOrder = current && shown.order === "asc" ? "desc" : "asc";
+  const href = `${hrefWith(base.path, { ...base.params, ...viewParams({ ...view, sort: column, order: next }) })}#${anchor}`;
+  const aria = current ? (shown.order === "asc" ? "ascending" : "descending") : undefined;
+  return html`<th${sort.numeric ? html` class="num"` : ""}${aria ? html` aria-sort="${aria}"` : ""}><a href="${href}">${sort.label}${current ? (shown.order === "asc" ? " ▲" : " ▼") : ""}</a></th>`;
+}
+
+/** The link from a collapsed table to all of its verdicts, or a listed proposition's page links. */
+function moreLinks(
+  group: PropositionGroup,
+  verdicts: readonly ScoreRow[],
+  shownCount: number,
+  view: ListView<VerdictColumn>,
+  base: VerdictsBase,
+): Html {
+  const anchor = tableAnchor(group);
+  const key = propositionKey(group.dimension, group.propositionId);
+  const at = (page: number | undefined) =>
+    `${hrefWith(base.path, { ...base.params, p: key, page: page === 1 ? undefined : page, ...viewParams(view) })}#${anchor}`;
+  if (!base.focus)
+    return verdicts.length > shownCount
+      ? html`<p class="more-verdicts"><a href="${at(1)}">All ${verdicts.length} ${view.failures ? "failing verdicts" : "verdicts"} of ${group.propositionId} →</a> <span class="muted">(${shownCount} lowest shown here)</span></p>`
+      : html``;
+  const pages = Math.max(1, Math.ceil(verdicts.length / VERDICTS_PER_PAGE));
+  const { page } = base.focus;
+  const back = hrefWith(base.path, { ...base.params, ...viewParams(view) });
+  return html`<p class="more-verdicts">Page ${Math.min(page, pages)} of ${pages}${page > 1 ? html` · <a href="${at(page - 1)}" rel="prev">← previous ${VERDICTS_PER_PAGE}</a>` : ""}${page < pages ? html` · <a href="${at(page + 1)}" rel="next">next ${VERDICTS_PER_PAGE} →</a>` : ""} · <a href="${back}#${anchor}">every proposition of the run</a></p>`;
+}
+
 function propositionTable(
   group: PropositionGroup,
   verdicts: readonly ScoreRow[],
+  rows: readonly ScoreRow[],
   evidence: RunEvidence,
   view: ListView<VerdictColumn>,
-  base: { path: string; params: Record<string, string | number | undefined> },
+  base: VerdictsBase,
 ): Html {
   const facts = evidence.propositions.get(propositionKey(group.dimension, group.propositionId));
   const weight = group.weight ?? facts?.weight;
@@ -290,24 +394,25 @@ function propositionTable(
   const hard = group.hard ?? facts?.hard;
   const yesNo = (flag: boolean | null | undefined) =>
     flag === undefined || flag === null ? "—" : flag ? "yes" : "no";
-  // Each reasoning's first row in the table's order, and how many rows give it.
+  // Each reasoning's first row in the table's order, and how many rows shown give it.
   const first = new Map<string, { row: ScoreRow; count: number }>();
-  for (const v of verdicts) {
+  for (const v of rows) {
     if (v.status === "errored" || !v.reasoning) continue;
     const seen = first.get(v.reasoning);
     if (seen) seen.count++;
     else first.set(v.reasoning, { row: v, count: 1 });
   }
-  const th = (column: VerdictColumn) =>
-    sortHeader(VERDICT_SORTS.find((c) => c.key === column)!, verdictView(view), base);
-  return html`<section class="proposition" id="p-${group.dimension}-${group.propositionId}">
+  const anchor = tableAnchor(group);
+  const th = (column: VerdictColumn) => verdictHeader(column, view, base, anchor);
+  return html`<section class="proposition" id="${anchor}">
 <h4><code>${group.propositionId}</code> ${
     facts
       ? html`<q class="claim">${facts.claim}</q>`
       : html`<span class="muted">(its claim is not kept with this run: the evaluation stored no input or result document)</span>`
   }</h4>
-<p class="proposition-facts">Score <strong>${score9(group.score)}</strong> · weight ${weight ?? "—"} · inverted: ${yesNo(inverted)} · hard: ${yesNo(hard)} · ${group.verdicts.length} ${group.verdicts.length === 1 ? "verdict" : "verdicts"}${group.errored > 0 ? `, ${group.errored} errored` : ""}${verdicts.length < group.verdicts.length ? ` (${verdicts.length} failing shown)` : ""}</p>
+<p class="proposition-facts">Score <strong>${score9(group.score)}</strong> · weight ${weight ?? "—"} · inverted: ${yesNo(inverted)} · hard: ${yesNo(hard)} · ${group.verdicts.length} ${group.verdicts.length === 1 ? "verdict" : "verdicts"}${group.errored > 0 ? `, ${group.errored} errored` : ""}${verdicts.length < group.verdicts.length ? ` (${verdicts.length} failing)` : ""}</p>
 <table class="verdicts"><thead><tr>${th("target")}<th>Message and judge's window</th>${th("trial")}${th("status")}${th("raw")}${th("score")}<th>How scored</th><th>Reasoning</th></tr></thead>
-<tbody>${verdicts.map((v) => verdictRow(evidence, v, first))}</tbody></table>
+<tbody>${rows.map((v) => verdictRow(evidence, v, first, base.path))}</tbody></table>
+${moreLinks(group, verdicts, rows.length, view, base)}
 </section>`;
 }

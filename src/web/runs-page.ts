@@ -9,7 +9,7 @@ import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout } from "./layout.ts";
 import { failuresSwitch, parseListView, type SortColumn, viewParams } from "./list-view.ts";
-import type { PageQuery } from "./page-query.ts";
+import { PageInputError, type PageQuery } from "./page-query.ts";
 import {
   agentBaseline,
   allBaselines,
@@ -22,7 +22,9 @@ import {
   isFailure,
   PASS_MARK,
   SCORE_EXPLANATION,
+  shownVerdicts,
   VERDICT_COLUMNS,
+  type VerdictsBase,
   verdictSections,
   windowsSection,
 } from "./run-verdicts.ts";
@@ -154,6 +156,23 @@ async function compareLinks(context: DashboardContext, run: RunRow): Promise<Htm
   }`;
 }
 
+/** `?p=DIMENSION/PROPOSITION&page=N`: one proposition's verdicts listed whole, a page at a time. */
+function parseFocus(raw: Readonly<Record<string, string>>): VerdictsBase["focus"] {
+  const page = raw.page === undefined || raw.page === "" ? 1 : Number(raw.page);
+  if (!Number.isInteger(page) || page < 1)
+    throw new PageInputError("expected a page number (1, 2, …)", "page");
+  if (!raw.p) return undefined;
+  if (!/^[^/]+\/[^/]+$/.test(raw.p)) throw new PageInputError("expected DIMENSION/PROPOSITION", "p");
+  return { key: raw.p, page };
+}
+
+/** `windows=inline`: the judge windows of the verdicts shown written into the page (the static report's). */
+function parseInlineWindows(raw: Readonly<Record<string, string>>): boolean {
+  if (raw.windows === undefined || raw.windows === "") return false;
+  if (raw.windows !== "inline") throw new PageInputError('expected "inline"', "windows");
+  return true;
+}
+
 export async function runPage(
   context: DashboardContext,
   id: string,
@@ -162,20 +181,31 @@ export async function runPage(
 ): Promise<Html | undefined> {
   const { store } = context;
   const view = parseListView(raw, VERDICT_COLUMNS);
+  const focus = parseFocus(raw);
   const run = await store.runs.get(id);
   if (!run) return undefined;
+  const dimension = focus ? focus.key.split("/")[0] : query.dimension;
   const scores = run.evaluation_id
-    ? await store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension: query.dimension })
+    ? await store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension })
     : [];
+  const path = `/runs/${run.id}`;
+  const base: VerdictsBase = {
+    path,
+    params: { dimension: query.dimension, p: focus?.key },
+    ...(focus ? { focus } : {}),
+  };
+  // The windows the judge read load on demand (judge-window.ts); `windows=inline` plans those of the verdicts
+  // shown with the page instead, for the static report, which has no server to load them from.
+  const inline = parseInlineWindows(raw);
   const [evidence, compare, calibrations] = await Promise.all([
-    runEvidence(store, run, scores),
+    inline
+      ? runEvidence(store, run, shownVerdicts(scores, view, base))
+      : runEvidence(store, run, scores, { windows: false }),
     compareLinks(context, run),
     runCalibrationLinks(context, run),
   ]);
   const failing = scores.filter(isFailure).length;
   const usage = run.token_usage;
-  const path = `/runs/${run.id}`;
-  const base = { path, params: { dimension: query.dimension } };
   const body = html`<h1>Run ${shortId(run.id)} <span class="muted">of <a href="/agents/${encodeURIComponent(run.agent_id)}">${evidence.agentName}</a></span></h1>
 <dl class="facts">
 <dt>Status</dt><dd><span class="status ${run.status}">${run.status}</span>${run.error ? html` — ${run.error}` : ""}</dd>
@@ -190,7 +220,6 @@ export async function runPage(
 <dt>Persona hash</dt><dd><code>${run.persona_hash ?? "—"}</code></dd>
 </dl>
 ${compare}
-${calibrations}
 <section><h2>Dimensions</h2>
 <table class="scores"><thead><tr><th>Dimension</th><th class="num">Score</th><th class="num">Judged</th><th class="num">Errored</th></tr></thead>
 <tbody>${Object.entries(run.dimension_scores ?? {}).map(
@@ -211,6 +240,7 @@ ${SCORE_EXPLANATION}
 ${failuresSwitch(view, base, `verdicts scored below ${PASS_MARK} and errored ones: ${failing} of ${scores.length}`)}
 ${scores.length === 0 ? html`<p>This run has no verdict${query.dimension ? ` in ${query.dimension}` : ""}.</p>` : verdictSections(scores, evidence, view, base)}
 </section>
-${windowsSection(evidence, view.failures ? scores.filter(isFailure) : scores)}`;
+${windowsSection(evidence)}
+${calibrations}`;
   return layout({ title: `Run ${shortId(run.id)}`, section: "runs", body });
 }

@@ -144,7 +144,9 @@ export async function staticReport({
   const app = dashboardRoutes({ store, regressionThreshold });
   const sections: string[] = [];
   for (const path of paths) {
-    const response = await app.request(path, { headers: { accept: "text/html" } });
+    // A run page's judge windows written in (the dashboard loads them on demand from the server).
+    const asked = path.startsWith("/runs/") ? `${path}?windows=inline` : path;
+    const response = await app.request(asked, { headers: { accept: "text/html" } });
     if (response.status !== 200)
       throw new Error(`the dashboard could not render ${path} (${response.status})`);
     sections.push(

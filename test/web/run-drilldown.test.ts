@@ -75,7 +75,7 @@ function groups(text: string) {
 }
 
 /** A verdict row's final score (the sixth cell) as a number, NaN for "—". */
-const finalScore = (row: string) => Number([...row.matchAll(/<td class="num">([^<]*)<\/td>/g)][2]?.[1]);
+const finalScore = (row: string) => Number(row.match(/<td class="num v-score"[^>]*>([^<]*)<\/td>/)?.[1]);
 
 describe("a run's verdicts, grouped by proposition", () => {
   it("lists the propositions lowest score first, each headed by its id and claim", async () => {
@@ -141,17 +141,18 @@ describe("a run's verdicts, grouped by proposition", () => {
     expect(traits.html.match(/Same reasoning as m\d+ above\./g)).toHaveLength(13);
   });
 
-  it("links each verdict to the trajectory window the judge read, written once per target", async () => {
+  it("links each verdict to the trajectory window the judge read, which loads on demand", async () => {
     const { text } = await page(`/runs/${runs.dovA}`);
-    const section = text.slice(text.indexOf('<section id="windows">'));
-    expect(section).toContain("Dov Marchetti&#39;s trajectory before the message under evaluation");
-    // m36's window holds what came before it in the transcript, e.g. Dov's own m34.
-    const m36 = section.match(
-      /adherence · Dov Marchetti m36: [^<]*<\/summary><pre class="snippet" id="(window-\d+)">([\s\S]*?)<\/pre>/,
+    expect(text).not.toContain('<section id="windows">');
+    const href = text.match(
+      /<details class="judge-window" data-window="([^"]*message=m36[^"]*)"><summary>What the judge read<\/summary><div class="window-body"><p><a href="([^"]*)">/,
     );
-    expect(m36?.[2]).toContain("Dov Marchetti acts:");
-    expect(text).toContain(`<a href="#${m36![1]}">What the judge read ↓</a>`);
-    expect(section.match(/<details class="judge-window">/g)).toHaveLength(15);
+    expect(href?.[1]).toContain("fragment=1");
+    // m36's window holds what came before it in the transcript, e.g. Dov's own m34.
+    const window = await page(href![2]!.replaceAll("&amp;", "&"));
+    expect(window.status).toBe(200);
+    expect(window.text).toContain("Dov Marchetti&#39;s trajectory before the message under evaluation");
+    expect(window.text).toContain("Dov Marchetti acts:");
   });
 
   it("says when a proposition's claim and the messages are not kept with the run", async () => {
@@ -186,7 +187,7 @@ describe("failures only and sorting on a run's page", () => {
     // The default: by score, ascending, marked so.
     const byDefault = (await page(`/runs/${runs.dovB}`)).text;
     expect(byDefault).toMatch(
-      /<th class="num" aria-sort="ascending"><a href="[^"]*sort=score&amp;order=desc">Score ▲<\/a><\/th>/,
+      /<th class="num" aria-sort="ascending"><a href="[^"]*sort=score&amp;order=desc#p-adherence-[^"]+">Score ▲<\/a><\/th>/,
     );
   });
 
