@@ -34,6 +34,54 @@ export function parseJsonText(
   }
 }
 
+/**
+ * Parses JSON as Python's `json.dump` writes it: `NaN`, `Infinity` and `-Infinity` outside strings are read
+ * as those numbers (TinyTroupe writes a statistic it could not compute as `NaN`). Strict JSON first, so a
+ * file that is JSON pays nothing; undefined when the text is not Python's JSON either. Only for files a
+ * Python tool wrote: Dramaturg's own formats stay strict JSON.
+ */
+export function parsePythonJson(text: string): unknown {
+  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  try {
+    return JSON.parse(body);
+  } catch {
+    // Each bare token becomes a string no JSON text can hold (a lone surrogate can only come from an escape,
+    // which the scan below leaves as it is), revived as the number.
+    const mark = "\uD800py:";
+    const tokens: Record<string, number> = { NaN, Infinity, "-Infinity": -Infinity };
+    let out = "";
+    let inString = false;
+    for (let i = 0; i < body.length; i++) {
+      const c = body[i]!;
+      if (inString) {
+        out += c;
+        if (c === "\\") out += body[++i] ?? "";
+        else if (c === '"') inString = false;
+        continue;
+      }
+      if (c === '"') {
+        inString = true;
+        out += c;
+        continue;
+      }
+      const token = ["-Infinity", "Infinity", "NaN"].find((t) => body.startsWith(t, i));
+      if (token) {
+        out += JSON.stringify(`${mark}${token}`);
+        i += token.length - 1;
+        continue;
+      }
+      out += c;
+    }
+    try {
+      return JSON.parse(out, (_key, value) =>
+        typeof value === "string" && value.startsWith(mark) ? tokens[value.slice(mark.length)] : value,
+      );
+    } catch {
+      return undefined;
+    }
+  }
+}
+
 interface SyntaxProblem {
   offset: number;
   reason: string;

@@ -8,6 +8,7 @@ import {
   InputError,
   issuePath,
   parseJsonText,
+  parsePythonJson,
   readInputFile,
   validateInput,
 } from "../core/index.ts";
@@ -76,7 +77,7 @@ function validated<S extends z.ZodType>(
 /** Reads the arms of a parsed results document; `file` names it in errors (with the JSON path). */
 export function parseResultSets(value: unknown, file: string): ResultSets {
   const keys = typeof value === "object" && value !== null && !Array.isArray(value) ? Object.keys(value) : [];
-  const tinyTroupe = keys.includes("experiments") && !keys.includes("format");
+  const tinyTroupe = isTinyTroupeResults(value);
   if (!tinyTroupe) {
     if (!keys.includes("format") && !keys.includes("arms"))
       throw new InputError(`expected ${WHAT}: a mapping with "format" and "arms", or with "experiments"`, {
@@ -109,9 +110,27 @@ export function parseResultSets(value: unknown, file: string): ResultSets {
   };
 }
 
+/**
+ * A results file's JSON: strict, or — for a TinyTroupe results file, which Python's `json.dump` writes with
+ * `NaN` for a statistic it could not compute — Python's JSON. A Dramaturg document stays strict JSON.
+ */
+export function readResultsJson(file: string): unknown {
+  const text = readInputFile(file, "the results file");
+  const python = parsePythonJson(text);
+  if (isTinyTroupeResults(python)) return python;
+  return parseJsonText(text, file, WHAT);
+}
+
+const isTinyTroupeResults = (value: unknown) =>
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  "experiments" in value &&
+  !("format" in value);
+
 /** Reads and checks a results file: a bad one is an InputError naming the file and the JSON path. */
 export function readResultSets(file: string): ResultSets {
-  return parseResultSets(parseJsonText(readInputFile(file, "the results file"), file, WHAT), file);
+  return parseResultSets(readResultsJson(file), file);
 }
 
 export interface CompareResultSetsOptions {

@@ -3,12 +3,13 @@
 // paper) and October 2025 (gpt-5-mini, a later revision) — and a reproduction is judged on each metric's
 // direction (the sign of treatment − control) and significance (p < 0.05), never on exact values: another
 // model and other agents cannot give the same numbers.
-import { escapeMarkdown, InputError, markdownTable, parseJsonText, readInputFile } from "../core/index.ts";
+import { escapeMarkdown, InputError, markdownTable } from "../core/index.ts";
 import {
   compareResultSets,
   type ExperimentComparison,
   type MetricComparison,
   parseResultSets,
+  readResultsJson,
 } from "./compare.ts";
 import { alignedTable, formatP, formatSigned } from "./comparison-report.ts";
 
@@ -481,11 +482,7 @@ function scenarioOf(value: unknown): string | undefined {
 export function readTable1Result(argument: string): Table1Result {
   const named = /^([a-z0-9-]+)=(.+)$/.exec(argument);
   const file = named ? named[2]! : argument;
-  const value = parseJsonText(
-    readInputFile(file, "the results file"),
-    file,
-    "a dramaturg.experiment-result/v1 document or a TinyTroupe experiment results file",
-  );
+  const value = readResultsJson(file);
   const sets = parseResultSets(value, file);
   const experiment =
     named?.[1] ?? (sets.source === "dramaturg" ? scenarioOf(value) : experimentOfTinyTroupeFile(file));
