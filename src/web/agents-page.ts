@@ -11,6 +11,7 @@ import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout } from "./layout.ts";
 import type { PageQuery } from "./page-query.ts";
+import { agentPersonaSection } from "./persona-section.ts";
 import { agentBaseline } from "./run-baselines.ts";
 
 /**
@@ -197,6 +198,7 @@ export async function agentPage(
   const body = html`<h1>${agent.name} <span class="muted">${agent.id}</span></h1>
 ${filterForm(`/agents/${encodeURIComponent(id)}`, query, ["dimension", "since", "until"])}
 <p><a href="${hrefWith("/runs", { agent: id, ...filters })}">All runs of ${agent.name}</a> · <a href="${hrefWith("/corrections", { agent: id })}">Gate checks</a></p>
+${agentPersonaSection(agent, all[0])}
 ${
   points.length === 0
     ? html`<p>${agent.name} has no completed run${query.since || query.until ? " in this time range" : ""} yet.</p>`

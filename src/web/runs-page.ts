@@ -14,6 +14,7 @@ import {
   viewParams,
 } from "./list-view.ts";
 import type { PageQuery } from "./page-query.ts";
+import { runPersonaSection } from "./persona-section.ts";
 import {
   type AgentBaseline,
   agentBaseline,
@@ -160,6 +161,7 @@ export async function runPage(
 </dl>
 ${compare}
 ${calibrations}
+${await runPersonaSection(store, run)}
 <section><h2>Dimensions</h2>
 <table class="scores"><thead><tr><th>Dimension</th><th class="num">Score</th><th class="num">Judged</th><th class="num">Errored</th></tr></thead>
 <tbody>${Object.entries(run.dimension_scores ?? {}).map(
