@@ -361,7 +361,11 @@ function changedGroup(group: PropositionChanges, ea: RunEvidence, eb: RunEvidenc
 <td>${target}${messageDetails(message, id)}</td>
 <td class="num">${b.trial}</td>
 <td class="num">${verdictCell(a)}</td><td class="num">${verdictCell(b)}</td><td class="num">${deltaText(delta)}</td>
-<td class="reasoning-diff">${wordDiffHtml(reasoningOf(a), reasoningOf(b))}</td>
+<td class="reasoning-diff">${
+      reasoningOf(a) === reasoningOf(b)
+        ? html`${reasoningOf(b)} <span class="muted">(the same words in A and B)</span>`
+        : wordDiffHtml(reasoningOf(a), reasoningOf(b))
+    }</td>
 </tr>`;
   })}</tbody></table></section>`;
 }
