@@ -197,7 +197,7 @@ export async function agentPage(
   const filters = { dimension: query.dimension, since: query.since, until: query.until };
   const body = html`<h1>${agent.name} <span class="muted">${agent.id}</span></h1>
 ${filterForm(`/agents/${encodeURIComponent(id)}`, query, ["dimension", "since", "until"])}
-<p><a href="${hrefWith("/runs", { agent: id, ...filters })}">All runs of ${agent.name}</a> · <a href="${hrefWith("/corrections", { agent: id })}">Gate checks</a></p>
+<p><a href="${hrefWith("/runs", { agent: id, ...filters })}">All runs of ${agent.name}</a> · <a href="${hrefWith("/compare", { agent: id })}">Compare two runs of ${agent.name}</a> · <a href="${hrefWith("/corrections", { agent: id })}">Gate checks</a></p>
 ${agentPersonaSection(agent, all[0])}
 ${
   points.length === 0

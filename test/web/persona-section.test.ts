@@ -2,7 +2,7 @@
 // (from the evaluation's kept transcript, else the agent's stored persona when the hash is the run's), the agent
 // page its stored persona, both escaped and folded when long; the comparison diffs a persona that changed.
 // The judge's verdicts are the example's hand-written fixtures (and the injection demo's, hand-written too).
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluatePersonas } from "../../src/personas/index.ts";
@@ -16,15 +16,20 @@ const TRANSCRIPT = JSON.parse(readFileSync("examples/ensemble/transcript.json", 
 const DOV = TRANSCRIPT.agents.find((a: { id: string }) => a.id === "dov");
 let store: Store;
 let app: ReturnType<typeof createServerApp>;
-const ids = { before: "", after: "", mallory: "" };
+const ids = { before: "", after: "", mallory: "", reworded: "" };
 
 beforeAll(async () => {
   store = await openStore("memory://");
-  const evaluate = async (transcript: string, agents: string[], judge: string) =>
+  const evaluate = async (
+    transcript: string,
+    agents: string[],
+    judge: string,
+    propositions = "examples/ensemble/propositions",
+  ) =>
     (
       await evaluatePersonas({
         transcript,
-        propositions: "examples/ensemble/propositions",
+        propositions,
         dimensions: ["adherence"],
         agents,
         judge: `fixtures:${judge}`,
@@ -61,6 +66,12 @@ beforeAll(async () => {
     ["mallory"],
     "test/fixtures/web/injection.judge-fixtures.json",
   );
+  // One of Dov's claims reworded ("radio host" → "breakfast host"): the propositions' hash changes too.
+  const reworded = join(dir(), "propositions");
+  cpSync("examples/ensemble/propositions", reworded, { recursive: true });
+  const dovYaml = join(reworded, "adherence", "dov.yaml");
+  writeFileSync(dovYaml, readFileSync(dovYaml, "utf8").replace("warm radio host", "warm breakfast host"));
+  ids.reworded = await evaluate(changed, ["dov"], "examples/ensemble/judge-fixtures.json", reworded);
   app = createServerApp({ store });
 }, 60_000);
 afterAll(async () => {
@@ -133,6 +144,29 @@ describe("the persona beside its scores", () => {
     const same = section((await page(`/compare?a=${ids.before}&b=${ids.before}`)).text);
     expect(same).toContain("The same in both runs");
     expect(same).not.toContain("<del>");
+  });
+});
+
+describe("the propositions beside their scores", () => {
+  it("the comparison shows both propositions hashes and diffs a claim reworded between A and B", async () => {
+    const { text } = await page(`/compare?a=${ids.after}&b=${ids.reworded}`);
+    expect(text).toContain("the propositions differ");
+    const [a, b] = await Promise.all([store.runs.get(ids.after), store.runs.get(ids.reworded)]);
+    expect(text).toContain(
+      `Propositions hash <code>${a!.propositions_hash}</code> in A, <code>${b!.propositions_hash}</code> in B.`,
+    );
+    expect(text).toMatch(
+      /<q class="claim diff"[^>]*>Dov Marchetti sounds like an exuberant, warm <del>radio <\/del><ins>breakfast <\/ins>host/,
+    );
+    // An unchanged claim is a plain quote.
+    const same = await page(`/compare?a=${ids.before}&b=${ids.after}`);
+    expect(same.text).toContain("(the same set)");
+    expect(same.text).not.toContain('class="claim diff"');
+  });
+
+  it("the agent page links to the run picker narrowed to the agent", async () => {
+    const { text } = await page("/agents/dov");
+    expect(text).toContain('<a href="/compare?agent=dov">Compare two runs of');
   });
 });
 
