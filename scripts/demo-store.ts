@@ -27,6 +27,7 @@ interface FixtureVerdict {
   dimension: string;
   proposition_id: string;
   agent_id?: string;
+  message_id?: string;
   score?: number;
   [key: string]: unknown;
 }
@@ -51,10 +52,45 @@ function vary(verdicts: readonly FixtureVerdict[], k: number, last: boolean): Fi
     if (v.agent_id === "wendell" && v.dimension === "fluency") delta = -Math.floor(k / 2);
     if (v.agent_id === "priya" && v.dimension === "adherence") delta = Math.floor(k / 3) - 1;
     if (v.agent_id === "ines" && v.dimension === "consistency") delta = k % 2 === 0 ? 0 : -1;
-    if (last && v.agent_id === REGRESSING_AGENT && v.dimension === "adherence") delta = -3;
+    if (last && v.agent_id === REGRESSING_AGENT && v.dimension === "adherence") {
+      // The regression's verdicts say what fell, so that the story the chart tells holds up when opened.
+      const reasoning = DOV_FELL[v.message_id ? `${v.proposition_id}@${v.message_id}` : v.proposition_id];
+      return { ...v, score: clamp(v.score + (inverted ? 3 : -3)), ...(reasoning ? { reasoning } : {}) };
+    }
     return { ...v, score: clamp(v.score + (inverted ? -delta : delta)) };
   });
 }
+
+/**
+ * Hand-written reasonings of the demo's last run for Dov's adherence (hand-written, like every demo verdict):
+ * his voice gave way to the station's stock lines, which is what a three-point fall looks like when read.
+ */
+const DOV_FELL: Readonly<Record<string, string>> = {
+  "persona-traits":
+    "Some exuberance is left in the opener, but most of his messages now read as cautious and scripted, not impulsive or generous.",
+  "persona-style":
+    "The capitals and segment names are gone from half his messages; the catchphrase still lands where it should not.",
+  "persona-knowledge": "He still knows the pledge mechanics, but he recites them instead of selling them.",
+  "breaks-character":
+    "Twice he speaks like a station announcement rather than a breakfast-show host: close to breaking character.",
+  "dov-warm-showman":
+    "He stops naming listeners and segments; the warmth is generic, as if anyone on the team had written it.",
+  "dov-flat-delivery": "Several messages are delivered flat, a notice read out rather than a show.",
+  "persona-style@m34": "The opener keeps his volume, the one message of this run that sounds fully like him.",
+  "dov-warm-showman@m34":
+    "The on-air opener still names the drive and the pledge line, though with less of the kettle-and-sunrise colour.",
+  "dov-warm-showman@m43": "Reading the pledges out is still kind, but he no longer makes a segment of it.",
+  "persona-traits@m36":
+    "'Love that for us' in reply to a listener's power cut is tone-deaf, and this time he does not correct it.",
+  "dov-warm-showman@m36":
+    "He greets June by name, then the reflexive catchphrase lands on her bad news and stays there.",
+  "persona-style@m46":
+    "'We're all in this together … stay tuned' is the station's stock slogan, with nothing of his own riffing.",
+  "dov-warm-showman@m46": "The sign-off is generic: no names, no segments, no host.",
+  "persona-style@m50": "The slogan repeated word for word: the station's voice, not Dov's.",
+  "dov-warm-showman@m50": "Even the pledge nudge at the end reads like a template.",
+  "dov-flat-delivery@m50": "The slogan reads like a notice being recited, flat from start to end.",
+};
 
 /** Moves an evaluation and its runs (and their verdicts) to another time: the demo's three weeks. */
 async function backdate(store: Store, evaluationId: string, when: Date): Promise<void> {

@@ -8,6 +8,7 @@ import type { SessionsAnalysis } from "../sessions/index.ts";
 export interface QueuedSessionAnalysisOptions {
   from?: string;
   tools?: string;
+  successReward?: number;
   judge: string;
   judgeSettings: { baseUrl?: string; apiKeyEnv?: string };
   db: string;
@@ -34,7 +35,11 @@ export async function analyzeQueued(
     import("../engine/index.ts"),
     import("../queue/index.ts"),
   ]);
-  const prepared = prepareSessionAnalysis(files, { from: options.from, tools: options.tools });
+  const prepared = prepareSessionAnalysis(files, {
+    from: options.from,
+    tools: options.tools,
+    successReward: options.successReward,
+  });
   const { checkQueueSettings, followTellingOfNoWorker } = await import("./queued-wait.ts");
   await checkQueueSettings();
   // Built to check it (a bad spec, a missing fixtures file or API key is bad input) and to describe it.

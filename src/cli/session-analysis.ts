@@ -17,6 +17,7 @@ export interface SessionFlags {
   concurrency?: string;
   cache: boolean;
   ccmThreshold: string;
+  successReward?: string;
   db?: string;
   config?: string;
   resume?: string | boolean;
@@ -33,6 +34,8 @@ export interface SessionAnalysisSetup {
   /** The session files, their patterns expanded (none for a resume). */
   files: string[];
   ccmThreshold: number;
+  /** τ-bench records: the reward at which one succeeded (--success-reward); undefined: τ-bench's rule. */
+  successReward?: number;
   /** Judge calls in flight at once: --concurrency, else the project's judge.concurrency. */
   concurrency: number;
   judgeSettings: JudgeSettings;
@@ -43,6 +46,11 @@ export function sessionAnalysisSetup(files: string[], flags: SessionFlags): Sess
   const ccmThreshold = Number(flags.ccmThreshold);
   if (!(ccmThreshold >= 0 && ccmThreshold <= 1))
     throw new InputError(`--ccm-threshold must be a number from 0 to 1, got "${flags.ccmThreshold}"`);
+  const successReward = flags.successReward === undefined ? undefined : Number(flags.successReward);
+  if (successReward !== undefined && !Number.isFinite(successReward))
+    throw new InputError(`--success-reward must be a number, got "${flags.successReward}"`, {
+      place: "--success-reward",
+    });
   const { settings } = resolveSettings({
     flags: { db: flags.db, concurrency: flags.concurrency },
     projectFile: flags.config,
@@ -67,6 +75,7 @@ export function sessionAnalysisSetup(files: string[], flags: SessionFlags): Sess
     flags,
     files: files.length === 0 ? [] : expandFilePatterns(files, { noun: "session file" }),
     ccmThreshold,
+    successReward,
     concurrency: settings.judge.concurrency,
     judgeSettings,
     db: settings.db,
@@ -80,12 +89,13 @@ export function sessionAnalysisSetup(files: string[], flags: SessionFlags): Sess
 export async function runSessionAnalysis(
   setup: SessionAnalysisSetup,
 ): Promise<{ result: SessionsAnalysis; kept?: Store } | { detached: string }> {
-  const { flags, files, ccmThreshold, concurrency, judgeSettings, db } = setup;
+  const { flags, files, ccmThreshold, successReward, concurrency, judgeSettings, db } = setup;
   if (flags.queue) {
     const { analyzeQueued } = await import("./queued-session-analysis.ts");
     const queued = await analyzeQueued(files, {
       from: flags.from,
       tools: flags.tools,
+      successReward,
       judge: flags.judge,
       judgeSettings,
       db,
@@ -137,6 +147,7 @@ export async function runSessionAnalysis(
       sessions.analyzeSession(files, {
         from: flags.from,
         tools: flags.tools,
+        successReward,
         judge: flags.judge,
         judgeSettings,
         store: kept ?? db,

@@ -36,8 +36,10 @@ import type { Session } from "./session-format.ts";
 import { compileSessionTools, type ToolValidation, validateToolCalls } from "./tool-validation.ts";
 
 export interface AnalyzeSessionOptions extends SessionJudgingOptions {
-  /** The importer to use (`session`, `openai`, `openai-agents`); default: recognised from the content. */
+  /** The importer to use (`session`, `openai`, `openai-agents`, `otlp`, `tau-bench`); default: recognised from the content. */
   from?: string;
+  /** τ-bench records: the reward at which a record counts as a success (default 1, τ-bench's rule). */
+  successReward?: number;
   /** What the sources (and error messages) call an input given as a value, not a file. Default `<session>`. */
   source?: string;
   /** OpenAI-format tools for logs that do not carry them (a file path or the list). */
@@ -109,12 +111,18 @@ export function readSessionFile(file: string, options: AnalyzeSessionOptions = {
       file,
       from: options.from,
       tools,
+      successReward: options.successReward,
     });
   const merged: ImportedSessions = { sessions: [], from: "", notes: [] };
   text.split("\n").forEach((line, i) => {
     if (!line.trim()) return;
     const value = parseJsonText(line, file, "a session or chat log", { firstLine: i + 1 });
-    const one = importSessions(value, { file: `${file}:${i + 1}`, from: options.from, tools });
+    const one = importSessions(value, {
+      file: `${file}:${i + 1}`,
+      from: options.from,
+      tools,
+      successReward: options.successReward,
+    });
     merged.sessions.push(...one.sessions);
     merged.from ||= one.from;
     merged.notes.push(...one.notes.map((n) => `line ${i + 1}: ${n}`));
@@ -162,7 +170,7 @@ export interface PreparedSessionAnalysis {
  */
 export function prepareSessionAnalysis(
   input: string | readonly string[] | Session | unknown,
-  options: Pick<AnalyzeSessionOptions, "from" | "source" | "tools"> = {},
+  options: Pick<AnalyzeSessionOptions, "from" | "source" | "tools" | "successReward"> = {},
 ): PreparedSessionAnalysis {
   const files =
     typeof input === "string"
@@ -179,6 +187,7 @@ export function prepareSessionAnalysis(
             file: options.source ?? "<session>",
             from: options.from,
             tools: toolsOption(options.tools),
+            successReward: options.successReward,
           }),
         },
       ];

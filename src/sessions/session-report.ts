@@ -74,7 +74,7 @@ export function renderSessionTable(result: SessionsAnalysis): string {
       `pass^k over ${result.pass_k.tasks} task(s), ${result.pass_k.runs_per_task} runs each: ${Object.entries(
         result.pass_k.pass_k,
       )
-        .map(([k, v]) => `k=${k} ${v.toFixed(2)}`)
+        .map(([k, v]) => `k=${k} ${v.toFixed(3)}`)
         .join(" · ")}`,
     );
   for (const s of result.sources) for (const n of s.notes) out.push(`note: ${s.file}: ${n}`);

@@ -4,15 +4,25 @@ import { AGENT_DIMENSIONS, isPersonaDimension, renderTemplate } from "../core/in
 import { builtinPropositionSet } from "../propositions/index.ts";
 import { regressionStatus } from "../regression/index.ts";
 import { agentMatches, type OnlineAlertSummary, type RunRow, type ScoreRow } from "../store/index.ts";
+import { deltaText } from "./compare-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type DriftPoint, driftChart } from "./drift-chart.ts";
 import { filterForm } from "./filter-form.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout } from "./layout.ts";
+import { parseListView, sortHeader, sortRows, viewParams } from "./list-view.ts";
 import type { PageQuery } from "./page-query.ts";
 import { agentPersonaSection } from "./persona-section.ts";
-import { agentBaseline } from "./run-baselines.ts";
+import {
+  type AgentBaseline,
+  agentBaseline,
+  allBaselines,
+  type BaselineDrop,
+  baselineDrop,
+  baselineOfRun,
+  previousRun,
+} from "./run-baselines.ts";
 
 /**
  * The 0–9 dimensions that some run scored, the agent dimensions first (a count such as ideas_quantity has
@@ -32,7 +42,23 @@ const CHART_RUNS = 200;
 
 const dimensionScore = (run: RunRow, dimension: string) => run.dimension_scores?.[dimension]?.score ?? null;
 
-export async function agentsPage({ store }: DashboardContext, query: PageQuery): Promise<Html> {
+const AGENT_COLUMNS = ["agent", "drop"] as const;
+type AgentColumn = (typeof AGENT_COLUMNS)[number];
+
+/** An agent's latest completed run, and its largest fall against the baseline or else the run before it. */
+interface AgentRow {
+  agent: { id: string; name: string };
+  latest: RunRow | undefined;
+  drop: (BaselineDrop & { against: "baseline" | "previous run" }) | undefined;
+}
+
+export async function agentsPage(
+  context: DashboardContext,
+  query: PageQuery,
+  raw: Readonly<Record<string, string>> = {},
+): Promise<Html> {
+  const { store } = context;
+  const view = parseListView(raw, AGENT_COLUMNS);
   // Agents are few (one per character or team member): one page, filtered here as the API's list is.
   const from = query.since === undefined ? -Infinity : Date.parse(query.since);
   const to = query.until === undefined ? Infinity : Date.parse(query.until);
@@ -40,12 +66,20 @@ export async function agentsPage({ store }: DashboardContext, query: PageQuery):
     const at = Date.parse(a.created_at);
     return at >= from && at <= to && (query.agent === undefined || agentMatches(a, query.agent));
   });
-  const rows = await Promise.all(
+  const baselines = await allBaselines(context);
+  const unsorted: AgentRow[] = await Promise.all(
     agents.map(async (agent) => {
       const [latest] = await store.runs.list({ agent: agent.id, status: "completed", limit: 1 });
-      return { agent, latest };
+      return { agent, latest, drop: latest && (await agentDrop(context, latest, baselines.get(agent.id))) };
     }),
   );
+  const rows = sortRows(unsorted, view, [
+    { key: "agent", label: "Agent", value: (r) => r.agent.id },
+    { key: "drop", label: "Δ", numeric: true, value: (r) => r.drop?.delta ?? null },
+  ]);
+  const base = { path: "/agents", params: { agent: query.agent, since: query.since, until: query.until } };
+  const th = (key: AgentColumn, label: string, numeric = false) =>
+    sortHeader({ key, label, numeric, value: () => null }, view, base);
   const dimensions = scoredDimensions(rows.map((r) => r.latest));
   const body =
     rows.length === 0
@@ -53,23 +87,48 @@ export async function agentsPage({ store }: DashboardContext, query: PageQuery):
         ? html`<p>No agent matches these filters.</p>`
         : firstRun("agents")
       : html`<table class="agents">
-<thead><tr><th>Agent</th><th>Latest run</th><th class="num">Overall</th>${dimensions.map((d) => html`<th class="num">${d}</th>`)}</tr></thead>
+<thead><tr>${th("agent", "Agent")}<th>Latest run</th><th class="num">Overall</th>${th("drop", "Δ", true)}${dimensions.map((d) => html`<th class="num">${d}</th>`)}</tr></thead>
 <tbody>${rows.map(
-          ({ agent, latest }) => html`<tr>
+          ({ agent, latest, drop }) => html`<tr>
 <td><a href="/agents/${encodeURIComponent(agent.id)}">${agent.name}</a> <span class="muted">${agent.id}</span></td>
 <td>${latest ? html`<a href="/runs/${latest.id}">${when(latest.created_at)}</a>` : "no completed run"}</td>
 <td class="num">${score9(latest?.overall_score)}</td>
+${agentDropCell(drop)}
 ${dimensions.map((d) => html`<td class="num">${latest ? score9(dimensionScore(latest, d)) : "—"}</td>`)}
 </tr>`,
         )}</tbody>
-</table>`;
+</table>
+<p class="muted">Δ: the latest run's largest fall on a dimension against the agent's baseline, or against its run before where it has no baseline. Sort by it to see who dropped first.</p>`;
   return layout({
     title: "Agents",
     section: "agents",
     body: html`<h1>Agents</h1>
-${filterForm("/agents", query, ["agent", "since", "until"])}
+${filterForm("/agents", query, ["agent", "since", "until"], viewParams(view))}
 ${body}`,
   });
+}
+
+/** The latest run's largest fall: against the baseline, else against the agent's run before it. */
+async function agentDrop(
+  context: DashboardContext,
+  latest: RunRow,
+  baseline: AgentBaseline | undefined,
+): Promise<AgentRow["drop"]> {
+  const threshold = context.regressionThreshold;
+  if (baseline) {
+    const drop = baselineDrop(latest, baseline, threshold);
+    return drop && { ...drop, against: "baseline" };
+  }
+  const previous = await previousRun(context, latest);
+  const drop = previous && baselineDrop(latest, baselineOfRun(previous), threshold);
+  return drop && { ...drop, against: "previous run" };
+}
+
+function agentDropCell(drop: AgentRow["drop"]): Html {
+  if (!drop) return html`<td class="num muted" title="no baseline and no earlier run">—</td>`;
+  return html`<td class="num${drop.regression ? " regressed" : ""}" title="against the ${drop.against}">${drop.dimension} ${deltaText(drop.delta)}${
+    drop.regression ? html` <span class="tag regression">regression</span>` : ""
+  }</td>`;
 }
 
 /** Mean score of each (dimension, proposition) of a run's judged verdicts, with their reasoning. */

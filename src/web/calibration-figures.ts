@@ -27,19 +27,32 @@ const SHARES = new Set<JudgeStatistic>(["exact", "within_1"]);
 
 const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
-/** A figure with two decimals (a share as a percentage, a bias with its sign); an em dash when undefined. */
+/**
+ * A figure with two decimals (a share as a percentage, a bias with its sign); an em dash when undefined.
+ * A negative figure has a true minus, and one that rounds to zero prints as 0.00, never "-0.00".
+ */
 export function figure(value: number | null | undefined, key?: JudgeStatistic): string {
   if (!isNumber(value)) return "—";
   if (key !== undefined && SHARES.has(key)) return percent(value);
-  if (key === "bias" && value !== 0) return `${value > 0 ? "+" : "−"}${Math.abs(value).toFixed(2)}`;
-  return value.toFixed(2);
+  const rounded = Number(value.toFixed(2));
+  if (rounded === 0) return "0.00";
+  if (key === "bias") return `${rounded > 0 ? "+" : "−"}${Math.abs(rounded).toFixed(2)}`;
+  return `${rounded < 0 ? "−" : ""}${Math.abs(rounded).toFixed(2)}`;
 }
 
-/** A 95 % interval as `low–high` in the figure's own unit; empty when there is none. */
+/**
+ * A 95 % interval in the figure's own unit: `low–high`, or `low to high` when a bound is negative (a dash
+ * between two minus signs reads as arithmetic); one value when both bounds print the same.
+ */
 export function interval(ci: Interval | undefined, key?: JudgeStatistic): string {
   if (!ci || !isNumber(ci[0]) || !isNumber(ci[1])) return "";
-  if (key !== undefined && SHARES.has(key)) return `${Math.round(ci[0] * 100)}–${Math.round(ci[1] * 100)} %`;
-  return `${figure(ci[0], key)}–${figure(ci[1], key)}`;
+  if (key !== undefined && SHARES.has(key)) {
+    const [low, high] = [Math.round(ci[0] * 100), Math.round(ci[1] * 100)];
+    return low === high ? `${low} %` : `${low}–${high} %`;
+  }
+  const [low, high] = [figure(ci[0], key), figure(ci[1], key)];
+  if (low === high) return `${low} in every resample`;
+  return ci[0] < 0 || ci[1] < 0 ? `${low} to ${high}` : `${low}–${high}`;
 }
 
 /** A figure's cell: the value, its CI beneath it. */

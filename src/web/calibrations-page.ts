@@ -69,14 +69,41 @@ ${figureCell(r.kappa_quadratic, r.kappa_ci)}
   intro: html`<p class="muted">How far the judge agrees with people's labels. κ is Cohen's quadratic-weighted κ of the judge against the raters' mean, with its bootstrap 95 % CI beneath; a proposition below its calibration's bar is flagged.</p>`,
 };
 
-/** The run page's line on the calibrations of its evaluation; nothing when it has none. */
+/** A word as a POSIX shell reads it back: as it is when it is plain, else in single quotes. */
+const shellWord = (word: string) =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+
+/**
+ * A run's people's labels: its labelling queue, how many labels it has and from whom, the calibrations that
+ * used them (at most five, newest first), and the exact commands that export them and calibrate the judge.
+ */
 export async function runCalibrationLinks({ store }: DashboardContext, run: RunRow): Promise<Html> {
   if (!run.evaluation_id) return html``;
-  const found = await calibrationsOfEvaluation(store, run.evaluation_id);
-  if (found.length === 0) return html``;
+  const evaluation = run.evaluation_id;
+  const [found, raters] = await Promise.all([
+    calibrationsOfEvaluation(store, evaluation),
+    store.labels.countByRater(evaluation),
+  ]);
+  const labels = raters.reduce((n, r) => n + r.labels, 0);
   const rows = await calibrationListRows(store, found.slice(0, 5));
-  return html`<p class="calibration-links">Calibrated against people's labels: ${rows.map(
-    (r, i) =>
-      html`${i > 0 ? " · " : ""}<a href="/calibrations/${r.id}">${shortId(r.id)}</a> <span class="muted">(${when(r.created_at)}, ${judgeName(r.judge)}${r.status === "completed" ? `, κ ${figure(r.kappa_quadratic)}, ${r.flagged ?? 0} flagged` : `, ${r.status}`})</span>`,
-  )}${found.length > 5 ? html` <span class="muted">and ${found.length - 5} older</span>` : ""}</p>`;
+  // The store this server reads (its password shown as ***); memory:// is this process's own, no CLI reaches it.
+  const db = store.location === "memory://" ? "" : ` --db ${shellWord(store.location)}`;
+  const calibrations =
+    rows.length === 0
+      ? html`<p class="muted">No calibration has used this evaluation yet.</p>`
+      : html`<p class="calibration-links">Calibrated against people's labels: ${rows.map(
+          (r, i) =>
+            html`${i > 0 ? " · " : ""}<a href="/calibrations/${r.id}">${shortId(r.id)}</a> <span class="muted">(${when(r.created_at)}, ${judgeName(r.judge)}${r.status === "completed" ? `, κ ${figure(r.kappa_quadratic)}, ${r.flagged ?? 0} flagged` : `, ${r.status}`})</span>`,
+        )}${found.length > 5 ? html` <span class="muted">and ${found.length - 5} older</span>` : ""}</p>`;
+  return html`<section class="people-labels"><h2>People's labels</h2>
+<p><a href="/runs/${run.id}/label">Label this run's verdicts</a> · ${
+    labels === 0
+      ? "no label yet"
+      : html`${labels} ${labels === 1 ? "label" : "labels"} by ${raters.map((r, i) => html`${i > 0 ? ", " : ""}${r.rater} (${r.labels})`)} · <a href="/api/evaluations/${evaluation}/labels?format=csv">export them (CSV)</a>`
+  }</p>
+${calibrations}
+<p>To compare the judge with these labels:</p>
+<pre class="command">dramaturg labels export${db} --run ${shortId(evaluation)} --format csv --out labels.csv
+dramaturg calibrate${db} --labels labels.csv --run ${shortId(evaluation)}</pre>
+</section>`;
 }

@@ -147,7 +147,8 @@ function passColumn(p: StoredPass): Html {
   const failures = p.transcript?.failures ?? 0;
   return html`<section class="pass" data-pass="${p.pass}">
 <h2>${PASS_TITLE[p.pass] ?? p.pass} <span class="score">${score1(c.score)}</span></h2>
-<table class="composite"><caption>Composite (${c.formula === "full" ? "(timing + 2·task + 4·assertions) / 7 − penalty" : "without assertions"})</caption>
+<p class="formula">Composite = ${c.formula === "full" ? "(timing + 2·task + 4·assertions) / 7 − penalty" : "(timing + 2·task) / 3 − penalty (no assertions)"}</p>
+<table class="composite">
 <tbody>
 <tr><th>Timing</th><td class="num">${score1(c.timing)}</td></tr>
 <tr><th>Tasks</th><td class="num">${score1(c.task)}</td></tr>

@@ -79,7 +79,7 @@ export function dashboardRoutes({
   app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   for (const [name, asset] of Object.entries(ASSETS))
     app.get(`/assets/${name}`, (c) => c.body(asset.body, 200, { "Content-Type": asset.type }));
-  app.get("/agents", (c) => show(c, (q) => agentsPage(context, q)));
+  app.get("/agents", (c) => show(c, (q) => agentsPage(context, q, c.req.query())));
   app.get("/agents/:id", (c) => show(c, (q) => agentPage(context, c.req.param("id"), q)));
   app.get("/runs", (c) => show(c, (q) => runsPage(context, q, c.req.query())));
   // A run by its uuid or its first 8+ characters, as the pages show it (a shared prefix is a 400 page).

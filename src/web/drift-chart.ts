@@ -177,7 +177,7 @@ ${scored.map((s) => {
     : s.p.previous_run_id
       ? " — regression; the list under the chart compares it with the previous run"
       : " — regression";
-  return html`<a href="/runs/${s.p.run_id}"><circle class="${regression ? "point regression" : "point"}" cx="${x(s.p)}" cy="${y(s.score)}" r="${regression ? 6 : 3.5}"><title>${d} ${score9(s.score)} on ${when(s.p.created_at)}${note}</title></circle></a>`;
+  return html`<a href="${regression ? fallenDimensionHref(s.p.run_id, d) : `/runs/${s.p.run_id}`}"><circle class="${regression ? "point regression" : "point"}" cx="${x(s.p)}" cy="${y(s.score)}" r="${regression ? 6 : 3.5}"><title>${d} ${score9(s.score)} on ${when(s.p.created_at)}${note}</title></circle></a>`;
 })}
 </g>`;
   });
@@ -197,13 +197,17 @@ ${regressionLinks(regressions)}</figcaption>
 </figure>`;
 }
 
+/** A regressed run's page opened at the dimension that fell: its verdicts only, lowest first. */
+export const fallenDimensionHref = (runId: string, dimension: string) =>
+  `${hrefWith(`/runs/${runId}`, { dimension })}#verdicts-${dimension}`;
+
 /** The ringed points as links, so each regression's run and its comparison are reachable without a pointer. */
 function regressionLinks(regressions: readonly { p: DriftPoint; d: string }[]): Html {
   if (regressions.length === 0) return html``;
   const sorted = [...regressions].sort((a, b) => a.p.created_at.localeCompare(b.p.created_at));
   return html`<ul class="regression-links">${sorted.map(
     ({ p, d }) =>
-      html`<li>Regression: <a href="/runs/${p.run_id}">${when(p.created_at)}</a> ${d} ${score9(p.scores[d])}${
+      html`<li>Regression: <a href="${fallenDimensionHref(p.run_id, d)}">${when(p.created_at)}</a> ${d} ${score9(p.scores[d])}${
         p.previous_run_id
           ? html` — <a class="compare" href="${hrefWith("/compare", { a: p.previous_run_id, b: p.run_id })}">compare with previous run</a>`
           : ""

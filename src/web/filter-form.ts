@@ -31,7 +31,9 @@ ${Object.entries(keep).map(([name, value]) =>
 ${fields.map(
   (field) =>
     html`<label>${LABELS[field]} <input name="${field}" value="${query[field] ?? ""}"${
-      field === "since" || field === "until" ? html` placeholder="2026-03-01"` : ""
+      field === "since" || field === "until"
+        ? html` placeholder="YYYY-MM-DD" title="a date (YYYY-MM-DD) or an ISO time"`
+        : ""
     }></label>`,
 )}
 <button type="submit">Filter</button>

@@ -1,5 +1,12 @@
 // How pages print numbers, times and links: scores with their scale's precision, times in UTC, and
 // links that carry the page's filters (so every view is linkable).
+import { type Html, html } from "./html.ts";
+
+/** A file path or a judge spec that may break after each `/` and `:` (never inside a name), escaped. */
+export function pathText(path: string): Html {
+  const parts = path.split(/(?<=[/:])/);
+  return html`${parts.map((part, i) => (i === 0 ? part : html`<wbr>${part}`))}`;
+}
 
 /** A 0–9 score with one decimal; an em dash when there is none. */
 export function score9(value: number | null | undefined): string {

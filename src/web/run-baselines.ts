@@ -28,8 +28,8 @@ function fromFile(file: Baseline): AgentBaseline {
   return { scores, recommendations, source: "baseline file", runId: file.run_id };
 }
 
-/** A baseline run's scores (a run keeps no recommendations). */
-function fromRun(run: RunRow): AgentBaseline {
+/** A baseline run's scores (a run keeps no recommendations); any run's, to measure against the one before. */
+export function baselineOfRun(run: RunRow): AgentBaseline {
   const scores: Record<string, number | null> = {};
   for (const [dimension, s] of Object.entries(run.dimension_scores ?? {})) scores[dimension] = s.score;
   return { scores, recommendations: new Map(), source: "baseline run", runId: run.id };
@@ -47,7 +47,7 @@ export async function agentBaseline(
     return { ...fromFile(file), runId: run?.id };
   }
   const [run] = await store.runs.list({ agent: agentId, status: "completed", isBaseline: true, limit: 1 });
-  return run && fromRun(run);
+  return run && baselineOfRun(run);
 }
 
 /** The dimensions of a run more than the threshold below the baseline (the drift chart's rings). */
@@ -65,6 +65,38 @@ export function regressedDimensions(
       ? [dimension]
       : [];
   });
+}
+
+/** A run's largest fall against its baseline: the dimension furthest below it and by how much (negative). */
+export interface BaselineDrop {
+  dimension: string;
+  /** The run's score minus the baseline's, on the 0–9 scale; the most negative of the run's dimensions. */
+  delta: number;
+  /** Whether that fall is a regression (more than the threshold below, as the drift chart rings it). */
+  regression: boolean;
+}
+
+/**
+ * The dimension of a completed run that fell furthest against its baseline (or, none falling, the one that
+ * rose least); undefined without a baseline or a dimension both scored. Ties go to the first in name order.
+ */
+export function baselineDrop(
+  run: RunRow,
+  baseline: AgentBaseline | undefined,
+  threshold: number,
+): BaselineDrop | undefined {
+  if (!baseline || run.status !== "completed") return undefined;
+  let worst: { dimension: string; delta: number } | undefined;
+  for (const [dimension, s] of Object.entries(run.dimension_scores ?? {}).sort(([a], [b]) =>
+    a < b ? -1 : 1,
+  )) {
+    const base = baseline.scores[dimension];
+    if (typeof base !== "number" || typeof s.score !== "number") continue;
+    const delta = s.score - base;
+    if (!worst || delta < worst.delta) worst = { dimension, delta };
+  }
+  if (!worst) return undefined;
+  return { ...worst, regression: regressedDimensions(run, baseline, threshold).includes(worst.dimension) };
 }
 
 /**
@@ -98,7 +130,7 @@ export async function allBaselines(context: DashboardContext): Promise<Map<strin
     isBaseline: true,
     limit: BASELINE_RUNS_READ,
   });
-  for (const run of runs) if (!out.has(run.agent_id)) out.set(run.agent_id, fromRun(run));
+  for (const run of runs) if (!out.has(run.agent_id)) out.set(run.agent_id, baselineOfRun(run));
   for (const [agentId, entry] of context.baselines?.agents ?? []) out.set(agentId, fromFile(entry.baseline));
   return out;
 }

@@ -2,23 +2,19 @@
 // one run — its facts, dimensions, links to compare it, and its verdicts as evidence (see run-verdicts.ts).
 import type { RunRow } from "../store/index.ts";
 import { runCalibrationLinks } from "./calibrations-page.ts";
+import { deltaText } from "./compare-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout } from "./layout.ts";
-import {
-  failuresSwitch,
-  parseFailuresOnly,
-  parseListView,
-  type SortColumn,
-  viewParams,
-} from "./list-view.ts";
+import { failuresSwitch, parseListView, type SortColumn, viewParams } from "./list-view.ts";
 import type { PageQuery } from "./page-query.ts";
 import { runPersonaSection } from "./persona-section.ts";
 import {
-  type AgentBaseline,
   agentBaseline,
   allBaselines,
+  type BaselineDrop,
+  baselineDrop,
   previousRun,
   regressedDimensions,
 } from "./run-baselines.ts";
@@ -36,20 +32,32 @@ import { storedListPage } from "./stored-list-page.ts";
 export const judgeText = (run: RunRow) =>
   run.judge ? `${run.judge.provider}:${run.judge.model} (${run.judge.mode})` : "—";
 
-const RUN_COLUMNS = ["created", "agent", "status", "overall", "errored", "trial"] as const;
+const RUN_COLUMNS = ["created", "agent", "status", "overall", "drop", "errored", "trial"] as const;
 type RunColumn = (typeof RUN_COLUMNS)[number];
 
 // The store pages runs by creation time (a keyset cursor on created_at, trial, id), so another column sorts
 // the rows of one page: a global sort by score would need a cursor and an index per column, and a deep page
 // of 10,000 runs would then cost an OFFSET scan or one index each to stay under the pages' 200 ms.
-const RUN_SORTS: readonly SortColumn<RunRow, RunColumn>[] = [
-  { key: "created", label: "Created", value: (r) => r.created_at },
-  { key: "agent", label: "Agent", value: (r) => r.agent_id },
-  { key: "status", label: "Status", value: (r) => r.status },
-  { key: "overall", label: "Overall", numeric: true, value: (r) => r.overall_score },
-  { key: "errored", label: "Errored", numeric: true, value: (r) => r.errored },
-  { key: "trial", label: "Trial", numeric: true, value: (r) => r.trial },
-];
+function runSorts(drop: (run: RunRow) => BaselineDrop | undefined): readonly SortColumn<RunRow, RunColumn>[] {
+  return [
+    { key: "created", label: "Created", value: (r) => r.created_at },
+    { key: "agent", label: "Agent", value: (r) => r.agent_id },
+    { key: "status", label: "Status", value: (r) => r.status },
+    { key: "overall", label: "Overall", numeric: true, value: (r) => r.overall_score },
+    // Ascending is the largest fall first: "who dropped" is one click.
+    { key: "drop", label: "Δ baseline", numeric: true, value: (r) => drop(r)?.delta ?? null },
+    { key: "errored", label: "Errored", numeric: true, value: (r) => r.errored },
+    { key: "trial", label: "Trial", numeric: true, value: (r) => r.trial },
+  ];
+}
+
+/** A run's largest fall against its agent's baseline, marked when it is a regression; a dash without one. */
+export function dropCell(drop: BaselineDrop | undefined): Html {
+  if (!drop) return html`<td class="num muted" title="no baseline for this agent">—</td>`;
+  return html`<td class="num${drop.regression ? " regressed" : ""}">${drop.dimension} ${deltaText(drop.delta)}${
+    drop.regression ? html` <span class="tag regression">regression</span>` : ""
+  }</td>`;
+}
 
 /** What "failures only" keeps on /runs, in the page's words. */
 const RUN_FAILURES =
@@ -68,10 +76,11 @@ export async function runsPage(
   raw: Readonly<Record<string, string>> = {},
 ): Promise<Html> {
   const { agent, dimension, since, until } = query;
-  // The baselines are read only for "failures only", which is where a regression counts.
-  const baselines = parseFailuresOnly(raw) ? await allBaselines(context) : new Map<string, AgentBaseline>();
+  // Every agent's baseline in two reads: the Δ column and "failures only" both measure against it.
+  const baselines = await allBaselines(context);
   const regressions = (run: RunRow) =>
     regressedDimensions(run, baselines.get(run.agent_id), context.regressionThreshold);
+  const drop = (run: RunRow) => baselineDrop(run, baselines.get(run.agent_id), context.regressionThreshold);
   return storedListPage(
     context,
     {
@@ -84,15 +93,16 @@ export async function runsPage(
         context.store.runs.list({ agentMatch: agent, dimension, since, until, after, limit: n }),
     },
     {
-      columns: RUN_SORTS,
+      columns: runSorts(drop),
       header: (th) =>
-        html`<th>Run</th>${th("created")}${th("agent")}${th("status")}${th("overall")}<th>Dimensions</th>${th("errored")}${th("trial")}<th>Judge</th>`,
+        html`<th>Run</th>${th("created")}${th("agent")}${th("status")}${th("overall")}${th("drop")}<th>Dimensions</th>${th("errored")}${th("trial")}<th>Judge</th>`,
       row: (r, { view }) => html`<tr>
 <td><a href="/runs/${r.id}">${shortId(r.id)}</a>${r.is_baseline ? html` <span class="tag">baseline</span>` : ""}</td>
 <td>${when(r.created_at)}</td>
 <td><a href="/agents/${encodeURIComponent(r.agent_id)}">${r.agent_id}</a></td>
 <td><span class="status ${r.status}">${r.status}</span>${view.failures ? failureTags(r, regressions(r)) : ""}</td>
 <td class="num">${score9(r.overall_score)}</td>
+${dropCell(drop(r))}
 <td>${Object.entries(r.dimension_scores ?? {}).map(([d, s]) => html`<span class="chip">${d} ${s.score === null && s.count != null ? String(s.count) : score9(s.score)}</span> `)}</td>
 <td class="num">${r.errored}</td><td class="num">${r.trial}</td><td>${judgeText(r)}</td>
 </tr>`,

@@ -15,7 +15,7 @@ import {
 import type { EvaluationRow, Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { evaluationPage } from "./evaluation-page.ts";
-import { score1, shortId, when } from "./format.ts";
+import { pathText, score1, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { failuresSwitch, parseFailuresOnly, type SortColumn } from "./list-view.ts";
 import { sessionTrace, turnAnchor, turnIssues, turnNumber } from "./session-timeline.ts";
@@ -142,7 +142,7 @@ export const sessionsList: KindList<SessionListRow, SessionSort> = {
   header: (th) =>
     html`<th>Analysis</th>${th("created")}${th("source")}${th("status")}<th>Agents</th><th>Sessions</th>${th("overall")}${th("bad_turns")}${th("findings")}${th("judge")}`,
   row: (r, { href }) => html`<tr class="${r.failures.length > 0 ? "failed" : ""}">
-<td><a href="/sessions/${r.id}">${shortId(r.id)}</a></td><td>${when(r.created_at)}</td><td>${r.source}</td>
+<td><a href="/sessions/${r.id}">${shortId(r.id)}</a></td><td class="when">${when(r.created_at)}</td><td class="path">${pathText(r.source)}</td>
 <td><span class="status ${r.status}">${r.status}</span></td>
 <td>${r.agents.map((a) => html`<a class="chip" href="${href({ agent: a })}">${a}</a> `)}</td>
 <td>${r.sessions.map((x) => html`<span class="chip">${x.session_id ?? "session"}</span> ${failureList(x.failures)}`)}${
@@ -151,7 +151,7 @@ export const sessionsList: KindList<SessionListRow, SessionSort> = {
 <td class="num">${score1(overall(r))}</td>
 <td class="num">${badTurns(r) ?? "—"}</td>
 <td class="num">${findings(r) ?? "—"}</td>
-<td>${r.judge ?? "—"}</td>
+<td class="path">${r.judge ? pathText(r.judge) : "—"}</td>
 </tr>`,
   keep: (r) => r.failures.length > 0,
   failures: html`analyses with a judged metric below ${RECOMMENDATION_THRESHOLD}, a bad turn, a tool call that broke its schema, a tool error, or a task not completed.`,

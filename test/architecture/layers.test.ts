@@ -61,6 +61,7 @@ const PAST_THE_INDEX: Record<string, string> = {
   // Commands whose output is a kind's report (pure text, types only): the report, not its folder, at start-up.
   "cli/commands/eval.ts -> sim/simulation-report.ts": "start-up",
   "cli/commands/simulate.ts -> sim/simulation-report.ts": "start-up",
+  "cli/commands/session.ts -> sessions/session-formats.ts": "start-up",
 };
 
 /** Every relative module a file names: static imports and re-exports (type-only too) and `import()`. */

@@ -235,10 +235,41 @@ describe("/calibrations/:id", () => {
     expect(links).not.toContain(older);
   });
 
-  it("a run whose evaluation has no calibration has no such line", async () => {
+  it("a run whose evaluation has no calibration says so, links to its labelling queue and gives the exact commands", async () => {
     const other = await evaluateEnsemble(store, { dimensions: ["fluency"] });
     const [run] = await store.runs.list({ evaluation: other, limit: 1 });
-    expect((await page(`/runs/${run!.id}`)).text).not.toContain("calibration-links");
+    const text = (await page(`/runs/${run!.id}`)).text;
+    expect(text).not.toContain("calibration-links");
+    const labels = section(text, '<section class="people-labels">', "</section>");
+    expect(labels).toContain(`<a href="/runs/${run!.id}/label">Label this run's verdicts</a> · no label yet`);
+    expect(labels).toContain("No calibration has used this evaluation yet.");
+    expect(labels).toContain(
+      `dramaturg labels export --run ${other.slice(0, 8)} --format csv --out labels.csv\ndramaturg calibrate --labels labels.csv --run ${other.slice(0, 8)}`,
+    );
+  });
+
+  it("a labelled run counts its labels by rater and links to their export", async () => {
+    const [run] = await store.runs.list({ evaluation: evaluationId, limit: 1 });
+    const target = { dimension: "adherence", proposition_id: "persona-traits", agent_id: run!.agent_id };
+    await store.labels.save({ evaluation_id: evaluationId, rater: "ana", score: 7, ...target });
+    await store.labels.save({ evaluation_id: evaluationId, rater: "ben", score: 6, ...target });
+    const raters = await store.labels.countByRater(evaluationId);
+    expect(raters).toEqual([
+      { rater: "ana", labels: 1 },
+      { rater: "ben", labels: 1 },
+    ]);
+    const labels = section(
+      (await page(`/runs/${run!.id}`)).text,
+      '<section class="people-labels">',
+      "</section>",
+    );
+    const total = raters.reduce((n, r) => n + r.labels, 0);
+    expect(labels).toContain(
+      `${total} labels by ${raters.map((r) => `${r.rater} (${r.labels})`).join(", ")}`,
+    );
+    expect(labels).toContain(
+      `<a href="/api/evaluations/${evaluationId}/labels?format=csv">export them (CSV)</a>`,
+    );
   });
 
   it("a bad id is a 400 page, an unknown one or another kind's a 404", async () => {

@@ -1,5 +1,6 @@
 // The dashboard in a real browser (headless Chromium) over the demo store: the drift chart, the session's
 // per-agent cards, injected markup shown as text with no script run, no CSP violation, and the token.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,6 +85,23 @@ describe.skipIf(skipBrowserTests)(browserSuite("the dashboard in Chromium"), () 
     await expect(chart.locator("circle.regression").count()).resolves.toBe(1);
     await expect(page.locator("table.fallen").textContent()).resolves.toContain("dov-warm-showman");
     await page.close();
+  });
+
+  it("the demo's regression reads as one: its failing verdicts say what fell, none repeats the example's praise", async () => {
+    const example = JSON.parse(readFileSync("examples/ensemble/judge-fixtures.json", "utf8")) as {
+      verdicts: { agent_id?: string; dimension: string; reasoning?: string }[];
+    };
+    const praise = new Set(
+      example.verdicts
+        .filter((v) => v.agent_id === REGRESSING_AGENT && v.dimension === "adherence")
+        .map((v) => v.reasoning),
+    );
+    const [latest] = await store.runs.list({ agent: REGRESSING_AGENT, status: "completed", limit: 1 });
+    const failing = (await store.scores.forEvaluation(latest!.evaluation_id!, { run: latest!.id })).filter(
+      (s) => s.dimension === "adherence" && s.score !== null && s.score < 7,
+    );
+    expect(failing.length).toBeGreaterThan(3);
+    for (const verdict of failing) expect(praise.has(verdict.reasoning ?? "")).toBe(false);
   });
 
   it("the session page shows one card per agent with its scores and recommendations", async () => {

@@ -77,17 +77,23 @@ describe("driftChart", () => {
     expect(svg).toContain('<line class="baseline series-0" data-dimension="adherence"');
   });
 
-  it("rings the regressions and links every point to its run", () => {
+  it("rings the regressions and links every point to its run, a ringed one at the dimension that fell", () => {
     const svg = chart();
     expect(svg.match(/class="point regression"/g)).toHaveLength(1);
-    expect(svg).toContain('<a href="/runs/r3"><circle class="point regression"');
-    expect(svg.match(/<a href="\/runs\/r\d"><circle/g)).toHaveLength(5);
+    expect(svg).toContain(
+      '<a href="/runs/r3?dimension=adherence#verdicts-adherence"><circle class="point regression"',
+    );
+    expect(
+      svg.match(/<a href="\/runs\/r\d(?:\?dimension=adherence#verdicts-adherence)?"><circle/g),
+    ).toHaveLength(5);
   });
 
   it("lists each regression under the chart with a link comparing it with the run before", () => {
     const svg = chart();
     const list = svg.slice(svg.indexOf('<ul class="regression-links">'));
-    expect(list).toContain('<a href="/runs/r3">2026-11-15 09:00</a> adherence 5.0');
+    expect(list).toContain(
+      '<a href="/runs/r3?dimension=adherence#verdicts-adherence">2026-11-15 09:00</a> adherence 5.0',
+    );
     expect(list).toContain('<a class="compare" href="/compare?a=r2&amp;b=r3">compare with previous run</a>');
     expect(list.match(/<li>/g)).toHaveLength(1);
     // Without a previous run there is nothing to compare with, and no link.

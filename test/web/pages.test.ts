@@ -122,6 +122,12 @@ describe("the pages", () => {
     expect(text).not.toContain("<img src=x");
   });
 
+  it("the agents page measures an agent without a baseline against its run before", async () => {
+    const { text } = await page("/agents");
+    const mallory = text.slice(text.indexOf('<a href="/agents/mallory">')).split("</tr>")[0]!;
+    expect(mallory).toMatch(/<td class="num[^"]*" title="against the previous run">adherence −\d\.\d/);
+  });
+
   it("an agent's page draws its drift chart, with one line per dimension it was scored on", async () => {
     const { text } = await page("/agents/marta");
     expect(text).toContain('<svg class="drift-chart"');
@@ -156,6 +162,12 @@ describe("the pages", () => {
     expect(text).toContain('name="agent" value="bob"');
     expect(text).toContain('name="since" value="2020-01-01"');
     expect(text).not.toContain(">marta</a>");
+  });
+
+  it("an empty date filter shows the format it takes, not a date that reads as a value set", async () => {
+    const { text } = await page("/runs");
+    expect(text).toMatch(/name="since" value="" placeholder="YYYY-MM-DD"/);
+    expect(text).not.toMatch(/placeholder="\d{4}-\d{2}-\d{2}"/);
   });
 
   it("a bad filter is a 400 page naming the parameter", async () => {

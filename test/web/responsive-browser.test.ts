@@ -112,6 +112,30 @@ describe.skipIf(skipBrowserTests)(browserSuite("every page at 1,280 and 390 px")
     if (width === 390) expect(scrolling).toBeGreaterThan(0);
   });
 
+  it("at 1,280 px every list's table fits the page, no column cut off behind a scroll", async () => {
+    for (const path of ["/agents", "/runs", "/sessions", "/conversations"]) {
+      const page = await open(`${server.url}${path}`, 1280);
+      const layout = (await page.evaluate(LAYOUT)) as Layout;
+      expect(layout.scrollingTables, `${path} at 1280 px`).toBe(0);
+      await page.close();
+    }
+  });
+
+  it.each(WIDTHS)(
+    "at %i px a conversation's composite formula is one readable line above its table",
+    async (width) => {
+      const page = await open(`${server.url}${paths.find((p) => p.startsWith("/conversations/"))}`, width);
+      const formula = page.locator("section.pass p.formula").first();
+      await expect(formula.textContent()).resolves.toBe(
+        "Composite = (timing + 2·task + 4·assertions) / 7 − penalty",
+      );
+      const box = await formula.boundingBox();
+      // One line of body text (≈ 24 px), not the four a caption squeezed to its table's width took.
+      expect(box!.height).toBeLessThan(width === 390 ? 60 : 30);
+      await page.close();
+    },
+  );
+
   it.each(WIDTHS)("at %i px the sign-in page of a server with a token is styled and fits", async (width) => {
     const page = await browser.newPage();
     await page.setViewportSize({ width, height: 800 });
@@ -168,11 +192,19 @@ describe.skipIf(skipBrowserTests)(browserSuite("the drift chart's regression"), 
     await expect(page.locator("svg.drift-chart circle.regression").count()).resolves.toBe(1);
     const item = page.locator("figure.drift ul.regression-links li");
     await expect(item.count()).resolves.toBe(1);
-    await expect(item.locator("a").first().getAttribute("href")).resolves.toBe(`/runs/${latest!.id}`);
+    await expect(item.locator("a").first().getAttribute("href")).resolves.toBe(
+      `/runs/${latest!.id}?dimension=adherence#verdicts-adherence`,
+    );
     await expect(item.locator("a.compare").getAttribute("href")).resolves.toBe(
       `/compare?a=${previous!.id}&b=${latest!.id}`,
     );
     await expect(item.textContent()).resolves.toMatch(/adherence \d\.\d — compare with previous run$/);
+    // The ring itself opens the run at the dimension that fell: its verdicts, lowest first, in view.
+    await page.locator("svg.drift-chart a:has(circle.regression)").click();
+    await page.waitForURL(`**/runs/${latest!.id}?dimension=adherence#verdicts-adherence`);
+    await expect(page.locator("#verdicts-adherence h3").isVisible()).resolves.toBe(true);
+    const top = await page.locator("#verdicts-adherence").evaluate((e) => e.getBoundingClientRect().top);
+    expect(top).toBeLessThan(200);
     await page.close();
   });
 });

@@ -227,6 +227,21 @@ describe("the runs list", () => {
     expect(text).toContain("Sorted within this page");
   });
 
+  it("shows each run's largest fall against its baseline, marks a regression, and sorts the largest fall first", async () => {
+    const { text } = await page("/runs?sort=drop&order=asc");
+    const rowOf = (id: string) => text.slice(text.indexOf(`<a href="/runs/${id}">`)).split("</tr>")[0]!;
+    // Dov's adherence fell three points against his baseline run: a regression, ringed in the list.
+    expect(rowOf(runs.dovB)).toMatch(
+      /<td class="num regressed">adherence −\d\.\d <span class="tag regression">regression<\/span><\/td>/,
+    );
+    // A baseline run is its own baseline: Δ ±0.0, no marker; Zed has no baseline at all.
+    expect(rowOf(runs.dovA)).toContain('<td class="num">adherence ±0.0</td>');
+    expect(rowOf(runs.bare)).toContain('title="no baseline for this agent">—</td>');
+    const order = [...text.matchAll(/<a href="\/runs\/([^"]+)">/g)].map((m) => m[1]);
+    expect(order[0]).toBe(runs.dovB);
+    expect(order.at(-1)).toBe(runs.bare);
+  });
+
   it("links a run to comparisons with the agent's previous run and with its baseline run", async () => {
     const { text } = await page(`/runs/${runs.dovB}`);
     expect(text).toContain(
@@ -237,5 +252,22 @@ describe("the runs list", () => {
     );
     const baseline = (await page(`/runs/${runs.dovA}`)).text;
     expect(baseline).toContain("Nothing to compare with");
+  });
+});
+
+describe("the agents list", () => {
+  it("shows each agent's largest fall, marks a regression, and sorts the largest fall first", async () => {
+    const { status, text } = await page("/agents?sort=drop&order=asc");
+    expect(status).toBe(200);
+    const rowOf = (id: string) => text.slice(text.indexOf(`<a href="/agents/${id}">`)).split("</tr>")[0]!;
+    expect(rowOf("dov")).toMatch(
+      /<td class="num regressed" title="against the baseline">adherence −\d\.\d <span class="tag regression">regression<\/span><\/td>/,
+    );
+    // Zed has one run and no baseline: nothing to measure against.
+    expect(rowOf("zed")).toContain('title="no baseline and no earlier run">—</td>');
+    const order = [...text.matchAll(/<td><a href="\/agents\/([^"]+)">/g)].map((m) => m[1]);
+    expect(order[0]).toBe("dov");
+    expect(order.at(-1)).toBe("zed");
+    expect(text).toContain('aria-sort="ascending"><a href="/agents?sort=drop&amp;order=desc">Δ ▲</a>');
   });
 });

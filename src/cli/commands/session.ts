@@ -1,6 +1,7 @@
 // `dramaturg session analyze FILE…`: the library's analyzeSession, rendered as JSON (the seed's API
 // response plus tool findings and latency), a table, or Markdown.
 import { type Command, Option } from "commander";
+import { SESSION_FORMATS } from "../../sessions/session-formats.ts";
 import { CONCURRENCY_HELP } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { writeHtmlReportAfter } from "../html-report.ts";
@@ -26,12 +27,13 @@ export function registerSessionCommands(program: Command): void {
     )
     .argument("[files...]", "session files (JSON, or JSONL with one session or chat log per line)")
     .addOption(
-      new Option("--from <format>", "read the files as this format (default: recognised)").choices([
-        "session",
-        "openai",
-        "openai-agents",
-        "otlp",
-      ]),
+      new Option("--from <format>", "read the files as this format (default: recognised)").choices(
+        SESSION_FORMATS,
+      ),
+    )
+    .option(
+      "--success-reward <x>",
+      "τ-bench records: the reward at which a record succeeded, for pass^k (default 1, τ-bench's rule)",
     )
     .option("--tools <file>", "OpenAI-format tools for chat logs that do not carry them")
     .option(
@@ -70,6 +72,7 @@ export function registerSessionCommands(program: Command): void {
         "dramaturg session analyze examples/sessions/refund.session.json --judge fixtures:examples/sessions/refund.judge-fixtures.json",
         "OPENAI_API_KEY=… dramaturg session analyze session.json --judge openai:gpt-4o-mini --format markdown",
         "dramaturg session analyze chat-log.jsonl --tools tools.json --format json",
+        "dramaturg session analyze historical_trajectories/gpt-4o-airline.json   # τ-bench: pass^k as published",
         "dramaturg session analyze sessions/*.json --judge openai:gpt-4o-mini --db postgres://… --queue",
       ),
     )

@@ -3,7 +3,7 @@
 
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { InputError, issuePath, plainIssueMessage, validateInput } from "../../core/index.ts";
-import { analyzeSession, SessionSchema, sessionsDocument } from "../../sessions/index.ts";
+import { analyzeSession, SESSION_FORMATS, SessionSchema, sessionsDocument } from "../../sessions/index.ts";
 import { ApiError } from "../api-error.ts";
 import { ErrorSchema, errorResponses } from "../query.ts";
 import { requestJson } from "../request-json.ts";
@@ -22,7 +22,7 @@ export const AnalyzeQuery = z.object({
     .optional()
     .openapi({ description: "`none`: the deterministic parts only; default: the server's judge" }),
   from: z
-    .enum(["session", "openai", "openai-agents", "otlp"], { error: plainIssueMessage })
+    .enum(SESSION_FORMATS, { error: plainIssueMessage })
     .optional()
     .openapi({ description: "the body's format; default: recognised" }),
   source: z

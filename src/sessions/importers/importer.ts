@@ -9,6 +9,8 @@ export interface ImportOptions {
     type?: "function";
     function: { name: string; description?: string; parameters?: Record<string, unknown> };
   }[];
+  /** τ-bench records: the reward at which a record counts as a success (default 1, τ-bench's rule). */
+  successReward?: number;
 }
 
 export interface Imported {

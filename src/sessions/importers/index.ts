@@ -1,20 +1,23 @@
 // The importers, tried in order on a parsed file (or chosen with --from): a registry a new format joins.
 import { InputError } from "../../core/index.ts";
 import { parseSession, type Session } from "../session-format.ts";
+import { SESSION_FORMATS } from "../session-formats.ts";
 import type { ImportOptions, SessionImporter } from "./importer.ts";
 import { openaiAgentsImporter } from "./openai-agents.ts";
 import { OpenAIToolsSchema, openaiChatImporter } from "./openai-chat.ts";
 import { otlpImporter } from "./otlp.ts";
 import { sessionImporter } from "./session.ts";
+import { tauBenchImporter } from "./tau-bench.ts";
 
 export type { Imported, ImportOptions, SessionImporter } from "./importer.ts";
-export { OpenAIToolsSchema };
+export { OpenAIToolsSchema, SESSION_FORMATS };
 
 export const SESSION_IMPORTERS: SessionImporter[] = [
   sessionImporter,
   openaiChatImporter,
   openaiAgentsImporter,
   otlpImporter,
+  tauBenchImporter,
 ];
 
 export interface ImportedSessions {
