@@ -200,3 +200,20 @@ describe("folding a long text", () => {
     expect(personaAsText("plain text")).toBe("plain text");
   });
 });
+
+describe("an agent whose latest run was scored against another persona", () => {
+  it("the agent page says so and links that run (last: it adds Dov's newest run)", async () => {
+    const run = await store.runs.create({
+      agent_id: "dov",
+      dimensions: ["adherence"],
+      sample_size: 0,
+      persona_hash: "an-older-persona",
+    });
+    await store.runs.start(run.id);
+    await store.runs.complete(run.id, { overall_score: 5, dimension_scores: {} });
+    const persona = section((await page("/agents/dov")).text);
+    expect(persona).toContain(
+      `its latest run (<a href="/runs/${run.id}">${run.id.slice(0, 8)}</a>) was scored against another persona (hash <code>an-older-persona</code>)`,
+    );
+  });
+});
