@@ -20,6 +20,7 @@ import { type Html, html } from "./html.ts";
 import { firstRun, layout } from "./layout.ts";
 import { parseListView, sortHeader, sortRows, viewParams } from "./list-view.ts";
 import type { PageQuery } from "./page-query.ts";
+import { agentPersonaSection } from "./persona-section.ts";
 import {
   type AgentBaseline,
   agentBaseline,
@@ -325,7 +326,8 @@ export async function agentPage(
   const filters = { dimension: query.dimension, since: query.since, until: query.until };
   const body = html`<h1>${agent.name} <span class="muted">${agent.id}</span></h1>
 ${filterForm(`/agents/${encodeURIComponent(id)}`, query, ["dimension", "since", "until"])}
-<p><a href="${hrefWith("/runs", { agent: id, ...filters })}">All runs of ${agent.name}</a> · <a href="${hrefWith("/corrections", { agent: id })}">Gate checks</a></p>
+<p><a href="${hrefWith("/runs", { agent: id, ...filters })}">All runs of ${agent.name}</a> · <a href="${hrefWith("/compare", { agent: id })}">Compare two runs of ${agent.name}</a> · <a href="${hrefWith("/corrections", { agent: id })}">Gate checks</a></p>
+${agentPersonaSection(agent, all[0])}
 ${
   points.length === 0
     ? html`<p>${agent.name} has no completed run${query.since || query.until ? " in this time range" : ""} yet.</p>`

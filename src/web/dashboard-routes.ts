@@ -14,6 +14,7 @@ import { judgeWindowRoute } from "./judge-window.ts";
 import { labellingRoutes } from "./labelling-page.ts";
 import { layout, withAccount } from "./layout.ts";
 import { decodeCursor, PageInputError, type PageQuery, pageId, parsePageQuery } from "./page-query.ts";
+import { findRun } from "./run-ref.ts";
 import { runPage, runsPage } from "./runs-page.ts";
 import { searchPage } from "./search-page.ts";
 import { kindPages } from "./stored-kind-pages.ts";
@@ -83,7 +84,13 @@ export function dashboardRoutes({
   app.get("/agents/:id", (c) => show(c, (q) => agentPage(context, c.req.param("id"), q)));
   app.get("/runs", (c) => show(c, (q) => runsPage(context, q, c.req.query())));
   app.get("/runs/:id/window", (c) => judgeWindowRoute(c, context, show));
-  app.get("/runs/:id", (c) => show(c, (q) => runPage(context, pageId(c.req.param("id")), q, c.req.query())));
+  // A run by its uuid or its first 8+ characters, as the pages show it (a shared prefix is a 400 page).
+  app.get("/runs/:id", (c) =>
+    show(c, async (q) => {
+      const run = await findRun(context.store, c.req.param("id"), "id");
+      return run && runPage(context, run.id, q, c.req.query());
+    }),
+  );
   app.get("/compare", (c) => show(c, () => comparePage(context, c.req.query())));
   // Each stored kind read back by evaluation: its list and an evaluation's page (sessions, conversations…).
   for (const kind of evaluationKinds()) {

@@ -10,6 +10,7 @@ import { type Html, html } from "./html.ts";
 import { layout } from "./layout.ts";
 import { failuresSwitch, parseListView, type SortColumn, viewParams } from "./list-view.ts";
 import { PageInputError, type PageQuery } from "./page-query.ts";
+import { runPersonaSection } from "./persona-section.ts";
 import {
   agentBaseline,
   allBaselines,
@@ -197,12 +198,13 @@ export async function runPage(
   // The windows the judge read load on demand (judge-window.ts); `windows=inline` plans those of the verdicts
   // shown with the page instead, for the static report, which has no server to load them from.
   const inline = parseInlineWindows(raw);
-  const [evidence, compare, calibrations] = await Promise.all([
+  const [evidence, compare, calibrations, persona] = await Promise.all([
     inline
       ? runEvidence(store, run, shownVerdicts(scores, view, base))
       : runEvidence(store, run, scores, { windows: false }),
     compareLinks(context, run),
     runCalibrationLinks(context, run),
+    runPersonaSection(store, run),
   ]);
   const failing = scores.filter(isFailure).length;
   const usage = run.token_usage;
@@ -220,6 +222,7 @@ export async function runPage(
 <dt>Persona hash</dt><dd><code>${run.persona_hash ?? "—"}</code></dd>
 </dl>
 ${compare}
+${persona}
 <section><h2>Dimensions</h2>
 <table class="scores"><thead><tr><th>Dimension</th><th class="num">Score</th><th class="num">Judged</th><th class="num">Errored</th></tr></thead>
 <tbody>${Object.entries(run.dimension_scores ?? {}).map(
