@@ -34,8 +34,8 @@ try {
   const [previous] = await store.runs
     .list({ agent: REGRESSING_AGENT, limit: 2 })
     .then((runs) => runs.slice(1));
-  // Each: the file name, the path, the window's width, and what to bring into view first (a selector,
-  // scrolled to the top; a <details> in it opened).
+  // Each: the file name, the path, the window's width, what to bring into view first (a selector, scrolled
+  // to the top; a <details> in it opened), and what to wait for after (what the page's script loads).
   const pages = [
     ["agents", "/agents"],
     ["agent-drift", `/agents/${REGRESSING_AGENT}`],
@@ -43,6 +43,10 @@ try {
     ["run", `/runs/${dovRun.id}`],
     ["drilldown", `/runs/${dovRun.id}`, 1200, "section.proposition"],
     ["compare", `/compare?a=${previous.id}&b=${dovRun.id}`],
+    ["compare-picker", "/compare"],
+    // A verdict's "What the judge read", opened in place (the page's script loads it).
+    ["judge-window", `/runs/${dovRun.id}`, 1200, "tr:has(details[data-window])", "details[data-loaded='yes']"],
+    ["phone-run", `/runs/${dovRun.id}`, 390, "section.proposition"],
     ["run-injection", `/runs/${injectionRun.id}#messages`],
     ["session", `/sessions/${refund.id}`],
     ["session-timeline", `/sessions/${refund.id}`, 1200, "svg.waterfall"],
@@ -56,7 +60,7 @@ try {
   // The labelling page asks for a rater's name first; the screenshot shows the queue of a named one.
   await browser.context.addCookies([{ name: "dramaturg_rater", value: "ana", url: server.url }]);
   const page = await browser.context.newPage();
-  for (const [name, path, width = 1200, focus] of pages) {
+  for (const [name, path, width = 1200, focus, loaded] of pages) {
     await page.setViewportSize({ width, height: 800 });
     const response = await page.goto(`${server.url}${path}`);
     if (response?.status() !== 200) throw new Error(`${path}: ${response?.status()}`);
@@ -66,6 +70,7 @@ try {
         element.querySelector("details")?.setAttribute("open", "");
         element.scrollIntoView({ block: "start" });
       });
+      if (loaded) await page.locator(loaded).first().waitFor();
     }
     const file = join(OUT, `${name}.png`);
     // The first screenful: what a visitor sees, and small enough to keep in the repository.
