@@ -45,7 +45,13 @@ try {
     ["compare", `/compare?a=${previous.id}&b=${dovRun.id}`],
     ["compare-picker", "/compare"],
     // A verdict's "What the judge read", opened in place (the page's script loads it).
-    ["judge-window", `/runs/${dovRun.id}`, 1200, "tr:has(details[data-window])", "details[data-loaded='yes']"],
+    [
+      "judge-window",
+      `/runs/${dovRun.id}`,
+      1200,
+      "tr:has(details[data-window])",
+      "details[data-loaded='yes']",
+    ],
     ["phone-run", `/runs/${dovRun.id}`, 390, "section.proposition"],
     ["run-injection", `/runs/${injectionRun.id}#messages`],
     ["session", `/sessions/${refund.id}`],

@@ -30,6 +30,7 @@ import {
   baselineOfRun,
   previousRun,
 } from "./run-baselines.ts";
+import { propositionVerdictsHref } from "./run-verdicts.ts";
 
 /**
  * The 0–9 dimensions that some run scored, the agent dimensions first (a count such as ideas_quantity has
@@ -383,7 +384,7 @@ ${
 <tbody>${fallen.map(
           (
             f,
-          ) => html`<tr><td>${f.dimension} / ${f.proposition}</td><td class="num">${score9(f.before)}</td><td class="num">${score9(f.now)}</td>
+          ) => html`<tr><td><a href="${propositionVerdictsHref(latest!.id, f.dimension, f.proposition)}">${f.dimension} / ${f.proposition}</a></td><td class="num">${score9(f.before)}</td><td class="num">${score9(f.now)}</td>
 <td>${f.reasoning.map((r) => html`<p>${r}</p>`)}</td><td class="recommendation">${f.recommendation ?? "—"}</td></tr>`,
         )}</tbody></table>`
 }

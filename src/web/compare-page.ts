@@ -17,7 +17,7 @@ import { PageInputError, parsePageQuery } from "./page-query.ts";
 import { foldedText, type RunPersona, runPersona } from "./persona-section.ts";
 import { propositionKey, type RunEvidence, runEvidence } from "./run-evidence.ts";
 import { findRun, isRunRef, RUN_REF_ERROR } from "./run-ref.ts";
-import { compareText, groupByProposition, messageDetails } from "./run-verdicts.ts";
+import { compareText, groupByProposition, messageDetails, propositionVerdictsHref } from "./run-verdicts.ts";
 import { judgeText } from "./runs-page.ts";
 import { wordDiff, wordDiffCounts, wordDiffHtml } from "./word-diff.ts";
 
@@ -276,7 +276,7 @@ ${personaComparison(pa, pb)}
 <table class="propositions"><thead><tr><th>Dimension</th><th>Proposition</th><th class="num">A</th><th class="num">B</th><th class="num">Δ</th></tr></thead>
 <tbody>${propositions.map(
     (p) =>
-      html`<tr><td>${p.dimension}</td><td><code>${p.id}</code>${claimText(ea, eb, p.key)}</td><td class="num">${score9(p.a)}</td><td class="num">${score9(p.b)}</td><td class="num">${deltaText(p.delta)}</td></tr>`,
+      html`<tr><td>${p.dimension}</td><td><code>${p.id}</code>${claimText(ea, eb, p.key)}</td><td class="num">${score9(p.a)}</td><td class="num">${p.b === null ? score9(p.b) : html`<a href="${propositionVerdictsHref(b.id, p.dimension, p.id)}" title="B's verdicts of this proposition">${score9(p.b)}</a>`}</td><td class="num">${deltaText(p.delta)}</td></tr>`,
   )}</tbody></table></section>
 <section id="changed"><h2>Verdicts that changed</h2>
 <p>The same dimension, proposition, target and trial in both runs, with another score or status: ${changes.reduce((n, g) => n + g.changed.length, 0)} of ${matchedCount} matched (${totals.regressed} regressed, ${totals.improved} improved, ${totals.same} the same)${

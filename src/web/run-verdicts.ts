@@ -282,6 +282,11 @@ export interface VerdictsBase {
 const tableAnchor = (group: Pick<PropositionGroup, "dimension" | "propositionId">) =>
   `p-${group.dimension}-${group.propositionId}`;
 
+/** A run's verdicts of one proposition, all of them, at its table: where "a proposition that fell" leads. */
+export function propositionVerdictsHref(runId: string, dimension: string, propositionId: string): string {
+  return `${hrefWith(`/runs/${runId}`, { p: `${dimension}/${propositionId}` })}#${tableAnchor({ dimension, propositionId })}`;
+}
+
 /**
  * The verdict sections of a run page: one per dimension, a table per proposition with its lowest
  * `VERDICTS_SHOWN` verdicts and a link to all of them. With `view.failures`, only failing verdicts, and only

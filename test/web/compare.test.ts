@@ -62,6 +62,16 @@ describe("comparing two runs of an agent", () => {
     expect(text).toContain("the scores are comparable");
   });
 
+  it("links each proposition's B score to B's verdicts of it, and that link opens them at their table", async () => {
+    const { text } = await page(`/compare?a=${runs.dovA}&b=${runs.dovB}`);
+    const href = `/runs/${runs.dovB}?p=adherence%2Fdov-warm-showman#p-adherence-dov-warm-showman`;
+    expect(text).toContain(`<a href="${href}" title="B's verdicts of this proposition">`);
+    const opened = await page(href.split("#")[0]!);
+    expect(opened.status).toBe(200);
+    expect(opened.text).toContain('id="p-adherence-dov-warm-showman"');
+    expect(opened.text).not.toContain('id="p-adherence-persona-style"');
+  });
+
   it("lists the verdicts that changed by proposition, the largest fall first, with the reasonings diffed and the message", async () => {
     const { text } = await page(`/compare?a=${runs.dovA}&b=${runs.dovB}`);
     const groups = tableBodies(text, "changed-verdicts");

@@ -141,6 +141,11 @@ describe("the pages", () => {
     const fallen = text.slice(text.indexOf('<table class="fallen">'));
     expect(fallen).toContain("adherence / persona-style");
     expect(fallen).not.toContain("persona-traits");
+    // Each fallen proposition leads to the latest run's verdicts of it.
+    const [latest] = await store.runs.list({ agent: "mallory", status: "completed", limit: 1 });
+    expect(fallen).toContain(
+      `<a href="/runs/${latest!.id}?p=adherence%2Fpersona-style#p-adherence-persona-style">adherence / persona-style</a>`,
+    );
     // The built-in recommendation, with the agent's (escaped) name in it.
     expect(fallen).toContain("Write in the persona&#39;s own voice");
     expect(text).not.toContain("<img src=x");
