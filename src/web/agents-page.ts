@@ -10,12 +10,11 @@ import {
   type RunRow,
   type ScoreRow,
 } from "../store/index.ts";
-import { deltaText } from "./compare-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type DriftPoint, driftChart } from "./drift-chart.ts";
 import { armLabel, type ExperimentArmOfRun, experimentArmReader } from "./experiment-runs.ts";
 import { filterForm } from "./filter-form.ts";
-import { hrefWith, score9, shortId, when } from "./format.ts";
+import { deltaText, hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout } from "./layout.ts";
 import { parseListView, sortHeader, sortRows, viewParams } from "./list-view.ts";

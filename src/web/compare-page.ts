@@ -10,7 +10,7 @@ import { plainIssueMessage } from "../core/index.ts";
 import type { RunRow, ScoreRow, Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { filterForm } from "./filter-form.ts";
-import { hrefWith, score9, shortId, when } from "./format.ts";
+import { deltaText, hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout } from "./layout.ts";
 import { PageInputError, parsePageQuery } from "./page-query.ts";
@@ -54,13 +54,6 @@ export function parseCompareQuery(query: Readonly<Record<string, string>>): Comp
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   throw new PageInputError(issue.message, issue.path.join(".") || "query");
-}
-
-/** Δ with its sign (a true minus), one decimal; an em dash when either side has no score. */
-export function deltaText(delta: number | null): string {
-  if (delta === null) return "—";
-  const rounded = Number(delta.toFixed(1));
-  return `${rounded > 0 ? "+" : rounded < 0 ? "−" : "±"}${Math.abs(rounded).toFixed(1)}`;
 }
 
 const delta = (a: number | null | undefined, b: number | null | undefined) =>

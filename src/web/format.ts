@@ -13,6 +13,13 @@ export function score9(value: number | null | undefined): string {
   return typeof value === "number" && Number.isFinite(value) ? value.toFixed(1) : "—";
 }
 
+/** Δ with its sign (a true minus), one decimal; an em dash when either side has no score. */
+export function deltaText(delta: number | null): string {
+  if (delta === null) return "—";
+  const rounded = Number(delta.toFixed(1));
+  return `${rounded > 0 ? "+" : rounded < 0 ? "−" : "±"}${Math.abs(rounded).toFixed(1)}`;
+}
+
 /** A 0–1 score with two decimals; an em dash when there is none. */
 export function score1(value: number | null | undefined): string {
   return typeof value === "number" && Number.isFinite(value) ? value.toFixed(2) : "—";

@@ -2,10 +2,9 @@
 // one run — its facts, dimensions, links to compare it, and its verdicts as evidence (see run-verdicts.ts).
 import type { RunRow } from "../store/index.ts";
 import { runCalibrationLinks } from "./calibrations-page.ts";
-import { deltaText } from "./compare-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { armLabel, experimentArmReader, pairedRun, previousRunInArm } from "./experiment-runs.ts";
-import { hrefWith, score9, shortId, when } from "./format.ts";
+import { deltaText, hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout } from "./layout.ts";
 import { failuresSwitch, parseListView, type SortColumn, viewParams } from "./list-view.ts";
