@@ -180,9 +180,19 @@ export async function storedOutputs(dir: string): Promise<Map<string, string>> {
   const { experiment, ...before } = seeded;
   const stable = new Stabiliser(Object.values(before));
   // The store's folder is a new temporary one each time, and the checkout may be anywhere: the outputs that
-  // name them name fixed places.
+  // name them name fixed places (a list page writes a path breakable at its slashes: that form too).
+  const wbr = (path: string) => path.split(/(?<=[/:])/).join("<wbr>");
   const keep = (name: string, text: string) =>
-    outputs.set(name, stable.text(text.replaceAll(dir, "/tmp/store").replaceAll(ROOT, "/repo/")));
+    outputs.set(
+      name,
+      stable.text(
+        text
+          .replaceAll(dir, "/tmp/store")
+          .replaceAll(ROOT, "/repo/")
+          .replaceAll(wbr(dir), wbr("/tmp/store"))
+          .replaceAll(wbr(ROOT), wbr("/repo/")),
+      ),
+    );
   for (const [kind, id] of Object.entries(seeded))
     for (const format of ["table", "json", "markdown", "html"]) {
       const r = await cli(["show", id, "--format", format, "--db", dir]);
