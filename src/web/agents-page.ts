@@ -14,7 +14,7 @@ import type { DashboardContext } from "./dashboard-context.ts";
 import { type DriftPoint, driftChart } from "./drift-chart.ts";
 import { armLabel, type ExperimentArmOfRun, experimentArmReader } from "./experiment-runs.ts";
 import { filterForm } from "./filter-form.ts";
-import { deltaText, hrefWith, score9, shortId, when } from "./format.ts";
+import { dropCell, hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout } from "./layout.ts";
 import { parseListView, sortHeader, sortRows, viewParams } from "./list-view.ts";
@@ -187,7 +187,7 @@ async function agentDrop(
     const drop = baselineDrop(latest, baseline, threshold);
     return drop && { ...drop, against: "baseline" };
   }
-  const previous = await previousRun(context, latest);
+  const previous = await previousRun(context.store, latest);
   const drop = previous && baselineDrop(latest, baselineOfRun(previous), threshold);
   return drop && { ...drop, against: "previous run" };
 }
@@ -195,10 +195,7 @@ async function agentDrop(
 function agentDropCell(drop: AgentDrop, arm: boolean): Html {
   if (arm)
     return html`<td class="num muted" title="an experiment's arm: its experiment page compares the arms">—</td>`;
-  if (!drop) return html`<td class="num muted" title="no baseline and no earlier run">—</td>`;
-  return html`<td class="num${drop.regression ? " regressed" : ""}" title="against the ${drop.against}">${drop.dimension} ${deltaText(drop.delta)}${
-    drop.regression ? html` <span class="tag regression">regression</span>` : ""
-  }</td>`;
+  return dropCell(drop, "no baseline and no earlier run", drop?.against);
 }
 
 /** Mean score of each (dimension, proposition) of a run's judged verdicts, with their reasoning. */

@@ -3,6 +3,7 @@
 // `experiment_environment`, its arm and index in its configuration, source `experiment:<id>`) → the experiment.
 import { finishedEnvironmentRows } from "../experiments/index.ts";
 import type { EvaluationRow, RunRow, Store } from "../store/index.ts";
+import { previousRun } from "./run-baselines.ts";
 
 /** A run's place in an experiment: which experiment, which arm, which environment. */
 export interface ExperimentArmOfRun {
@@ -149,16 +150,5 @@ export async function previousRunInArm(
   place: ExperimentArmOfRun | undefined,
   armOf: (run: RunRow) => Promise<ExperimentArmOfRun | undefined>,
 ): Promise<RunRow | undefined> {
-  let after = { id: run.id, created_at: run.created_at };
-  // As previousRun: a bounded look back (the dashboard's pages stay fast), here 10 pages of 20.
-  for (let pages = 0; pages < 10; pages++) {
-    const older = await store.runs.list({ agent: run.agent_id, status: "completed", after, limit: 20 });
-    for (const candidate of older) {
-      if (run.evaluation_id !== null && candidate.evaluation_id === run.evaluation_id) continue;
-      if (sameArm(place, await armOf(candidate))) return candidate;
-    }
-    if (older.length < 20) return undefined;
-    after = { id: older.at(-1)!.id, created_at: older.at(-1)!.created_at };
-  }
-  return undefined;
+  return previousRun(store, run, async (candidate) => sameArm(place, await armOf(candidate)));
 }

@@ -20,6 +20,21 @@ export function deltaText(delta: number | null): string {
   return `${rounded > 0 ? "+" : rounded < 0 ? "−" : "±"}${Math.abs(rounded).toFixed(1)}`;
 }
 
+/**
+ * A list's Δ cell: the dimension that fell furthest, by how much, and a regression tag when that fall is one;
+ * an em dash titled `missing` (why there is none) without a drop. `against` names what it is measured against.
+ */
+export function dropCell(
+  drop: { dimension: string; delta: number; regression: boolean } | undefined,
+  missing: string,
+  against?: string,
+): Html {
+  if (!drop) return html`<td class="num muted" title="${missing}">—</td>`;
+  return html`<td class="num${drop.regression ? " regressed" : ""}"${against ? html` title="against the ${against}"` : ""}>${drop.dimension} ${deltaText(drop.delta)}${
+    drop.regression ? html` <span class="tag regression">regression</span>` : ""
+  }</td>`;
+}
+
 /** A 0–1 score with two decimals; an em dash when there is none. */
 export function score1(value: number | null | undefined): string {
   return typeof value === "number" && Number.isFinite(value) ? value.toFixed(2) : "—";

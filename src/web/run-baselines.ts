@@ -2,7 +2,7 @@
 // (to compare against) — the project's baseline file when the server was given one, else the store's baseline
 // run — and the run of the agent that came before a given one (from an earlier evaluation).
 import { type Baseline, regressionStatus } from "../regression/index.ts";
-import type { RunRow } from "../store/index.ts";
+import type { RunRow, Store } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 
 export interface AgentBaseline {
@@ -86,29 +86,38 @@ export function baselineDrop(
   threshold: number,
 ): BaselineDrop | undefined {
   if (!baseline || run.status !== "completed") return undefined;
-  let worst: { dimension: string; delta: number } | undefined;
+  let worst: { dimension: string; delta: number; base: number; score: number } | undefined;
   for (const [dimension, s] of Object.entries(run.dimension_scores ?? {}).sort(([a], [b]) =>
     a < b ? -1 : 1,
   )) {
     const base = baseline.scores[dimension];
     if (typeof base !== "number" || typeof s.score !== "number") continue;
     const delta = s.score - base;
-    if (!worst || delta < worst.delta) worst = { dimension, delta };
+    if (!worst || delta < worst.delta) worst = { dimension, delta, base, score: s.score };
   }
   if (!worst) return undefined;
-  return { ...worst, regression: regressedDimensions(run, baseline, threshold).includes(worst.dimension) };
+  const { dimension, delta, base, score } = worst;
+  return { dimension, delta, regression: regressionStatus(base, score, [score], threshold) === "regression" };
 }
 
 /**
- * The agent's completed run before this one from an earlier evaluation: a sibling trial of the same evaluation
- * is the same measurement again, so comparing with it shows the judge's noise, not a change.
+ * The agent's completed run before this one from an earlier evaluation that `accept` takes (an experiment's
+ * run takes only its own arm's): a sibling trial of the same evaluation is the same measurement again, so
+ * comparing with it shows the judge's noise, not a change. A bounded look back, 10 pages of 20, so that the
+ * dashboard's pages stay fast.
  */
-export async function previousRun({ store }: DashboardContext, run: RunRow): Promise<RunRow | undefined> {
+export async function previousRun(
+  store: Store,
+  run: RunRow,
+  accept: (candidate: RunRow) => boolean | Promise<boolean> = () => true,
+): Promise<RunRow | undefined> {
   let after = { id: run.id, created_at: run.created_at };
-  for (let pages = 0; pages < 5; pages++) {
+  for (let pages = 0; pages < 10; pages++) {
     const older = await store.runs.list({ agent: run.agent_id, status: "completed", after, limit: 20 });
-    const found = older.find((r) => run.evaluation_id === null || r.evaluation_id !== run.evaluation_id);
-    if (found) return found;
+    for (const candidate of older) {
+      if (run.evaluation_id !== null && candidate.evaluation_id === run.evaluation_id) continue;
+      if (await accept(candidate)) return candidate;
+    }
     if (older.length < 20) return undefined;
     after = { id: older.at(-1)!.id, created_at: older.at(-1)!.created_at };
   }

@@ -4,7 +4,7 @@ import type { RunRow } from "../store/index.ts";
 import { runCalibrationLinks } from "./calibrations-page.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { armLabel, experimentArmReader, pairedRun, previousRunInArm } from "./experiment-runs.ts";
-import { deltaText, hrefWith, score9, shortId, when } from "./format.ts";
+import { dropCell, hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout } from "./layout.ts";
 import { failuresSwitch, parseListView, type SortColumn, viewParams } from "./list-view.ts";
@@ -52,14 +52,6 @@ function runSorts(drop: (run: RunRow) => BaselineDrop | undefined): readonly Sor
   ];
 }
 
-/** A run's largest fall against its agent's baseline, marked when it is a regression; a dash without one. */
-export function dropCell(drop: BaselineDrop | undefined): Html {
-  if (!drop) return html`<td class="num muted" title="no baseline for this agent">—</td>`;
-  return html`<td class="num${drop.regression ? " regressed" : ""}">${drop.dimension} ${deltaText(drop.delta)}${
-    drop.regression ? html` <span class="tag regression">regression</span>` : ""
-  }</td>`;
-}
-
 /** What "failures only" keeps on /runs, in the page's words. */
 const RUN_FAILURES =
   "runs that failed, have errored verdicts, or have a dimension more than the regression threshold below their agent's baseline";
@@ -103,7 +95,7 @@ export async function runsPage(
 <td><a href="/agents/${encodeURIComponent(r.agent_id)}">${r.agent_id}</a></td>
 <td><span class="status ${r.status}">${r.status}</span>${view.failures ? failureTags(r, regressions(r)) : ""}</td>
 <td class="num">${score9(r.overall_score)}</td>
-${dropCell(drop(r))}
+${dropCell(drop(r), "no baseline for this agent")}
 <td>${Object.entries(r.dimension_scores ?? {}).map(([d, s]) => html`<span class="chip">${d} ${s.score === null && s.count != null ? String(s.count) : score9(s.score)}</span> `)}</td>
 <td class="num">${r.errored}</td><td class="num">${r.trial}</td><td>${judgeText(r)}</td>
 </tr>`,
