@@ -1,6 +1,8 @@
 // The library's session analysis: `analyzeSession(input)` reads a session (any format an importer knows),
 // validates its tools, and builds the analysis. The deterministic parts (tool validation, latency, cost,
 // the formulas over what is known) need no judge: `judge: "none"`.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import {
   DEFAULT_CONCURRENCY,
   InputError,
@@ -36,7 +38,7 @@ import type { Session } from "./session-format.ts";
 import { compileSessionTools, type ToolValidation, validateToolCalls } from "./tool-validation.ts";
 
 export interface AnalyzeSessionOptions extends SessionJudgingOptions {
-  /** The importer to use (`session`, `openai`, `openai-agents`, `otlp`, `tau-bench`); default: recognised from the content. */
+  /** The importer to use (`session`, `openai`, `openai-agents`, `otlp`, `tau-bench`, `tau2-bench`); default: recognised from the content. */
   from?: string;
   /** τ-bench records: the reward at which a record counts as a success (default 1, τ-bench's rule). */
   successReward?: number;
@@ -102,10 +104,38 @@ function toolsOption(tools: AnalyzeSessionOptions["tools"]): ImportOptions["tool
   return parsed.data;
 }
 
+/**
+ * τ²-bench's directory format (`Results.save(path, format="dir")`, the default of its voice runs): the results
+ * file without its simulations, each in `simulations/<id>.json` beside it, listed in `simulation_index`. Given the
+ * folder or its results.json, the results with their simulations back in, in the index's order (else by name).
+ */
+function tau2Directory(file: string): { file: string; value?: unknown } {
+  const results = existsSync(file) && statSync(file).isDirectory() ? join(file, "results.json") : file;
+  const folder = join(dirname(results), "simulations");
+  if (results === file && !existsSync(folder)) return { file };
+  const value = parseJsonText(readInputFile(results, "the session file"), results, "a session or trace");
+  if (typeof value !== "object" || value === null || !existsSync(folder)) return { file: results, value };
+  const meta = value as { simulations?: unknown[]; simulation_index?: { id?: unknown }[] | null };
+  if (Array.isArray(meta.simulations) && meta.simulations.length > 0) return { file: results, value };
+  const names = Array.isArray(meta.simulation_index)
+    ? meta.simulation_index.map((entry) => `${String(entry.id)}.json`)
+    : readdirSync(folder)
+        .filter((name) => name.endsWith(".json"))
+        .sort();
+  const simulations = names.map((name) => {
+    const path = join(folder, name);
+    return parseJsonText(readInputFile(path, "a τ²-bench simulation file"), path, "a τ²-bench simulation");
+  });
+  return { file: results, value: { ...meta, simulations } };
+}
+
 /** Reads a file of sessions: JSON, or JSONL with one document (a session, a chat log) per line. */
-export function readSessionFile(file: string, options: AnalyzeSessionOptions = {}): ImportedSessions {
-  const text = readInputFile(file, "the session file");
+export function readSessionFile(path: string, options: AnalyzeSessionOptions = {}): ImportedSessions {
+  const { file, value } = tau2Directory(path);
   const tools = toolsOption(options.tools);
+  if (value !== undefined)
+    return importSessions(value, { file, from: options.from, tools, successReward: options.successReward });
+  const text = readInputFile(file, "the session file");
   if (!file.endsWith(".jsonl"))
     return importSessions(parseJsonText(text, file, "a session or trace"), {
       file,

@@ -2,4 +2,11 @@
 // `from` accept, known to the CLI's help without loading a parser. importers/index.ts holds them in this order.
 
 /** The formats `--from` (and the API's `from`) name, in the order they are tried. */
-export const SESSION_FORMATS = ["session", "openai", "openai-agents", "otlp", "tau-bench"] as const;
+export const SESSION_FORMATS = [
+  "session",
+  "openai",
+  "openai-agents",
+  "otlp",
+  "tau-bench",
+  "tau2-bench",
+] as const;

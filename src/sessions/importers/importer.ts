@@ -9,7 +9,7 @@ export interface ImportOptions {
     type?: "function";
     function: { name: string; description?: string; parameters?: Record<string, unknown> };
   }[];
-  /** τ-bench records: the reward at which a record counts as a success (default 1, τ-bench's rule). */
+  /** τ-bench records and τ²-bench simulations: the reward at which one counts as a success (default 1, their rule). */
   successReward?: number;
 }
 

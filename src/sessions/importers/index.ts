@@ -8,6 +8,7 @@ import { OpenAIToolsSchema, openaiChatImporter } from "./openai-chat.ts";
 import { otlpImporter } from "./otlp.ts";
 import { sessionImporter } from "./session.ts";
 import { tauBenchImporter } from "./tau-bench.ts";
+import { tau2BenchImporter } from "./tau2-bench.ts";
 
 export type { Imported, ImportOptions, SessionImporter } from "./importer.ts";
 export { OpenAIToolsSchema, SESSION_FORMATS };
@@ -18,6 +19,7 @@ export const SESSION_IMPORTERS: SessionImporter[] = [
   openaiAgentsImporter,
   otlpImporter,
   tauBenchImporter,
+  tau2BenchImporter,
 ];
 
 export interface ImportedSessions {

@@ -101,7 +101,7 @@ export const openaiChatImporter: SessionImporter = {
       }
       if (turns.length === 0) {
         notes.push(
-          `messages[${i}]: a ${m.role} message before the first user message opens a turn with no user message`,
+          `messages[${i}]: ${m.role === "assistant" ? "an" : "a"} ${m.role} message before the first user message opens a turn with no user message`,
         );
         turns.push({ user_message: "", agent_interactions: [] });
       }
