@@ -38,15 +38,34 @@ export const ExperimentResultSchema = z.looseObject({
 });
 export type ExperimentResultValues = z.output<typeof ExperimentResultSchema>;
 
-/** TinyTroupe's results file as far as a comparison reads it; an arm that has not run yet has no `results`. */
+/**
+ * TinyTroupe's results file as far as a comparison reads it; an arm that has not run yet has no `results`. A
+ * metric is a list of numbers, or the list of what was extracted (its food-products brainstorm keeps the ideas
+ * themselves, as records), which is compared by its count.
+ */
 const TinyTroupeResultsSchema = z.looseObject({
-  experiments: z.record(z.string(), z.looseObject({ results: MetricValuesSchema.optional() })),
+  experiments: z.record(
+    z.string(),
+    z.looseObject({
+      results: z.record(z.string().min(1), z.array(z.unknown())).optional(),
+    }),
+  ),
 });
+
+const NumberList = z.array(z.number());
+const RecordList = z.array(z.record(z.string(), z.unknown()));
+const isRecord = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The arms of a results file, in file order, each with its metrics' values and where they are in the file. */
 export interface ResultSets {
   source: "dramaturg" | "tinytroupe";
-  arms: { name: string; path: string; metrics: Record<string, number[]> | undefined }[];
+  arms: {
+    name: string;
+    path: string;
+    metrics: Record<string, number[]> | undefined;
+    /** The metrics given as lists of extracted records, each read as one value: how many there are. */
+    counted?: string[];
+  }[];
 }
 
 /** One metric's comparison, as `dramaturg.experiment-comparison/v1` lists it. */
@@ -102,11 +121,26 @@ export function parseResultSets(value: unknown, file: string): ResultSets {
   );
   return {
     source: "tinytroupe",
-    arms: Object.entries(document.experiments).map(([name, arm]) => ({
-      name,
-      path: `experiments.${name}.results`,
-      metrics: arm.results,
-    })),
+    arms: Object.entries(document.experiments).map(([name, arm]) => {
+      const path = `experiments.${name}.results`;
+      if (!arm.results) return { name, path, metrics: undefined };
+      const counted: string[] = [];
+      const metrics: Record<string, number[]> = {};
+      for (const [metric, values] of Object.entries(arm.results)) {
+        const records = isRecord(values[0]);
+        const parsed = validateInput(records ? RecordList : NumberList, values);
+        if (!parsed.success) {
+          const issue = firstIssue(parsed.error);
+          throw new InputError(
+            `${issue.message}; expected a TinyTroupe experiment results file (${path}.<metric>: a list of numbers, or of the extracted records)`,
+            { file, place: issuePath(["experiments", name, "results", metric, ...issue.path]) },
+          );
+        }
+        if (records) counted.push(metric);
+        metrics[metric] = records ? [values.length] : (parsed.data as number[]);
+      }
+      return { name, path, metrics, ...(counted.length > 0 ? { counted } : {}) };
+    }),
   };
 }
 
@@ -212,11 +246,14 @@ export function compareResultSets(
   const c = arms.control.metrics!;
   const t = arms.treatment.metrics!;
   const metrics = [...Object.keys(c), ...Object.keys(t).filter((m) => !Object.hasOwn(c, m))];
+  const counted = new Set([...(arms.control.counted ?? []), ...(arms.treatment.counted ?? [])]);
   return {
     format: EXPERIMENT_COMPARISON_FORMAT,
-    comparisons: metrics.map((metric) => ({
-      metric,
-      ...compareArms(c[metric] ?? [], t[metric] ?? [], { alpha }),
-    })),
+    comparisons: metrics.map((metric) => {
+      const comparison = compareArms(c[metric] ?? [], t[metric] ?? [], { alpha });
+      if (!counted.has(metric)) return { metric, ...comparison };
+      const said = `the file lists the extracted ${metric} themselves: each arm's value is their count`;
+      return { metric, ...comparison, note: comparison.note ? `${said}; ${comparison.note}` : said };
+    }),
   };
 }
