@@ -1,0 +1,30 @@
+// Simulated answers validated against real human answers: readers, the five kinds, the distribution tests
+// (Welch, χ², KS, Wasserstein-1, entropy) and a verdict that does not stop at the mean.
+export {
+  type AnswerFileFormat,
+  type AnswerRow,
+  type AnswerTable,
+  parseAnswerTable,
+  readAnswerTable,
+} from "./answer-table.ts";
+export {
+  type CategoryAnswers,
+  compareQuestion,
+  type NumberAnswers,
+  type QuestionAnswers,
+  type RankingAnswers,
+} from "./compare-question.ts";
+export { type Distribution, distributionOf, entropyBits } from "./distribution.ts";
+export { typedAnswers } from "./typed-answers.ts";
+export { type ValidateAnswersOptions, validateAnswers, validationExitCode } from "./validate-answers.ts";
+export { type ValidateFilesOptions, validateFiles } from "./validate-files.ts";
+export * from "./validation-format.ts";
+export {
+  type QuestionSpec,
+  questionFromFlags,
+  readValidationSpec,
+  scaleRange,
+  type ValidationSpec,
+  ValidationSpecSchema,
+} from "./validation-spec.ts";
+export { formatP, verdictOf } from "./verdict.ts";
