@@ -17,8 +17,16 @@ export {
 export { type Distribution, distributionOf, entropyBits } from "./distribution.ts";
 export { typedAnswers } from "./typed-answers.ts";
 export { type ValidateAnswersOptions, validateAnswers, validationExitCode } from "./validate-answers.ts";
-export { type ValidateFilesOptions, validateFiles } from "./validate-files.ts";
+export {
+  numericAnswers,
+  type ReadAnswersOptions,
+  readAnswers,
+  type ValidateFilesOptions,
+  validateFiles,
+} from "./validate-files.ts";
+export { type NumericAnswers, renderValidationChart } from "./validation-chart.ts";
 export * from "./validation-format.ts";
+export { renderValidationMarkdown, renderValidationTable } from "./validation-report.ts";
 export {
   type QuestionSpec,
   questionFromFlags,
