@@ -9,31 +9,52 @@ export interface Distribution {
   readonly n: number;
 }
 
+/** The widest range of whole numbers counted in an array of counters rather than sorted. */
+const MOST_COUNTERS = 1 << 16;
+
 /** The frequency table of some numbers (which must be finite: the readers check that first). */
 export function distributionOf(answers: ArrayLike<number>): Distribution {
   const n = answers.length;
-  // Few distinct values (a scale, a rank) are counted in a map; many (a numeric answer) are sorted.
-  const counts = new Map<number, number>();
+  // Whole numbers in a narrow range (a scale, a rank, yes/no) are counted in an array; others are sorted.
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  let whole = true;
   for (let i = 0; i < n; i++) {
-    const value = answers[i]!;
-    counts.set(value, (counts.get(value) ?? 0) + 1);
-    if (counts.size > 4096) return sortedDistribution(answers);
+    const v = answers[i]!;
+    if (v < low) low = v;
+    if (v > high) high = v;
+    if (Math.trunc(v) !== v) {
+      whole = false;
+      break;
+    }
   }
-  return fromCounts(counts);
+  if (!whole || high - low >= MOST_COUNTERS) return sortedDistribution(answers);
+  const counters = new Float64Array(n === 0 ? 0 : high - low + 1);
+  for (let i = 0; i < n; i++) counters[answers[i]! - low]!++;
+  const values: number[] = [];
+  const counts: number[] = [];
+  counters.forEach((c, i) => {
+    if (c > 0) {
+      values.push(low + i);
+      counts.push(c);
+    }
+  });
+  return { values: Float64Array.from(values), counts: Float64Array.from(counts), n };
 }
 
 function sortedDistribution(answers: ArrayLike<number>): Distribution {
-  const sorted = Float64Array.from(answers).sort();
-  const values: number[] = [];
-  const counts: number[] = [];
+  const sorted = (answers instanceof Float64Array ? answers.slice() : Float64Array.from(answers)).sort();
+  const values = new Float64Array(sorted.length);
+  const counts = new Float64Array(sorted.length);
+  let k = -1;
   for (let i = 0; i < sorted.length; i++) {
-    if (i > 0 && sorted[i] === sorted[i - 1]) counts[counts.length - 1]!++;
+    if (k >= 0 && sorted[i] === values[k]) counts[k]!++;
     else {
-      values.push(sorted[i]!);
-      counts.push(1);
+      values[++k] = sorted[i]!;
+      counts[k] = 1;
     }
   }
-  return { values: Float64Array.from(values), counts: Float64Array.from(counts), n: sorted.length };
+  return { values: values.slice(0, k + 1), counts: counts.slice(0, k + 1), n: sorted.length };
 }
 
 /** The table of a value → count map (counts of 0 are kept: a scale point nobody chose is still a point). */

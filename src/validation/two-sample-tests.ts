@@ -206,13 +206,15 @@ export function ksTest(real: Distribution, simulated: Distribution): KsTest | st
   let c2 = 0;
   let i = 0;
   let j = 0;
-  while (i < real.values.length || j < simulated.values.length) {
+  const [a, b] = [real.values, simulated.values];
+  while (i < a.length || j < b.length) {
+    // The next distinct value of either side (an index past the end reads as +∞, without reading past it).
     const x = Math.min(
-      real.values[i] ?? Number.POSITIVE_INFINITY,
-      simulated.values[j] ?? Number.POSITIVE_INFINITY,
+      i < a.length ? a[i]! : Number.POSITIVE_INFINITY,
+      j < b.length ? b[j]! : Number.POSITIVE_INFINITY,
     );
-    if (real.values[i] === x) c1 += real.counts[i++]!;
-    if (simulated.values[j] === x) c2 += simulated.counts[j++]!;
+    if (i < a.length && a[i] === x) c1 += real.counts[i++]!;
+    if (j < b.length && b[j] === x) c2 += simulated.counts[j++]!;
     h = Math.max(h, Math.abs(c1 * n2 - c2 * n1) / g);
   }
   const lcm = (n1 / g) * n2;
@@ -255,14 +257,16 @@ export function wasserstein1(real: Distribution, simulated: Distribution): numbe
   let distance = 0;
   let previous: number | undefined;
   let gap = 0;
-  while (i < real.values.length || j < simulated.values.length) {
+  const [a, b] = [real.values, simulated.values];
+  while (i < a.length || j < b.length) {
+    // The next distinct value of either side (an index past the end reads as +∞, without reading past it).
     const x = Math.min(
-      real.values[i] ?? Number.POSITIVE_INFINITY,
-      simulated.values[j] ?? Number.POSITIVE_INFINITY,
+      i < a.length ? a[i]! : Number.POSITIVE_INFINITY,
+      j < b.length ? b[j]! : Number.POSITIVE_INFINITY,
     );
     if (previous !== undefined) distance += gap * (x - previous);
-    if (real.values[i] === x) c1 += real.counts[i++]!;
-    if (simulated.values[j] === x) c2 += simulated.counts[j++]!;
+    if (i < a.length && a[i] === x) c1 += real.counts[i++]!;
+    if (j < b.length && b[j] === x) c2 += simulated.counts[j++]!;
     gap = Math.abs(c1 / real.n - c2 / simulated.n);
     previous = x;
   }
