@@ -8,21 +8,17 @@ import { InputError, nearestName, parseJsonText, readInputFile } from "../core/i
 
 export type AnswerFileFormat = "csv" | "json" | "jsonl";
 
-/** A file's answers: its columns (in header order) and its rows. */
+/** A file's answers: its columns (in header order), each column's cells by row, and where each cell is. */
 export interface AnswerTable {
   file: string;
   format: AnswerFileFormat;
   columns: string[];
-  rows: AnswerRow[];
-}
-
-/** One row's cells by column, and where the row is (`row 3 (line 4)`, `row 3 ([2])`). */
-export interface AnswerRow {
-  cells: Record<string, unknown>;
-  /** 1-based, the header not counted. */
-  row: number;
-  /** The place of a cell of this row, for a message. */
-  place(column: string): string;
+  /** Rows of answers (the header not counted). */
+  rows: number;
+  /** A column's cells, row by row (undefined where a record has no such key). */
+  cells(column: string): unknown[];
+  /** Where a cell is, for a message: `row 3 (line 4), column "Vote"`, `row 3 ([2].Vote)`; `index` from 0. */
+  place(index: number, column: string): string;
 }
 
 /** The format, by the file's extension (`.csv`, `.tsv`, `.json`, `.jsonl`/`.ndjson`), else by its text. */
@@ -50,7 +46,7 @@ export function parseAnswerTable(text: string, file: string): AnswerTable {
       : format === "jsonl"
         ? parseJsonl(body, file)
         : parseJson(body, file);
-  if (table.rows.length === 0)
+  if (table.rows === 0)
     throw new InputError("the file has no rows; expected a header and at least one answer per question", {
       file,
     });
@@ -65,15 +61,11 @@ function csv(): typeof CsvSync {
 }
 
 function parseCsv(text: string, file: string): AnswerTable {
-  let records: { record: string[]; info: { lines: number } }[];
+  const delimiter = file.toLowerCase().endsWith(".tsv") ? "\t" : ",";
+  const options = { bom: true, skip_empty_lines: true, relax_column_count: true, delimiter };
+  let records: string[][];
   try {
-    records = csv().parse(text, {
-      info: true,
-      bom: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      delimiter: file.toLowerCase().endsWith(".tsv") ? "\t" : ",",
-    }) as unknown as { record: string[]; info: { lines: number } }[];
+    records = csv().parse(text, options) as string[][];
   } catch (error) {
     const problem = error as Error & { lines?: number };
     throw new InputError(`not valid CSV: ${problem.message.replace(/ (on|at) line \d+.*$/s, "")}`, {
@@ -89,24 +81,34 @@ function parseCsv(text: string, file: string): AnswerTable {
         file,
       },
     );
-  const columns = records[0]!.record.map((c) => c.trim());
+  const columns = records[0]!.map((c) => c.trim());
   const seen = new Set<string>();
   for (const column of columns) {
     if (seen.has(column) && column !== "")
       throw new InputError(`column "${column}" is named twice`, { file, place: "header (line 1)" });
     seen.add(column);
   }
-  // csv-parse's `lines` is the line a record ends on; a row's own line is one after the record before it.
-  const rows = records.slice(1).map(({ record }, index): AnswerRow => {
-    const line = records[index]!.info.lines + 1;
-    const cells: Record<string, unknown> = {};
-    columns.forEach((column, c) => {
-      cells[column] = record[c] ?? "";
-    });
-    const row = index + 1;
-    return { cells, row, place: (column) => `row ${row} (line ${line}), column "${column}"` };
-  });
-  return { file, format: "csv", columns, rows };
+  // A row's line is only needed for a message: the file is parsed again, with csv-parse's line counts (which
+  // cost four times the parse), when one is. A record's `lines` is the line it ends on; a row starts one after
+  // the record before it.
+  let endLines: number[] | undefined;
+  const lineOf = (index: number) => {
+    endLines ??= (
+      csv().parse(text, { ...options, info: true }) as unknown as { info: { lines: number } }[]
+    ).map((r) => r.info.lines);
+    return endLines[index]! + 1;
+  };
+  return {
+    file,
+    format: "csv",
+    columns,
+    rows: records.length - 1,
+    cells: (column) => {
+      const at = columns.indexOf(column);
+      return records.slice(1).map((record) => record[at] ?? "");
+    },
+    place: (index, column) => `row ${index + 1} (line ${lineOf(index)}), column "${column}"`,
+  };
 }
 
 function recordColumns(records: readonly Record<string, unknown>[]): string[] {
@@ -119,39 +121,56 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+function recordTable(
+  file: string,
+  format: AnswerFileFormat,
+  records: Record<string, unknown>[],
+  place: AnswerTable["place"],
+): AnswerTable {
+  return {
+    file,
+    format,
+    columns: recordColumns(records),
+    rows: records.length,
+    cells: (column) => records.map((r) => r[column]),
+    place,
+  };
+}
+
 function parseJson(text: string, file: string): AnswerTable {
   const expected = "a JSON array of records, one per answer (or JSONL, one record per line)";
   const data = parseJsonText(text, file, expected);
   if (!Array.isArray(data)) throw new InputError(`expected ${expected}`, { file, place: "(root)" });
-  const rows = data.map((value, index): AnswerRow => {
+  data.forEach((value, index) => {
     if (!isRecord(value))
       throw new InputError("expected a record of columns (an object)", {
         file,
         place: `row ${index + 1} ([${index}])`,
       });
-    const row = index + 1;
-    return {
-      cells: value,
-      row,
-      place: (column) =>
-        `row ${row} ([${index}]${/^[A-Za-z_]\w*$/.test(column) ? `.${column}` : `[${JSON.stringify(column)}]`})`,
-    };
   });
-  return { file, format: "json", columns: recordColumns(rows.map((r) => r.cells)), rows };
+  const key = (column: string) =>
+    /^[A-Za-z_]\w*$/.test(column) ? `.${column}` : `[${JSON.stringify(column)}]`;
+  return recordTable(file, "json", data, (index, column) => `row ${index + 1} ([${index}]${key(column)})`);
 }
 
 function parseJsonl(text: string, file: string): AnswerTable {
-  const rows: AnswerRow[] = [];
+  const records: Record<string, unknown>[] = [];
+  const lines: number[] = [];
   text.split("\n").forEach((lineText, i) => {
     if (lineText.trim() === "") return;
     const line = i + 1;
     const value = parseJsonText(lineText, file, "one JSON record per line", { firstLine: line });
     if (!isRecord(value))
       throw new InputError("expected a record of columns (an object)", { file, place: `line ${line}` });
-    const row = rows.length + 1;
-    rows.push({ cells: value, row, place: (column) => `row ${row} (line ${line}), column "${column}"` });
+    records.push(value);
+    lines.push(line);
   });
-  return { file, format: "jsonl", columns: recordColumns(rows.map((r) => r.cells)), rows };
+  return recordTable(
+    file,
+    "jsonl",
+    records,
+    (index, column) => `row ${index + 1} (line ${lines[index]}), column "${column}"`,
+  );
 }
 
 /** Fails, naming the file and its header, when `column` is not one of the table's columns. */

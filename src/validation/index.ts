@@ -2,7 +2,6 @@
 // (Welch, χ², KS, Wasserstein-1, entropy) and a verdict that does not stop at the mean.
 export {
   type AnswerFileFormat,
-  type AnswerRow,
   type AnswerTable,
   parseAnswerTable,
   readAnswerTable,

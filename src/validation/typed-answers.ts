@@ -3,7 +3,7 @@
 // is not an answer of the kind — a vote outside the scale, a ranking that repeats an option — is bad input,
 // reported at its file, row and column.
 import { InputError } from "../core/index.ts";
-import { type AnswerRow, type AnswerTable, requireColumn } from "./answer-table.ts";
+import { type AnswerTable, requireColumn } from "./answer-table.ts";
 import type { QuestionAnswers } from "./compare-question.ts";
 import type { QuestionSpec } from "./validation-spec.ts";
 
@@ -66,14 +66,13 @@ export function typedAnswers(spec: QuestionSpec, real: AnswerTable, simulated: A
       };
     }
     default: {
-      const kind = spec.kind;
-      const [r, s] = sides.map((side) => cellsOf(side, (cell, row) => numberOf(spec, side, row, cell)));
+      const [r, s] = sides.map((side) => numbersOf(spec, side));
       return {
         ...base,
-        kind,
+        kind: spec.kind,
         ...(spec.scale ? { scale: spec.scale.points } : {}),
-        real: Float64Array.from(r!.answers),
-        simulated: Float64Array.from(s!.answers),
+        real: r!.answers,
+        simulated: s!.answers,
         missing: { real: r!.missing, simulated: s!.missing },
       };
     }
@@ -82,15 +81,20 @@ export function typedAnswers(spec: QuestionSpec, real: AnswerTable, simulated: A
 
 interface Typed<T> {
   answers: T[];
-  rows: AnswerRow[];
+  /** Each answer's row (its index from 0), for a message about it. */
+  rows: number[];
   missing: number;
 }
 
-function cellsOf<T>({ table, column }: Side, read: (cell: unknown, row: AnswerRow) => T): Typed<T> {
+const isMissing = (cell: unknown) =>
+  cell === undefined || cell === null || (typeof cell === "string" && MISSING.test(cell));
+
+function cellsOf<T>({ table, column }: Side, read: (cell: unknown, row: number) => T): Typed<T> {
   const out: Typed<T> = { answers: [], rows: [], missing: 0 };
-  for (const row of table.rows) {
-    const cell = row.cells[column];
-    if (cell === undefined || cell === null || (typeof cell === "string" && MISSING.test(cell))) {
+  const cells = table.cells(column);
+  for (let row = 0; row < cells.length; row++) {
+    const cell = cells[row];
+    if (isMissing(cell)) {
       out.missing++;
       continue;
     }
@@ -100,13 +104,43 @@ function cellsOf<T>({ table, column }: Side, read: (cell: unknown, row: AnswerRo
   return out;
 }
 
-function bad({ table, column }: Side, row: AnswerRow, message: string): InputError {
-  return new InputError(message, { file: table.file, place: row.place(column) });
+function bad({ table, column }: Side, row: number, message: string): InputError {
+  return new InputError(message, { file: table.file, place: table.place(row, column) });
+}
+
+/** A number answer's cells, read fast (no answer object per cell): the typed side and its missing count. */
+function numbersOf(spec: QuestionSpec, side: Side): { answers: Float64Array; missing: number } {
+  const cells = side.table.cells(side.column);
+  const answers = new Float64Array(cells.length);
+  const points = spec.scale && !spec.scale.labels ? spec.scale.points : undefined;
+  const [low, high] = points ? [points[0]!, points.at(-1)!] : [0, 0];
+  let k = 0;
+  let missing = 0;
+  for (let row = 0; row < cells.length; row++) {
+    const cell = cells[row];
+    // The common case first: a plain number, or a string of one, on the scale when there is one.
+    const fast =
+      typeof cell === "number" ? cell : typeof cell === "string" && cell !== "" ? Number(cell) : Number.NaN;
+    if (
+      spec.kind !== "binary" &&
+      Number.isFinite(fast) &&
+      (!points || (Number.isInteger(fast) && fast >= low && fast <= high))
+    ) {
+      answers[k++] = fast;
+      continue;
+    }
+    if (isMissing(cell)) {
+      missing++;
+      continue;
+    }
+    answers[k++] = numberOf(spec, side, row, cell);
+  }
+  return { answers: answers.slice(0, k), missing };
 }
 
 const BINARY: Record<string, number> = { "1": 1, "0": 0, true: 1, false: 0, yes: 1, no: 0, y: 1, n: 0 };
 
-function numberOf(spec: QuestionSpec, side: Side, row: AnswerRow, cell: unknown): number {
+function numberOf(spec: QuestionSpec, side: Side, row: number, cell: unknown): number {
   const text = typeof cell === "string" ? cell.trim() : cell;
   if (spec.kind === "binary") {
     const value = BINARY[String(text).toLowerCase()];
@@ -139,7 +173,7 @@ function numberOf(spec: QuestionSpec, side: Side, row: AnswerRow, cell: unknown)
 
 function rankingOf(
   side: Side,
-  row: AnswerRow,
+  row: number,
   cell: string,
   order: string[],
   options: readonly string[],
