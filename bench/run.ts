@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, run-page, peak-rss, cli-run, experiment-run, queue-rate-limit, online). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, run-page, peak-rss, cli-run, experiment-run, queue-rate-limit, online, calibration, order-effects, validation). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -31,6 +31,7 @@ import { benchStartup } from "./startup.bench.ts";
 import { benchStoreWrites } from "./store.bench.ts";
 import { benchStoreOpen, type StoreKind } from "./store-open.bench.ts";
 import { benchText } from "./text.bench.ts";
+import { validationBenchmark } from "./validation.bench.ts";
 
 interface Benchmark {
   name: string;
@@ -980,6 +981,7 @@ const benchmarks: Benchmark[] = [
   },
   calibrationBenchmark,
   orderEffectsBenchmark,
+  validationBenchmark,
 ];
 
 interface Args {

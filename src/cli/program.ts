@@ -138,6 +138,12 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
       "treatment vs control experiments: run a scenario's arms in pairs, report, compare (Welch's t-test)",
   },
   {
+    name: "validate",
+    term: "validate [options] <real> <simulated>",
+    description:
+      "hold simulated answers against real people's: distributions, not just means (Welch, χ², KS, entropy)",
+  },
+  {
     name: "serve",
     term: "serve [options]",
     description:
@@ -161,6 +167,7 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     populations,
     profiles,
     calibration,
+    validation,
   ] = await Promise.all([
     import("zod"),
     import("../core/index.ts"),
@@ -175,6 +182,7 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     import("../experiments/population.ts"),
     import("../experiments/population-profile.ts"),
     import("../calibration/index.ts"),
+    import("../validation/index.ts"),
   ]);
   return {
     transcript: () => z.toJSONSchema(core.TranscriptSchema, { io: "input" }),
@@ -190,6 +198,8 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     population: () => z.toJSONSchema(populations.PopulationManifestSchema, { io: "input" }),
     "population-profile": () => z.toJSONSchema(profiles.PopulationProfileFileSchema, { io: "input" }),
     "persona-fragment": () => z.toJSONSchema(profiles.PersonaFragmentFileSchema, { io: "input" }),
+    validation: () => validation.validationJsonSchema(),
+    "validation-spec": () => z.toJSONSchema(validation.ValidationSpecSchema, { io: "input" }),
     ...harness.BASELINE_JSON_SCHEMAS,
     ...calibration.LABELS_JSON_SCHEMAS,
   };
@@ -358,6 +368,7 @@ export async function buildProgram(): Promise<Command> {
   registerSimulateCommand(program);
   (await import("./commands/population.ts")).registerPopulationCommand(program);
   (await import("./commands/experiment.ts")).registerExperimentCommand(program);
+  (await import("./commands/validate.ts")).registerValidateCommand(program);
   registerServeCommand(program);
   // </commands>
 

@@ -26,6 +26,7 @@ const LAYERS = [
   "regression",
   "experiments",
   "calibration",
+  "validation",
   "kinds",
   "queue",
   "web",

@@ -1,0 +1,159 @@
+// `dramaturg validate REAL SIMULATED`: simulated answers held against real people's, question by question,
+// with a verdict that does not stop at the mean; exit 1 when a question is not consistent (for CI), 2 on bad
+// input (having written nothing).
+import { type Command, Option } from "commander";
+import { InputError } from "../../core/index.ts";
+import { setExitCode } from "../exit-code.ts";
+import { examples } from "../help-examples.ts";
+import { checkOutputPaths } from "../output-paths.ts";
+
+export interface ValidateFlags {
+  column?: string;
+  simulatedColumn?: string;
+  kind?: string;
+  scale?: string;
+  options?: string[];
+  spec?: string;
+  alpha?: string;
+  collapseSdRatio?: string;
+  collapseEntropyRatio?: string;
+  seed?: string;
+  format: "table" | "markdown" | "json";
+  out?: string;
+  svg?: string;
+}
+
+export function registerValidateCommand(program: Command): void {
+  program
+    .command("validate")
+    .description(
+      "hold simulated answers against real people's: distributions, not just means (Welch, χ², KS, entropy)",
+    )
+    .argument("<real>", "the real answers: CSV, JSON (an array of records) or JSONL, one row per person")
+    .argument("<simulated>", "the simulated answers, in any of the same shapes")
+    .option(
+      "--column <name>",
+      "the question's column (the real answers'; the simulated too unless --simulated-column)",
+    )
+    .option("--simulated-column <name>", "the simulated answers' column, when it is named differently")
+    .option("--kind <kind>", "numeric, ordinal (Likert), categorical, ranking (A-C-B-D) or binary")
+    .option("--scale <range>", "ordinal: the scale's points, such as 1-5 (an answer outside it is bad input)")
+    .option("--options <options...>", "categorical: the allowed categories; ranking: the options ranked")
+    .option("--spec <file>", "a YAML spec of several questions (and thresholds) instead of --column/--kind")
+    .option("--alpha <p>", "significance level of every test (default 0.05)")
+    .option(
+      "--collapse-sd-ratio <r>",
+      "simulated/real sd below this (the distributions differing): collapsed (default 0.6)",
+    )
+    .option(
+      "--collapse-entropy-ratio <r>",
+      "simulated/real entropy below this (the distributions differing): collapsed (default 0.75)",
+    )
+    .option("--seed <n>", "seed of the Monte-Carlo χ² p when expected counts are small (default 49)")
+    .addOption(
+      new Option("--format <format>", "output format")
+        .choices(["table", "markdown", "json"])
+        .default("table"),
+    )
+    .option("--out <file>", "write the output to a file instead of stdout")
+    .option("--svg <file>", "also draw the two distributions side by side, per question, as SVG")
+    .addHelpText(
+      "after",
+      `\nVerdicts: consistent · shifted (the location differs) · collapsed (spread or entropy far below the real one, the location agreeing) · different. Exit 1 when a question is not consistent.\n${examples(
+        "dramaturg validate survey.csv simulated.csv --column Vote --kind ordinal --scale 1-5",
+        "dramaturg validate survey.csv agents.jsonl --column Vote --simulated-column response --kind ordinal --scale 1-5 --svg votes.svg",
+        "dramaturg validate survey.csv rankings.json --column Vote --simulated-column response --kind ranking --format markdown",
+        "dramaturg validate survey.csv simulated.csv --spec questions.yaml --format json --out validation.json",
+      )}`,
+    )
+    .action(async (real: string, simulated: string, flags: ValidateFlags) =>
+      setExitCode(await validateCommand(real, simulated, flags)),
+    );
+}
+
+/** A threshold flag as a number in (low, high), or an InputError naming the flag. */
+function numberFlag(value: string | undefined, flag: string, low: number, high: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n <= low || n >= high)
+    throw new InputError(
+      `expected a number above ${low}${Number.isFinite(high) ? ` and below ${high}` : ""}, got "${value}"`,
+      {
+        place: flag,
+      },
+    );
+  return n;
+}
+
+export async function validateCommand(
+  real: string,
+  simulated: string,
+  flags: ValidateFlags,
+): Promise<number> {
+  checkOutputPaths({ "--out": flags.out, "--svg": flags.svg });
+  const v = await import("../../validation/index.ts");
+  if (flags.spec !== undefined && flags.column !== undefined)
+    throw new InputError("give either --spec or --column, not both", { place: "--spec" });
+  let questions: import("../../validation/index.ts").QuestionSpec[];
+  let thresholds = {};
+  if (flags.spec !== undefined) {
+    const spec = v.readValidationSpec(flags.spec);
+    questions = spec.questions;
+    thresholds = spec.thresholds;
+  } else {
+    if (flags.column === undefined)
+      throw new InputError("which question? give --column NAME --kind KIND (or --spec FILE)", {
+        place: "--column",
+      });
+    if (flags.kind === undefined)
+      throw new InputError(`expected one of ${v.ANSWER_KINDS.join(", ")}`, { place: "--kind" });
+    questions = [v.questionFromFlags({ ...flags, column: flags.column, kind: flags.kind })];
+  }
+  const seed = flags.seed === undefined ? undefined : Number(flags.seed);
+  if (seed !== undefined && !Number.isInteger(seed))
+    throw new InputError(`expected a whole number, got "${flags.seed}"`, { place: "--seed" });
+  const overrides = Object.fromEntries(
+    Object.entries({
+      alpha: numberFlag(flags.alpha, "--alpha", 0, 1),
+      collapse_sd_ratio: numberFlag(
+        flags.collapseSdRatio,
+        "--collapse-sd-ratio",
+        0,
+        Number.POSITIVE_INFINITY,
+      ),
+      collapse_entropy_ratio: numberFlag(
+        flags.collapseEntropyRatio,
+        "--collapse-entropy-ratio",
+        0,
+        Number.POSITIVE_INFINITY,
+      ),
+      seed,
+    }).filter(([, value]) => value !== undefined),
+  );
+
+  // Both files read and every cell checked before anything is computed or written.
+  const answers = v.readAnswers({ real, simulated, questions });
+  const validation = v.validateAnswers({
+    questions: answers,
+    real,
+    simulated,
+    thresholds: { ...thresholds, ...overrides },
+  });
+
+  const text =
+    flags.format === "json"
+      ? `${JSON.stringify(validation, null, 2)}\n`
+      : flags.format === "markdown"
+        ? v.renderValidationMarkdown(validation)
+        : v.renderValidationTable(validation);
+  const { writeFileSync } = await import("node:fs");
+  if (flags.svg !== undefined) {
+    writeFileSync(flags.svg, v.renderValidationChart(validation, v.numericAnswers(answers)));
+    process.stderr.write(`wrote ${flags.svg}\n`);
+  }
+  if (flags.out !== undefined) {
+    writeFileSync(flags.out, text);
+    process.stderr.write(`wrote ${flags.out}\n`);
+  } else process.stdout.write(text);
+  return v.validationExitCode(validation);
+}

@@ -1,0 +1,43 @@
+// `dramaturg validate`'s library calls: two answer files read and each question's cells typed (`readAnswers`),
+// then every question compared (`validateFiles` does both). Everything is read and checked before anything is
+// computed, so bad input stops the command having written nothing.
+import { readAnswerTable } from "./answer-table.ts";
+import type { QuestionAnswers } from "./compare-question.ts";
+import { typedAnswers } from "./typed-answers.ts";
+import { validateAnswers } from "./validate-answers.ts";
+import type { NumericAnswers } from "./validation-chart.ts";
+import type { Validation, ValidationThresholds } from "./validation-format.ts";
+import type { QuestionSpec } from "./validation-spec.ts";
+
+export interface ReadAnswersOptions {
+  /** The real people's answers: CSV, JSON (an array of records) or JSONL. */
+  real: string;
+  /** The simulated answers, in any of the same shapes. */
+  simulated: string;
+  questions: readonly QuestionSpec[];
+}
+
+export interface ValidateFilesOptions extends ReadAnswersOptions {
+  thresholds?: Partial<ValidationThresholds>;
+}
+
+/** Both files' answers to each question, typed; an `InputError` at the first bad file, row or cell. */
+export function readAnswers({ real, simulated, questions }: ReadAnswersOptions): QuestionAnswers[] {
+  const realTable = readAnswerTable(real);
+  const simulatedTable = readAnswerTable(simulated);
+  return questions.map((q) => typedAnswers(q, realTable, simulatedTable));
+}
+
+export function validateFiles({ thresholds, ...files }: ValidateFilesOptions): Validation {
+  return validateAnswers({
+    questions: readAnswers(files),
+    real: files.real,
+    simulated: files.simulated,
+    thresholds,
+  });
+}
+
+/** The numeric questions' answers by name, for their histograms in the chart. */
+export function numericAnswers(answers: readonly QuestionAnswers[]): Map<string, NumericAnswers> {
+  return new Map(answers.filter((a) => a.kind === "numeric").map((a) => [a.question, a as NumericAnswers]));
+}
