@@ -26,6 +26,7 @@ const LAYERS = [
   "regression",
   "experiments",
   "calibration",
+  "redteam",
   "kinds",
   "queue",
   "web",
