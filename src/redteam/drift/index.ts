@@ -6,5 +6,6 @@ export * from "./drift-report.ts";
 export * from "./drift-result.ts";
 export * from "./language.ts";
 export * from "./partner.ts";
+export * from "./persona-file.ts";
 export * from "./probe.ts";
 export * from "./run-drift.ts";
