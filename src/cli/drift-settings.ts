@@ -50,6 +50,10 @@ export interface DriftSetup {
   options: DriftOptions;
   minStability?: number;
   judge?: Judge;
+  /** Where the run is stored. */
+  db: string;
+  /** The persona files as recorded, or the stored agents' ids. */
+  source: string;
 }
 
 /** A share from 0 to 1 (`--bar`, `--min-stability`), or undefined when the flag is absent. */
@@ -62,16 +66,15 @@ function shareFlag(value: string | undefined, flag: string): number | undefined 
 }
 
 /** The personas: those of the files (`--agent` picks among them), else the stored agents `--agent` names. */
-async function driftPersonas(flags: DriftFlags): Promise<DriftPersona[]> {
+async function driftPersonas(flags: DriftFlags, db: string): Promise<DriftPersona[]> {
   if (flags.persona.length > 0) return pickPersonas(flags.persona.flatMap(loadPersonaFile), flags.agent);
   if (flags.agent.length === 0) throw new InputError("give --persona FILE or --agent ID (a stored agent)");
-  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   const { openStore, storeExists } = await import("../store/index.ts");
-  if (!storeExists(settings.db))
-    throw new InputError(`no store at ${settings.db} to read agents from; give --persona FILE`, {
+  if (!storeExists(db))
+    throw new InputError(`no store at ${db} to read agents from; give --persona FILE`, {
       place: "--agent",
     });
-  const store = await openStore(settings.db);
+  const store = await openStore(db);
   try {
     const personas: DriftPersona[] = [];
     for (const id of flags.agent) {
@@ -124,7 +127,8 @@ export async function driftSetup(flags: DriftFlags): Promise<DriftSetup> {
   const needsJudge = probes.some((p) => p.checker.type === "judge");
   if (needsJudge && flags.judge === undefined)
     throw new InputError(`${flags.probes}: a probe is checked by a judge proposition; give --judge`);
-  const personas = await driftPersonas(flags);
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  const personas = await driftPersonas(flags, settings.db);
   const target = driftTarget(flags);
   const userModel = flags.partner === "user" ? simulatedUserModel(flags) : undefined;
   const judge =
@@ -149,5 +153,7 @@ export async function driftSetup(flags: DriftFlags): Promise<DriftSetup> {
     },
     minStability,
     judge,
+    db: settings.db,
+    source: flags.persona.length > 0 ? flags.persona.join(", ") : `agents ${flags.agent.join(", ")}`,
   };
 }

@@ -4,6 +4,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinProbes, DriftResultSchema, fillName } from "../../src/redteam/index.ts";
+import { createServerApp } from "../../src/server/index.ts";
+import { openStore } from "../../src/store/index.ts";
 import { type FakeOpenAIServer, messageText, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { cli } from "../cli/run-cli.ts";
 import { useTempDir } from "../temp-dir.ts";
@@ -38,12 +40,23 @@ afterAll(async () => {
 });
 
 const drift = (...args: string[]) =>
-  cli(["drift", "--persona", persona, "--target-url", server.url, "--turns", "8", ...args]);
+  cli([
+    "drift",
+    "--persona",
+    persona,
+    "--target-url",
+    server.url,
+    "--turns",
+    "8",
+    "--db",
+    "memory://",
+    ...args,
+  ]);
 
 describe("dramaturg drift", () => {
   it("prints stability per turn and the first turn under the bar: 6 for a target that degrades after turn 6", async () => {
     const r = await drift("--seeds", "1");
-    expect(r.stderr).toBe("");
+    expect(r.stderr).toMatch(/^stored in memory:\/\/\S* \(dramaturg show [0-9a-f]{8}\)\n$/);
     expect(r.code).toBe(0);
     const rows = r.stdout.split("\n");
     expect(rows[0]).toMatch(/^turn\s+Marta$/);
@@ -134,6 +147,53 @@ describe("dramaturg drift", () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/the agent at .* failed 4 attempt\(s\)/);
   }, 20_000);
+
+  it("keeps the run in the store: show reprints it, runs --kind drift lists it, --agent probes a stored persona", async () => {
+    const db = join(dir(), "store");
+    const r = await drift("--probes", probes, "--seeds", "1", "--db", db);
+    expect(r.code).toBe(0);
+    const id = /dramaturg show ([0-9a-f]{8})/.exec(r.stderr)![1]!;
+    const shown = await cli(["show", id, "--db", db]);
+    expect([shown.code, shown.stdout]).toEqual([0, r.stdout]);
+    const json = JSON.parse((await cli(["show", id, "--db", db, "--format", "json"])).stdout);
+    expect(json).toMatchObject({
+      format: "dramaturg.drift/v1",
+      personas: [{ id: "marta", first_below_bar: 6 }],
+    });
+    const listed = await cli(["runs", "--kind", "drift", "--db", db]);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}  .*completed\\s+8\\s+1\\s+3  marta@6$`, "m"));
+    // The dashboard lists it and shows its report.
+    const store = await openStore(db);
+    try {
+      const app = createServerApp({ store });
+      const full = json.evaluation_id as string;
+      expect(await (await app.request("/drift")).text()).toContain(`href="/drift/${full}"`);
+      const page = await app.request(`/drift/${full}`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("Marta: first below 0.8 at turn 6");
+      const api = (await (await app.request("/api/drift")).json()) as { drift: { id: string }[] };
+      expect(api.drift.map((d) => d.id)).toEqual([full]);
+    } finally {
+      await store.close();
+    }
+    // The persona was stored as an agent: --agent alone probes it again.
+    const again = await cli([
+      "drift",
+      "--agent",
+      "marta",
+      "--target-url",
+      server.url,
+      "--turns",
+      "8",
+      "--probes",
+      probes,
+      "--seeds",
+      "1",
+      "--db",
+      db,
+    ]);
+    expect([again.code, again.stdout]).toEqual([0, r.stdout]);
+  });
 
   it("schema drift-probes and schema drift print the formats' JSON Schemas", async () => {
     const probesSchema = JSON.parse((await cli(["schema", "drift-probes"])).stdout);

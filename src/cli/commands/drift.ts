@@ -74,7 +74,10 @@ export function registerDriftCommand(program: Command): void {
         .default("table"),
     )
     .option("--out <file>", "write the output to a file instead of stdout")
-    .option("--db <location>", "store of the agents --agent names without --persona (default .dramaturg)")
+    .option(
+      "--db <location>",
+      "store location: the run is kept there, and --agent reads agents from it (default .dramaturg; memory:// keeps nothing)",
+    )
     .option("--config <file>", "project file to use")
     .addHelpText(
       "after",
@@ -95,12 +98,16 @@ export async function driftCommand(flags: DriftFlags): Promise<number> {
     import("../drift-settings.ts"),
     import("../../redteam/index.ts"),
   ]);
-  const { options, minStability, judge } = await driftSetup(flags);
+  const { options, minStability, judge, db, source } = await driftSetup(flags);
+  const { openStore } = await import("../../store/index.ts");
+  const store = await openStore(db);
   const live = process.stderr.isTTY === true;
-  let result: Awaited<ReturnType<typeof redteam.runDrift>>;
+  let result: Awaited<ReturnType<typeof redteam.runStoredDrift>>;
   try {
-    result = await redteam.runDrift({
+    result = await redteam.runStoredDrift({
       ...options,
+      store,
+      source,
       onProgress: (done, total) => {
         if (live) process.stderr.write(`\r\x1b[2Kconversations ${done}/${total}`);
       },
@@ -108,15 +115,20 @@ export async function driftCommand(flags: DriftFlags): Promise<number> {
   } finally {
     if (live) process.stderr.write("\r\x1b[2K");
     await judge?.close?.();
+    await store.close();
   }
+  const { evaluation_id: id, ...document } = result;
   const text =
     flags.format === "json"
-      ? `${JSON.stringify(redteam.DriftResultSchema.parse(result), null, 2)}\n`
+      ? `${JSON.stringify(redteam.DriftResultSchema.parse(document), null, 2)}\n`
       : flags.format === "markdown"
-        ? redteam.renderDriftMarkdown(result)
-        : redteam.renderDriftTable(result);
+        ? redteam.renderDriftMarkdown(document)
+        : redteam.renderDriftTable(document);
   if (flags.out) writeFileSync(flags.out, text);
   else process.stdout.write(text);
+  process.stderr.write(
+    `${flags.out ? `wrote ${flags.out}; ` : ""}stored in ${store.location} (dramaturg show ${id.slice(0, 8)})\n`,
+  );
   if (minStability === undefined) return 0;
   const under = result.personas.flatMap((persona) =>
     persona.curve
