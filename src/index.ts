@@ -183,6 +183,33 @@ export {
   loadPropositions,
   withPrecondition,
 } from "./propositions/index.ts";
+// ── Red team: drift turn by turn ────────────────────────────────────────────────────────────────
+export type {
+  ChatMessage,
+  ChatTarget,
+  DriftOptions,
+  DriftPartner,
+  DriftPersona,
+  DriftResult,
+  Probe,
+  RunStoredDriftOptions,
+} from "./redteam/index.ts";
+export {
+  agentTarget,
+  builtinProbes,
+  DRIFT_FORMAT,
+  DRIFT_PROBES_FORMAT,
+  DriftProbesFileSchema,
+  DriftResultSchema,
+  languageModelTarget,
+  loadProbeFile,
+  runDrift,
+  runStoredDrift,
+  scriptedTarget,
+  selfChatPartner,
+  simulatedUserPartner,
+  TargetUnavailableError,
+} from "./redteam/index.ts";
 export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./regression/index.ts";
 // ── Baselines and the regression check ──────────────────────────────────────────────────────────
 export {
