@@ -94,6 +94,24 @@ describe("dramaturg drift", () => {
     expect(many.stdout).toBe(one.stdout);
   });
 
+  it("--partner user: a simulated user on its own model speaks, and never sees a probe or its answer", async () => {
+    const from = server.stats.requests.length;
+    const r = await drift(
+      ...["--probes", probes, "--seeds", "1", "--format", "json", "--partner", "user"],
+      ...["--user-model", "openai-compatible:user-model", "--user-base-url", server.url],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const result = DriftResultSchema.parse(JSON.parse(r.stdout));
+    expect(result.partner).toBe("simulated-user");
+    expect(result.personas[0]!.first_below_bar).toBe(6);
+    const user = server.stats.requests.slice(from).filter((q) => q.model === "user-model");
+    // One line a turn after the first, in each of the three probes' conversations.
+    expect(user).toHaveLength(3 * 7);
+    const seen = user.map((q) => q.messages.map(messageText).join("\n"));
+    expect(seen[0]).toContain("<conversation>");
+    for (const text of seen) for (const p of PROBES) expect(text).not.toContain(fillName(p.text, "Marta"));
+  });
+
   it("--format markdown gives a table a pull request can show", async () => {
     const r = await drift("--probes", probes, "--seeds", "1", "--format", "markdown");
     expect(r.stdout).toContain("| turn | Marta |\n|---:|---|\n| 2 | 1.00 [");

@@ -69,7 +69,13 @@ export const DriftResultSchema = z
       })
       .strict(),
     personas: z.array(DriftPersonaResultSchema),
-    calls: z.object({ target: Count, partner: Count, judge: Count }).strict(),
+    calls: z
+      .object({
+        target: Count.describe("The target's replies in the main conversations and its answers in the forks"),
+        partner: Count.describe("The partner's lines (in self-chat, requests to the target too)"),
+        judge: Count.describe("Checks asked of the judge (judge propositions)"),
+      })
+      .strict(),
     checks: z.array(DriftCheckSchema),
   })
   .strict();
