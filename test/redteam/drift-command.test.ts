@@ -131,6 +131,15 @@ describe("dramaturg drift", () => {
       /^dramaturg: .*bad\.yml:6:\d+: probes\[0\]\.checker\.pattern: not a valid regular expression/,
     );
     expect(server.stats.calls).toBe(calls);
+    writeFileSync(
+      bad,
+      "format: dramaturg.drift-probes/v1\nprobes:\n  - id: one\n    kind: vibes\n    text: Hi?\n    checker: { type: regex, pattern: x }\n",
+    );
+    const kind = await drift("--probes", bad);
+    expect(kind.code).toBe(2);
+    expect(kind.stderr).toMatch(
+      /bad\.yml:4:11: kind: expected one of pattern, multiple_choice, persona, memorisation, language, got the string "vibes"\n$/,
+    );
   });
 
   it("bad usage exits 2: no persona, two targets, a bar out of range", async () => {
@@ -161,6 +170,8 @@ describe("dramaturg drift", () => {
       probes,
       "--turns",
       "2",
+      "--db",
+      "memory://",
     ]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/the agent at .* failed 4 attempt\(s\)/);
