@@ -22,8 +22,9 @@ import { simulatedUserModel } from "./simulated-user-model.ts";
 import type { TargetFlags } from "./target-flags.ts";
 
 export interface DriftFlags extends TargetFlags {
-  persona: string[];
-  agent: string[];
+  /** Absent when not given (commander collects repeats into a list). */
+  persona?: string[];
+  agent?: string[];
   targetModel?: string;
   model?: string;
   modelBaseUrl?: string;
@@ -66,7 +67,10 @@ function shareFlag(value: string | undefined, flag: string): number | undefined 
 }
 
 /** The personas: those of the files (`--agent` picks among them), else the stored agents `--agent` names. */
-async function driftPersonas(flags: DriftFlags, db: string): Promise<DriftPersona[]> {
+async function driftPersonas(
+  flags: DriftFlags & { persona: string[]; agent: string[] },
+  db: string,
+): Promise<DriftPersona[]> {
   if (flags.persona.length > 0) return pickPersonas(flags.persona.flatMap(loadPersonaFile), flags.agent);
   if (flags.agent.length === 0) throw new InputError("give --persona FILE or --agent ID (a stored agent)");
   const { openStore, storeExists } = await import("../store/index.ts");
@@ -114,7 +118,8 @@ function driftTarget(flags: DriftFlags): ChatTarget {
   return languageModelTarget(model);
 }
 
-export async function driftSetup(flags: DriftFlags): Promise<DriftSetup> {
+export async function driftSetup(given: DriftFlags): Promise<DriftSetup> {
+  const flags = { ...given, persona: given.persona ?? [], agent: given.agent ?? [] };
   const turns = wholeFlag(flags.turns, "--turns", 2)!;
   const seeds = wholeFlag(flags.seeds, "--seeds", 1)!;
   const firstSeed = wholeFlag(flags.seed, "--seed", 0)!;

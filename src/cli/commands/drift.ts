@@ -11,7 +11,7 @@ import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
 import { addTargetOptions } from "../target-flags.ts";
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerDriftCommand(program: Command): void {
   const command = program
@@ -23,13 +23,11 @@ export function registerDriftCommand(program: Command): void {
       "--persona <file>",
       "a persona (id, name, persona) or a world or transcript file: its agents (repeatable)",
       collect,
-      [],
     )
     .option(
       "--agent <id>",
       "only this persona of the files; without --persona, a stored agent (repeatable)",
       collect,
-      [],
     );
   addTargetOptions(command, {
     targetUrl: "the agent under test: its OpenAI-compatible endpoint (…/v1), asked over the whole history",
