@@ -174,6 +174,19 @@ probes:
     );
   });
 
+  it("refuses a probe whose checker disagrees with its own examples, at the example's line", () => {
+    const examples = `${good}    examples:\n      pass: ["Ik heb brood gegeten, en het was heel lekker met kaas."]\n      fail: ["Ik heb een boterham met kaas gegeten, het was heel lekker."]\n`;
+    expect(refused(examples)).toMatch(
+      /^probes\.yml:10:\d+: probes\[0\]\.examples\.fail\.0: the checker passes this fail example \(language nl\); expected it to fail$/,
+    );
+    expect(
+      parseProbeFile(
+        examples.replace(/fail: \[.*\]/, 'fail: ["I had bread with cheese and it was very good."]'),
+        "probes.yml",
+      ),
+    ).toHaveLength(1);
+  });
+
   it("refuses a duplicate id", () => {
     const twice = `${good}${good.split("probes:\n")[1]}`;
     expect(refused(twice)).toMatch(/^probes\.yml:8:\d+: probes\[1\]\.id: "lang" is used twice/);

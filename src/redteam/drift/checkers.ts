@@ -6,7 +6,7 @@ import { celOutcome } from "../../conversations/index.ts";
 import { escapeDelimiters } from "../../core/index.ts";
 import type { Judge } from "../../judge/index.ts";
 import { detectLanguage, wordsOf } from "./language.ts";
-import { type Checker, fillName, type Probe } from "./probe.ts";
+import type { Checker, Probe } from "./probe.ts";
 
 /** A checker's decision: passed or not, with a few words on why; `error` when it could not decide. */
 export interface CheckOutcome {
@@ -15,6 +15,32 @@ export interface CheckOutcome {
   detail: string;
   /** The judge could not give a verdict: the check is left out of the stability, and counted. */
   error?: string;
+}
+
+/** A probe's text with the persona's name filled in (`{{agent_name}}`). */
+export function fillName(value: string, name: string): string {
+  return value.replace(/\{\{\s*agent_name\s*\}\}/g, () => name);
+}
+
+/** The name a probe file's examples are checked with. */
+const EXAMPLE_NAME = "Alex Morgan";
+
+/**
+ * The first of a deterministic probe's examples its checker decides the other way (a pass example it fails,
+ * a fail example it passes), as its path in the probe and why; none when all agree.
+ */
+export function exampleMismatch(probe: Probe): { path: (string | number)[]; message: string } | undefined {
+  if (!probe.examples || probe.checker.type === "judge") return undefined;
+  for (const key of ["pass", "fail"] as const)
+    for (const [i, answer] of probe.examples[key].entries()) {
+      const outcome = checkDeterministic(probe.checker, fillName(answer, EXAMPLE_NAME), EXAMPLE_NAME);
+      if (outcome.passed !== (key === "pass"))
+        return {
+          path: ["examples", key, i],
+          message: `the checker ${outcome.passed ? "passes" : "fails"} this ${key} example (${outcome.detail}); expected it to ${key}`,
+        };
+    }
+  return undefined;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

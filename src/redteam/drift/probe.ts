@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { celJs } from "../../conversations/index.ts";
 import { InputError, parseLocatedYaml, readInputFile } from "../../core/index.ts";
+import { exampleMismatch } from "./checkers.ts";
 import { LANGUAGES } from "./language.ts";
 
 export const DRIFT_PROBES_FORMAT = "dramaturg.drift-probes/v1";
@@ -168,7 +169,7 @@ export function parseProbeFile(textOfFile: string, file: string): Probe[] {
         place: located.placeOf(["probes", i, "id"]),
       });
     seen.add(probe.id);
-    const problem = probeProblem(probe);
+    const problem = probeProblem(probe) ?? exampleMismatch(probe);
     if (problem)
       throw new InputError(`probes[${i}].${problem.path.join(".")}: ${problem.message}`, {
         file,
@@ -181,11 +182,6 @@ export function parseProbeFile(textOfFile: string, file: string): Probe[] {
 /** Reads and checks a probe file (YAML or JSON). */
 export function loadProbeFile(file: string): Probe[] {
   return parseProbeFile(readInputFile(file, "the probe file"), file);
-}
-
-/** A probe's text with the persona's name filled in. */
-export function fillName(value: string, name: string): string {
-  return value.replace(VARIABLE, () => name);
 }
 
 /** The JSON Schema of a probe file, for `dramaturg schema drift-probes`. */

@@ -7,7 +7,7 @@ import { contentHash, pool } from "../../core/index.ts";
 import type { Judge } from "../../judge/index.ts";
 import { builtinProbes } from "./builtin-probes.ts";
 import type { ChatMessage, ChatTarget } from "./chat-target.ts";
-import { checkAnswer } from "./checkers.ts";
+import { checkAnswer, fillName } from "./checkers.ts";
 import {
   DEFAULT_DRIFT_BAR,
   DRIFT_FORMAT,
@@ -23,7 +23,7 @@ import {
   selfChatPartner,
   targetSystemPrompt,
 } from "./partner.ts";
-import { fillName, PROBE_KINDS, type Probe } from "./probe.ts";
+import { PROBE_KINDS, type Probe } from "./probe.ts";
 
 export interface DriftOptions {
   /** The personas the target plays, each probed on its own. */
