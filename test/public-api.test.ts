@@ -124,6 +124,23 @@ const CALIBRATION = [
   "readLabels",
 ];
 
+const REDTEAM = [
+  "DRIFT_FORMAT",
+  "DRIFT_PROBES_FORMAT",
+  "DriftProbesFileSchema",
+  "DriftResultSchema",
+  "TargetUnavailableError",
+  "agentTarget",
+  "builtinProbes",
+  "languageModelTarget",
+  "loadProbeFile",
+  "runDrift",
+  "runStoredDrift",
+  "scriptedTarget",
+  "selfChatPartner",
+  "simulatedUserPartner",
+];
+
 const QUEUE = ["onlineStatus", "runOnlineRuleNow", "scheduleOnlineRules", "startWorker"];
 
 const SERVER = [
@@ -158,6 +175,11 @@ describe("public API", () => {
   it("dramaturg/queue exports the worker and the online rules, which the main entry leaves out", async () => {
     expect(Object.keys(await import("../src/entries/queue.ts")).sort()).toEqual(QUEUE);
     expect(await import("../src/index.ts")).not.toHaveProperty("startWorker");
+  });
+
+  it("dramaturg/redteam exports drift turn by turn, which the main entry leaves out", async () => {
+    expect(Object.keys(await import("../src/entries/redteam.ts")).sort()).toEqual(REDTEAM);
+    expect(await import("../src/index.ts")).not.toHaveProperty("runDrift");
   });
 
   it("dramaturg/server exports the HTTP app and its start (kept off the main entry: Hono loads only for it)", async () => {

@@ -6,12 +6,9 @@ import { conversationCassetteFile, loadConversationJob } from "../conversations/
 import { expandFilePatterns, InputError } from "../core/index.ts";
 import { Cassette } from "../judge/index.ts";
 import { resolveSettings, type Settings } from "./settings.ts";
+import type { TargetFlags } from "./target-flags.ts";
 
-export interface ConverseFlags {
-  targetUrl?: string;
-  userModel?: string;
-  userBaseUrl?: string;
-  userApiKeyEnv?: string;
+export interface ConverseFlags extends TargetFlags {
   judge: string;
   judgeBaseUrl?: string;
   judgeApiKeyEnv?: string;

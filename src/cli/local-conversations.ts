@@ -1,31 +1,20 @@
 // `converse` without --queue: the jobs run in this process, a few at once, against one store (a PGlite
 // folder is opened once, whatever the number of jobs), with live progress on a terminal: which job and pass
 // is at which exchange. With --format html the report is written before the store closes.
-import {
-  type ConversationJobsOutcome,
-  runConversationJobs,
-  SIMULATED_USER_PROBE,
-} from "../conversations/index.ts";
-import { createJudgeModel } from "../judge/index.ts";
+import { type ConversationJobsOutcome, runConversationJobs } from "../conversations/index.ts";
 import { openStore } from "../store/index.ts";
 import { evaluationIdsOf } from "./converse-output.ts";
 import type { ConverseFlags, ConverseSettings } from "./converse-settings.ts";
 import { writeHtmlReport } from "./html-report.ts";
 import { rateLimitSettingsOf } from "./judge-rate-limit.ts";
+import { simulatedUserModel } from "./simulated-user-model.ts";
 
 /** Runs the jobs here and returns each one's trials, or why it could not complete. */
 export async function runLocalConversations(
   { loaded, minScore, seed, trials, jobs, settings }: ConverseSettings,
   flags: ConverseFlags,
 ): Promise<ConversationJobsOutcome> {
-  const userModel =
-    flags.replay === undefined && flags.userModel !== undefined
-      ? createJudgeModel(flags.userModel, {
-          baseUrl: flags.userBaseUrl,
-          apiKeyEnv: flags.userApiKeyEnv,
-          probe: SIMULATED_USER_PROBE,
-        }).model
-      : undefined;
+  const userModel = flags.replay === undefined ? simulatedUserModel(flags) : undefined;
   const store = await openStore(settings.db);
   const live = process.stderr.isTTY === true && flags.progress !== false;
   let ended = 0;

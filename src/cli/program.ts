@@ -127,6 +127,12 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     description: "run a world of persona agents (dramaturg.world/v1), print its transcript and store it",
   },
   {
+    name: "drift",
+    term: "drift [options]",
+    description:
+      "persona drift turn by turn: forked probes along a self-chat or a simulated user, stability per turn",
+  },
+  {
     name: "population",
     term: "population",
     description: "generate populations of personas, and check population folders",
@@ -152,7 +158,7 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
 ];
 
 /** The formats `dramaturg schema` prints, each built on demand (zod and the schemas load with the command). */
-async function formatSchemas(): Promise<Record<string, () => unknown>> {
+async function formatSchemas(): Promise<Record<string, () => unknown | Promise<unknown>>> {
   const [
     { z },
     core,
@@ -200,6 +206,10 @@ async function formatSchemas(): Promise<Record<string, () => unknown>> {
     "persona-fragment": () => z.toJSONSchema(profiles.PersonaFragmentFileSchema, { io: "input" }),
     validation: () => validation.validationJsonSchema(),
     "validation-spec": () => z.toJSONSchema(validation.ValidationSpecSchema, { io: "input" }),
+    // Loaded when asked for: the red-team folder is not on any other command's path.
+    "drift-probes": async () => (await import("../redteam/index.ts")).driftProbesJsonSchema(),
+    drift: async () =>
+      z.toJSONSchema((await import("../redteam/index.ts")).DriftResultSchema, { io: "input" }),
     ...harness.BASELINE_JSON_SCHEMAS,
     ...calibration.LABELS_JSON_SCHEMAS,
   };
@@ -347,7 +357,7 @@ export async function buildProgram(): Promise<Command> {
           `unknown format "${format}"; expected one of ${Object.keys(schemas).join(", ")}`,
         );
       }
-      process.stdout.write(`${JSON.stringify(schema(), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(await schema(), null, 2)}\n`);
     });
 
   // Further commands register themselves here, one line each.
@@ -366,6 +376,7 @@ export async function buildProgram(): Promise<Command> {
   registerConverseCommand(program);
   registerCorrectionsCommand(program);
   registerSimulateCommand(program);
+  (await import("./commands/drift.ts")).registerDriftCommand(program);
   (await import("./commands/population.ts")).registerPopulationCommand(program);
   (await import("./commands/experiment.ts")).registerExperimentCommand(program);
   (await import("./commands/validate.ts")).registerValidateCommand(program);

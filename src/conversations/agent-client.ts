@@ -89,16 +89,20 @@ export function fillTemplate(template: unknown, values: Record<string, string>):
   return template;
 }
 
-export function createAgentClient(target: Target, options: AgentClientOptions): AgentClient {
-  const url = options.url ?? target.url;
-  if (!url) throw new InputError("the job's target has no url; give one with --target-url");
-  const doFetch = options.fetch ?? fetch;
-  const backoff = options.backoffMs ?? 200;
-  let failures = 0;
-  const history: { role: "user" | "assistant" | "system"; content: string }[] = [];
+/** One POST with retries and back-off, as the agent client makes it: the parsed JSON body of the attempt that answered. */
+type Exchange = (
+  endpoint: string,
+  body: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ json: unknown; latency_ms: number; attempts: number; failures: number }>;
 
-  /** One request with retries; returns the parsed JSON body of the attempt that answered. */
-  async function exchange(endpoint: string, body: unknown, headers: Record<string, string> = {}) {
+/** The exchange of one agent (its time limit, retries and back-off); `onFailure` counts every failed attempt. */
+function exchangeWith(
+  target: Target,
+  { fetch: doFetch = fetch, backoffMs = 200 }: Pick<AgentClientOptions, "fetch" | "backoffMs">,
+  onFailure: () => void,
+): Exchange {
+  return async (endpoint, body, headers = {}) => {
     let attempts = 0;
     let failed = 0;
     let last: unknown;
@@ -127,7 +131,7 @@ export function createAgentClient(target: Target, options: AgentClientOptions): 
         return { json, latency_ms: performance.now() - started, attempts, failures: failed };
       } catch (error) {
         failed++;
-        failures++;
+        onFailure();
         last = error;
         const reason = error instanceof AttemptError ? error.message : unreachable(error, target.timeoutMs);
         const retryable = !(error instanceof AttemptError) || error.retryable;
@@ -139,10 +143,84 @@ export function createAgentClient(target: Target, options: AgentClientOptions): 
               cause: last,
             },
           );
-        await new Promise((resolve) => setTimeout(resolve, backoff * 2 ** (attempts - 1)));
+        await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** (attempts - 1)));
       }
     }
-  }
+  };
+}
+
+/** A message of an OpenAI-compatible chat. */
+export interface ChatCompletionMessage {
+  role: "user" | "assistant" | "system";
+  content: string;
+}
+
+/** One chat completion over a whole history: the agent's reply, or AgentUnavailableError. */
+async function chatCompletion(
+  exchange: Exchange,
+  url: string,
+  target: Target,
+  messages: readonly ChatCompletionMessage[],
+): Promise<AgentTurn> {
+  const endpoint = `${url.replace(/\/$/, "")}/chat/completions`;
+  const { json, latency_ms, attempts, failures } = await exchange(endpoint, {
+    model: target.chatbot,
+    messages,
+    user: target.user,
+  });
+  const reply = atPointer(json, "/choices/0/message") as
+    | { content?: unknown; tool_calls?: { function?: { name?: string; arguments?: string } }[] }
+    | undefined;
+  if (!reply || typeof reply.content !== "string")
+    throw new AgentUnavailableError("the agent's reply has no message content (choices[0].message.content)", {
+      attempts,
+    });
+  const calls = reply.tool_calls?.map((c) => {
+    let args: unknown = c.function?.arguments;
+    try {
+      args = JSON.parse(String(args));
+    } catch {}
+    return { name: String(c.function?.name ?? "?"), arguments: args };
+  });
+  return {
+    text: reply.content,
+    latency_ms,
+    attempts,
+    failures,
+    ...(calls?.length ? { tool_calls: calls } : {}),
+  };
+}
+
+/**
+ * An OpenAI-compatible agent asked over a history the caller keeps (the agent client's requests, retries and
+ * time limit): what a caller that forks a conversation needs, where {@link createAgentClient} keeps one.
+ */
+export function createChatCompletionClient(
+  target: Target,
+  options: Omit<AgentClientOptions, "conversationId">,
+): { complete(messages: readonly ChatCompletionMessage[]): Promise<AgentTurn>; readonly failures: number } {
+  const url = options.url ?? target.url;
+  if (!url) throw new InputError("the agent has no url; give one with --target-url");
+  if (target.protocol !== "openai-chat")
+    throw new InputError(
+      "only an OpenAI-compatible agent (protocol openai-chat) can be asked over a history",
+    );
+  let failures = 0;
+  const exchange = exchangeWith(target, options, () => failures++);
+  return {
+    get failures() {
+      return failures;
+    },
+    complete: (messages) => chatCompletion(exchange, url, target, messages),
+  };
+}
+
+export function createAgentClient(target: Target, options: AgentClientOptions): AgentClient {
+  const url = options.url ?? target.url;
+  if (!url) throw new InputError("the job's target has no url; give one with --target-url");
+  let failures = 0;
+  const history: ChatCompletionMessage[] = [];
+  const exchange = exchangeWith(target, options, () => failures++);
 
   const values = (message: string) => ({
     message,
@@ -171,44 +249,15 @@ export function createAgentClient(target: Target, options: AgentClientOptions): 
         return { text: reply, latency_ms, attempts, failures: failed };
       }
       history.push({ role: "user", content: message });
-      const endpoint = `${url.replace(/\/$/, "")}/chat/completions`;
-      const {
-        json,
-        latency_ms,
-        attempts,
-        failures: failed,
-      } = await exchange(endpoint, {
-        model: target.chatbot,
-        messages: history,
-        user: target.user,
-      });
-      const reply = atPointer(json, "/choices/0/message") as
-        | { content?: unknown; tool_calls?: { function?: { name?: string; arguments?: string } }[] }
-        | undefined;
-      if (!reply || typeof reply.content !== "string") {
+      let turn: AgentTurn;
+      try {
+        turn = await chatCompletion(exchange, url, target, history);
+      } catch (error) {
         history.pop();
-        throw new AgentUnavailableError(
-          "the agent's reply has no message content (choices[0].message.content)",
-          {
-            attempts,
-          },
-        );
+        throw error;
       }
-      history.push({ role: "assistant", content: reply.content });
-      const calls = reply.tool_calls?.map((c) => {
-        let args: unknown = c.function?.arguments;
-        try {
-          args = JSON.parse(String(args));
-        } catch {}
-        return { name: String(c.function?.name ?? "?"), arguments: args };
-      });
-      return {
-        text: reply.content,
-        latency_ms,
-        attempts,
-        failures: failed,
-        ...(calls?.length ? { tool_calls: calls } : {}),
-      };
+      history.push({ role: "assistant", content: turn.text });
+      return turn;
     },
     async seedText(text) {
       if (target.protocol === "http") {

@@ -6,6 +6,7 @@ import { conversationKind } from "../conversations/index.ts";
 import type { StoredKind } from "../engine/index.ts";
 import { experimentKind } from "../experiments/index.ts";
 import { personaKind } from "../personas/index.ts";
+import { driftKind } from "../redteam/index.ts";
 import { sessionKind } from "../sessions/index.ts";
 import { simulationKind } from "../sim/index.ts";
 
@@ -19,6 +20,7 @@ const KINDS: StoredKind[] = [
   calibrationKind,
   simulationKind,
   experimentKind,
+  driftKind,
   personaKind,
 ];
 

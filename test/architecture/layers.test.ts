@@ -27,6 +27,7 @@ const LAYERS = [
   "experiments",
   "calibration",
   "validation",
+  "redteam",
   "kinds",
   "queue",
   "web",

@@ -250,6 +250,8 @@ describe("the API as a whole", () => {
         "/api/conversations",
         "/api/conversations/{id}",
         "/api/corrections",
+        "/api/drift",
+        "/api/drift/{id}",
         "/api/evaluations/{id}/labels",
         "/api/experiments",
         "/api/experiments/{id}",

@@ -10,6 +10,7 @@ import { examples } from "../help-examples.ts";
 import { writeHtmlReportFrom } from "../html-report.ts";
 import { checkOutputPaths } from "../output-paths.ts";
 import { registerStoredList } from "../stored-list.ts";
+import { addTargetOptions } from "../target-flags.ts";
 
 export function registerConverseCommand(program: Command): void {
   registerStoredList(program, {
@@ -19,17 +20,17 @@ export function registerConverseCommand(program: Command): void {
     key: "conversations",
     kind: async () => (await import("../../conversations/index.ts")).conversationKind,
   });
-  program
-    .command("converse")
-    .description("run conversation jobs against a live agent with a simulated user, and score them")
-    .argument("<jobs...>", "conversation job files (YAML; `dramaturg schema conversation`)")
-    .option("--target-url <url>", "the agent's endpoint (default: each job's target.url)")
-    .option(
-      "--user-model <spec>",
-      "the simulated user's model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL); not needed with --replay",
-    )
-    .option("--user-base-url <url>", "base URL of an OpenAI-compatible server for the simulated user")
-    .option("--user-api-key-env <name>", "environment variable that holds the simulated user's API key")
+  addTargetOptions(
+    program
+      .command("converse")
+      .description("run conversation jobs against a live agent with a simulated user, and score them")
+      .argument("<jobs...>", "conversation job files (YAML; `dramaturg schema conversation`)"),
+    {
+      targetUrl: "the agent's endpoint (default: each job's target.url)",
+      userModel:
+        "the simulated user's model (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL); not needed with --replay",
+    },
+  )
     .requiredOption("--judge <spec>", "the transcript scorer (a model spec, or fixtures:FILE)")
     .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server for the scorer")
     .option("--judge-api-key-env <name>", "environment variable that holds the scorer's API key")
