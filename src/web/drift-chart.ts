@@ -2,6 +2,7 @@
 // run's created_at (so a burst of runs bunches and a quiet month shows as a gap), one line per dimension,
 // each baseline a dashed reference line, regressions ringed — so it needs no script and no inline style
 // (colours and the phone-width font sizes come from the stylesheet's classes).
+import { dimensionVerdictsPath } from "../regression/index.ts";
 import { hrefWith, score9, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 
@@ -198,8 +199,7 @@ ${regressionLinks(regressions)}</figcaption>
 }
 
 /** A regressed run's page opened at the dimension that fell: its verdicts only, lowest first. */
-export const fallenDimensionHref = (runId: string, dimension: string) =>
-  `${hrefWith(`/runs/${runId}`, { dimension })}#verdicts-${dimension}`;
+export const fallenDimensionHref = dimensionVerdictsPath;
 
 /** The ringed points as links, so each regression's run and its comparison are reachable without a pointer. */
 function regressionLinks(regressions: readonly { p: DriftPoint; d: string }[]): Html {

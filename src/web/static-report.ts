@@ -3,7 +3,7 @@
 // stylesheet inline, no script, nothing fetched from the network, and links between its pages made anchors.
 
 import { storedKindOf } from "../kinds/index.ts";
-import type { CiReport } from "../regression/index.ts";
+import type { CiDashboardLinks, CiReport } from "../regression/index.ts";
 import type { Store } from "../store/index.ts";
 import { ASSETS } from "./assets.ts";
 import { ciCheckSection } from "./ci-check-section.ts";
@@ -22,6 +22,8 @@ export interface StaticReportOptions {
   regressionThreshold?: number;
   /** A persona check's result (`dramaturg ci`), shown first. */
   ciReport?: CiReport;
+  /** Where the check's runs are on a dashboard (`ci --dashboard-url`): its table links there. */
+  dashboardLinks?: CiDashboardLinks;
 }
 
 /** What the report reads of a persona evaluation's result document. */
@@ -135,6 +137,7 @@ export async function staticReport({
   title = "Dramaturg report",
   regressionThreshold,
   ciReport,
+  dashboardLinks,
 }: StaticReportOptions): Promise<string> {
   const pages = await Promise.all(evaluationIds.map((id) => pagesOf(store, id)));
   const paths = pages.flatMap((p) => p.paths);
@@ -158,7 +161,7 @@ export async function staticReport({
     return run && `/runs/${run.id}`;
   };
   const head = staticLinks(
-    `${ciReport ? ciCheckSection(ciReport, runOf) : ""}${ciReport ? "" : personaSummary(runs)}`,
+    `${ciReport ? ciCheckSection(ciReport, runOf, dashboardLinks) : ""}${ciReport ? "" : personaSummary(runs)}`,
     anchors,
   );
   const contents =
