@@ -186,6 +186,7 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
           out,
           title: "Dramaturg persona check",
           ciReport: checked,
+          baselines: folder,
           ...(links ? { dashboardLinks: links } : {}),
           regressionThreshold: settings.thresholds.regression,
         });
