@@ -1,5 +1,6 @@
 // Issue 48 at real size, in Chromium, on the demo store and on a generated 1,000-message store, at 390 and
-// 1,280 px: the drift chart's points and rings are tap targets of 24 px or more (item 7); the CI report's
+// 1,280 px: the CI report's fallen proposition and regressed dimension open the run's verdicts on the dashboard
+// (item 4); the drift chart's points and rings are tap targets of 24 px or more (item 7); the CI report's
 // regression row reads on a phone without the page scrolling sideways (item 7); and the static report, opened
 // from disk with every request blocked, filters and sorts in place, colours its regression badge and never says
 // "no baseline run" of a run that is the baseline (item 9).
@@ -12,7 +13,9 @@ import { buildDemoStore, DEMO_BASELINES, REGRESSING_AGENT } from "../../scripts/
 import { CI_REPORT_FORMAT, type CiReport, readBaselineFolder } from "../../src/regression/index.ts";
 import { type RunningServer, startServer } from "../../src/server/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { fallenDimensionHref } from "../../src/web/drift-chart.ts";
 import { staticReport } from "../../src/web/index.ts";
+import { propositionVerdictsHref } from "../../src/web/run-verdicts.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { browserSuite, launchChromium, skipBrowserTests } from "./chromium.ts";
 import { buildLargeRunStore, FOCUS_AGENT } from "./large-run-store.ts";
@@ -52,6 +55,9 @@ interface Case {
   ciReport: string;
   /** The static report of the agent's baseline run, alone. */
   baselineReport: string;
+  /** The run the check reports, and a proposition of it that "fell" there. */
+  runId: string;
+  fallen: string;
 }
 
 let chromium: Awaited<ReturnType<typeof launchChromium>>;
@@ -61,7 +67,7 @@ const cases: Case[] = [];
 const blocked: string[] = [];
 
 /** A persona check in which the agent's adherence regressed, two of its propositions falling. */
-function regressedCheck(agentId: string, name: string, evaluationId: string): CiReport {
+function regressedCheck(agentId: string, name: string, evaluationId: string, fallen: string): CiReport {
   const dimension = (status: "regression" | "ok", baseline: number, now: number) => ({
     baseline,
     now,
@@ -99,7 +105,7 @@ function regressedCheck(agentId: string, name: string, evaluationId: string): Ci
                 recommendations:
                   "Let the persona's traits, values and beliefs decide the content of the reply, not only its wording.",
               },
-              { id: "breaks-character", baseline: 9, now: 6.2, delta: -2.8, fell: true },
+              { id: fallen, baseline: 9, now: 6.2, delta: -2.8, fell: true },
             ],
           },
           { dimension: "fluency", ...dimension("ok", 7, 7.1), propositions: [] },
@@ -121,6 +127,12 @@ async function addCase(name: string, store: Store, agent: string, baselines?: st
     port: 0,
     ...(baselines ? { baselines: readBaselineFolder(baselines) } : {}),
   });
+  // A real proposition of the run, for the report's link to its verdicts on the dashboard to lead somewhere.
+  const [judged] = await store.scores.forEvaluation(latest.evaluation_id!, {
+    run: latest.id,
+    dimension: "adherence",
+  });
+  const fallen = judged!.proposition_id;
   const ciReport = join(dir(), `${name}-ci.html`);
   writeFileSync(
     ciReport,
@@ -128,7 +140,8 @@ async function addCase(name: string, store: Store, agent: string, baselines?: st
       store,
       evaluationIds: [latest.evaluation_id!],
       title: "Dramaturg persona check",
-      ciReport: regressedCheck(agent, agent, latest.evaluation_id!),
+      ciReport: regressedCheck(agent, agent, latest.evaluation_id!, fallen),
+      dashboardLinks: { url: server.url, runs: new Map([[agent, latest.id]]) },
       ...(baselines ? { baselines: readBaselineFolder(baselines) } : {}),
     }),
   );
@@ -142,6 +155,8 @@ async function addCase(name: string, store: Store, agent: string, baselines?: st
     agent,
     ciReport: pathToFileURL(ciReport).href,
     baselineReport: pathToFileURL(baselineReport).href,
+    runId: latest.id,
+    fallen,
   });
 }
 
@@ -236,6 +251,30 @@ describe(browserSuite("issue 48 at real size, in Chromium"), () => {
         await page.close();
       });
 
+      it(`${store} store, ${width} px: the CI report's fallen proposition and regressed dimension open their verdicts on the dashboard`, async () => {
+        const incidents: string[] = [];
+        const page = await open(at().ciReport, width, incidents);
+        const { server, runId, fallen } = at();
+        const row = page.locator(".ci-check tr.regression");
+        await expect(row.locator(".run-id").innerText()).resolves.toBe(`run ${runId.slice(0, 8)}`);
+        await row.locator("ul.fell a", { hasText: fallen }).click();
+        await page.waitForURL(`${server.url}${propositionVerdictsHref(runId, "adherence", fallen)}`);
+        const table = page.locator(`[id="p-adherence-${fallen}"]`);
+        await expect(table.locator("table.verdicts tbody tr").count()).resolves.toBeGreaterThan(0);
+        await expect(table.isVisible()).resolves.toBe(true);
+        const top = (await table.boundingBox())!.y;
+        expect(top).toBeGreaterThan(-1);
+        expect(top).toBeLessThan(800);
+        await page.goBack();
+        await row.locator("td a", { hasText: /^adherence$/ }).click();
+        await page.waitForURL(`${server.url}${fallenDimensionHref(runId, "adherence")}`);
+        const verdicts = (await page.locator("#verdicts-adherence").boundingBox())!.y;
+        expect(verdicts).toBeGreaterThan(-1);
+        expect(verdicts).toBeLessThan(800);
+        expect(incidents).toEqual([]);
+        await page.close();
+      });
+
       it(`${store} store, ${width} px: the CI report's regression row reads without the page scrolling sideways`, async () => {
         const incidents: string[] = [];
         const page = await open(at().ciReport, width, incidents);
@@ -262,6 +301,7 @@ describe(browserSuite("issue 48 at real size, in Chromium"), () => {
         expect(layout.text).toContain(at().agent);
         expect(layout.text).toContain("adherence");
         expect(layout.text).toContain("persona-traits-and-voice-of-the-character");
+        expect(layout.text).toContain(`run ${at().runId.slice(0, 8)}`);
         expect(layout.text).toMatch(/regression/);
         // On a phone the row is a card, its cells wrapping; on a desktop a table row.
         expect(layout.display).toBe(width === 390 ? "flex" : "table-row");
