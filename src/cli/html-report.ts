@@ -2,7 +2,7 @@
 // from the store (the dashboard's pages), so a command writes it while its store is open — a `memory://`
 // store keeps nothing once the command ends.
 import { writeFileSync } from "node:fs";
-import type { CiReport } from "../regression/index.ts";
+import type { BaselineFolder, CiDashboardLinks, CiReport } from "../regression/index.ts";
 import type { Store } from "../store/index.ts";
 
 export interface HtmlReportOptions {
@@ -14,6 +14,10 @@ export interface HtmlReportOptions {
   regressionThreshold?: number;
   /** A persona check's result, shown first (`dramaturg ci`). */
   ciReport?: CiReport;
+  /** Where the check's runs are on a dashboard (`ci --dashboard-url`). */
+  dashboardLinks?: CiDashboardLinks;
+  /** The baselines a check compared with (`dramaturg ci`). */
+  baselines?: BaselineFolder;
 }
 
 /** Renders and writes the report of evaluations in an open store. */

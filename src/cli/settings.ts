@@ -31,6 +31,12 @@ const PriceSchema = z
   })
   .strict();
 
+/** The dashboard's base URL that `ci`'s reports link to: http or https only (no javascript:, no file:). */
+export const DashboardUrlSchema = z.url({
+  protocol: /^https?$/,
+  error: "expected the dashboard's http(s) URL, e.g. https://dramaturg.example.com",
+});
+
 export const ProjectFileSchema = z
   .object({
     version: z.literal(1).default(1).describe("Project file version"),
@@ -132,6 +138,15 @@ export const ProjectFileSchema = z
       .describe(
         "A calibration document (dramaturg calibrate --format json --out FILE) that dramaturg ci reads its agreement from",
       ),
+    ci: z
+      .object({
+        dashboard_url: DashboardUrlSchema.optional().describe(
+          "The dashboard (dramaturg serve) that holds the check's runs: ci's Markdown and HTML reports link each run, regressed dimension and fallen proposition to its verdicts there",
+        ),
+      })
+      .strict()
+      .optional()
+      .describe("dramaturg ci"),
     db: z
       .string()
       .min(1)
@@ -189,6 +204,8 @@ export interface Settings {
   baselines: string;
   /** The calibration document `ci` reads agreement from (else the store's latest calibration of the judge). */
   calibration?: string;
+  /** `ci`'s settings: the dashboard its reports link to. */
+  ci?: { dashboard_url?: string };
   db: string;
   cache: boolean;
   prices: Record<string, { input_per_million: number; output_per_million: number }>;
@@ -308,6 +325,8 @@ export interface FlagSettings {
   baselines?: string;
   db?: string;
   cache?: boolean;
+  /** `ci --dashboard-url`. */
+  dashboardUrl?: string;
 }
 
 const FlagSchema = z.object({
@@ -460,6 +479,7 @@ export function resolveSettings({
     set("thresholds.agreement", "file", p.thresholds?.agreement);
     set("baselines", "file", rel(p.baselines));
     set("calibration", "file", rel(p.calibration));
+    set("ci", "file", p.ci?.dashboard_url === undefined ? undefined : { dashboard_url: p.ci.dashboard_url });
     set("db", "file", storeLocationText(p.db, root, { file, place: placeOf(["db"]), label: "db" }));
     set("cache", "file", p.cache);
     set("prices", "file", p.prices);
@@ -493,6 +513,7 @@ export function resolveSettings({
     judgeSpecText(env.DRAMATURG_JUDGE || undefined, cwd, { place: "DRAMATURG_JUDGE" }),
   );
   set("db", "env", storeLocationText(env.DRAMATURG_DB || undefined, cwd, { place: "DRAMATURG_DB" }));
+  set("ci", "env", dashboardUrlSetting(env.DRAMATURG_DASHBOARD_URL || undefined, "DRAMATURG_DASHBOARD_URL"));
 
   const f = parseFlags(flags);
   set("sources", "flag", flags.sources?.length ? flags.sources.map((s) => resolve(cwd, s)) : undefined);
@@ -520,7 +541,17 @@ export function resolveSettings({
   set("baselines", "flag", flags.baselines === undefined ? undefined : resolve(cwd, flags.baselines));
   set("db", "flag", storeLocationText(flags.db, cwd, { place: "--db" }));
   set("cache", "flag", flags.cache === false ? false : undefined);
+  set("ci", "flag", dashboardUrlSetting(flags.dashboardUrl, "--dashboard-url"));
   return { settings, origins, file, root };
+}
+
+/** `ci`'s dashboard URL from a flag or a variable, validated as the project file's is; `place` names it. */
+function dashboardUrlSetting(text: string | undefined, place: string): Settings["ci"] {
+  if (text === undefined) return undefined;
+  const parsed = DashboardUrlSchema.safeParse(text);
+  if (!parsed.success)
+    throw new InputError(`${parsed.error.issues[0]!.message}, got ${JSON.stringify(text)}`, { place });
+  return { dashboard_url: parsed.data };
 }
 
 function resolveLocal(root: string, path: string): string {

@@ -9,3 +9,4 @@ export * from "./replay.ts";
 export * from "./report-junit.ts";
 export * from "./report-markdown.ts";
 export * from "./report-table.ts";
+export * from "./verdict-links.ts";

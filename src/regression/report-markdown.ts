@@ -3,6 +3,39 @@
 import { escapeMarkdown, markdownTable } from "../core/index.ts";
 import { uncalibratedLines } from "./agreement-check.ts";
 import type { CiReport, DimensionCheck, SubjectCheck } from "./compare.ts";
+import {
+  dashboardLink,
+  dimensionVerdictsPath,
+  propositionVerdictsPath,
+  runPagePath,
+} from "./verdict-links.ts";
+
+/**
+ * Where the dashboard that holds the check's runs is (`dramaturg ci --dashboard-url`): with it, the reports
+ * link each agent's run, each regressed dimension and each proposition that fell to the run page's verdicts.
+ */
+export interface CiDashboardLinks {
+  /** The dashboard's base URL, http(s). */
+  url: string;
+  /** Agent id → the id of its run in this check (channels have no run page). */
+  runs: ReadonlyMap<string, string>;
+}
+
+/** A dashboard link as a Markdown link target: nothing in it can end the link or a table cell. */
+const markdownUrl = (url: string) =>
+  url.replace(/[()<>|\\\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+
+/** The links of one subject's run, when the report has a dashboard and the subject a run there. */
+function linksOf(links: CiDashboardLinks | undefined, s: SubjectCheck) {
+  const runId = links && s.kind === "agent" ? links.runs.get(s.id) : undefined;
+  if (!links || runId === undefined) return undefined;
+  const at = (path: string) => markdownUrl(dashboardLink(links.url, path));
+  return {
+    run: `[\`${runId.slice(0, 8)}\`](${at(runPagePath(runId))})`,
+    dimension: (d: string) => at(dimensionVerdictsPath(runId, d)),
+    proposition: (d: string, p: string) => at(propositionVerdictsPath(runId, d, p)),
+  };
+}
 
 /** The hidden first line the workflow searches for to update its comment instead of adding another. */
 export const PR_COMMENT_MARKER = "<!-- dramaturg-persona-check -->";
@@ -33,8 +66,9 @@ export const STATUS_MARK: Record<DimensionCheck["status"], string> = {
   "no-score": "⚠ no score",
 };
 
-function cell(d: DimensionCheck | undefined): string {
+function cell(d: DimensionCheck | undefined, link?: (dimension: string) => string): string {
   if (!d) return "";
+  if (link && d.status === "regression") return `[${cell(d)}](${link(d.dimension)})`;
   if (d.status === "not-evaluated") return `${formatScore(d.baseline)} → not evaluated`;
   if (d.dimension === "ideas_quantity")
     return `${STATUS_MARK[d.status]} ${d.baseline ?? "–"} → ${d.now ?? "–"} ideas`;
@@ -56,36 +90,51 @@ function headline(report: CiReport): string {
   return `### ${main}${extras.length ? ` · ${extras.join(" · ")}` : ""}`;
 }
 
-function fellSection(subjects: SubjectCheck[]): string[] {
+function fellSection(subjects: SubjectCheck[], links: CiDashboardLinks | undefined): string[] {
   const out: string[] = [];
   for (const s of subjects)
     for (const d of s.dimensions) {
       if (d.status !== "regression" && d.status !== "noise") continue;
       const fell = d.propositions.filter((p) => p.fell).sort((a, b) => (a.delta ?? 0) - (b.delta ?? 0));
+      const run = linksOf(links, s);
+      const dimension = run ? `[${d.dimension}](${run.dimension(d.dimension)})` : d.dimension;
       out.push(
-        `**${escapeMarkdown(s.name)} · ${d.dimension}** ${formatScore(d.baseline)} → ${formatScore(d.now)} (${formatDelta(d.delta)})${d.status === "noise" ? " — within the judge's noise, not failing" : ""}`,
+        `**${escapeMarkdown(s.name)} · ${dimension}** ${formatScore(d.baseline)} → ${formatScore(d.now)} (${formatDelta(d.delta)})${d.status === "noise" ? " — within the judge's noise, not failing" : ""}${run ? ` · run ${run.run}` : ""}`,
       );
       out.push("");
-      for (const p of fell)
+      for (const p of fell) {
+        const id = `\`${escapeMarkdown(p.id)}\``;
         out.push(
-          `- \`${escapeMarkdown(p.id)}\` ${formatScore(p.baseline)} → ${formatScore(p.now)} (${formatDelta(p.delta)})${p.recommendations ? ` — ${escapeMarkdown(p.recommendations)}` : ""}`,
+          `- ${run ? `[${id}](${run.proposition(d.dimension, p.id)})` : id} ${formatScore(p.baseline)} → ${formatScore(p.now)} (${formatDelta(p.delta)})${p.recommendations ? ` — ${escapeMarkdown(p.recommendations)}` : ""}`,
         );
+      }
       if (fell.length) out.push("");
     }
   return out;
 }
 
-/** The whole comment, starting with the marker line. */
-export function renderCiMarkdown(report: CiReport): string {
+/**
+ * The whole comment, starting with the marker line. With `links`, each agent's run (its short id), each
+ * regressed dimension and each proposition that fell link to the dashboard; without, no link at all.
+ */
+export function renderCiMarkdown(report: CiReport, links?: CiDashboardLinks): string {
   const out: string[] = [PR_COMMENT_MARKER, headline(report), ""];
   if (report.agents.length) {
     out.push(
       ...markdownTable(
         ["agent", ...AGENT_COLUMNS].map((title) => ({ title })),
-        report.agents.map((a) => [
-          escapeMarkdown(a.name),
-          ...AGENT_COLUMNS.map((c) => cell(a.dimensions.find((d) => d.dimension === c))),
-        ]),
+        report.agents.map((a) => {
+          const run = linksOf(links, a);
+          return [
+            `${escapeMarkdown(a.name)}${run ? ` · run ${run.run}` : ""}`,
+            ...AGENT_COLUMNS.map((c) =>
+              cell(
+                a.dimensions.find((d) => d.dimension === c),
+                run?.dimension,
+              ),
+            ),
+          ];
+        }),
       ),
       "",
     );
@@ -103,7 +152,7 @@ export function renderCiMarkdown(report: CiReport): string {
       "",
     );
   }
-  const fell = fellSection([...report.agents, ...report.channels]);
+  const fell = fellSection([...report.agents, ...report.channels], links);
   if (fell.length) out.push("#### What fell, and what to do", "", ...fell);
   const stale = [...report.agents, ...report.channels].filter(
     (s) => s.stale.length || s.dimensions.some((d) => d.status === "stale"),

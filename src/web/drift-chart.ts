@@ -2,6 +2,7 @@
 // run's created_at (so a burst of runs bunches and a quiet month shows as a gap), one line per dimension,
 // each baseline a dashed reference line, regressions ringed — so it needs no script and no inline style
 // (colours and the phone-width font sizes come from the stylesheet's classes).
+import { dimensionVerdictsPath } from "../regression/index.ts";
 import { hrefWith, score9, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 
@@ -162,28 +163,42 @@ export function driftChart({ points, dimensions, baselines, isRegression }: Drif
       : "";
   });
   const regressions: { p: DriftPoint; d: string }[] = [];
+  const rings: Html[] = [];
   const lines = dimensions.map((d, i) => {
     const scored = points
       .map((p) => ({ p, score: p.scores[d] }))
       .filter((s): s is { p: DriftPoint; score: number } => typeof s.score === "number");
     if (scored.length === 0) return "";
+    const dots = scored.flatMap((s) => {
+      const regression = isRegression(s.p, d);
+      if (!regression)
+        return [pointLink(`/runs/${s.p.run_id}`, "point", x(s.p), y(s.score), 3.5, label(d, s))];
+      regressions.push({ p: s.p, d });
+      const note = s.p.previous_run_id
+        ? " — regression; the list under the chart compares it with the previous run"
+        : " — regression";
+      rings.push(
+        pointLink(
+          fallenDimensionHref(s.p.run_id, d),
+          "point regression",
+          x(s.p),
+          y(s.score),
+          6,
+          `${label(d, s)}${note}`,
+        ),
+      );
+      return [];
+    });
     return html`<g class="dimension ${series(i)}" data-dimension="${d}">
 <polyline class="line" points="${scored.map((s) => `${x(s.p)},${y(s.score)}`).join(" ")}"></polyline>
-${scored.map((s) => {
-  const regression = isRegression(s.p, d);
-  if (regression) regressions.push({ p: s.p, d });
-  const note = !regression
-    ? ""
-    : s.p.previous_run_id
-      ? " — regression; the list under the chart compares it with the previous run"
-      : " — regression";
-  return html`<a href="${regression ? fallenDimensionHref(s.p.run_id, d) : `/runs/${s.p.run_id}`}"><circle class="${regression ? "point regression" : "point"}" cx="${x(s.p)}" cy="${y(s.score)}" r="${regression ? 6 : 3.5}"><title>${d} ${score9(s.score)} on ${when(s.p.created_at)}${note}</title></circle></a>`;
-})}
+${dots}
 </g>`;
   });
+  // The rings are drawn last, above every line and point, so that a neighbour's tap target never covers one.
+  const ringGroup = rings.length ? html`<g class="rings">${rings}</g>` : "";
   return html`<figure class="drift">
 <svg class="drift-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Dimension scores over time (${points.length} runs), with baselines">
-${grid}${ticks}${titles}${baselineLines}${lines}
+${grid}${ticks}${titles}${baselineLines}${lines}${ringGroup}
 </svg>
 <figcaption><ul class="legend">${dimensions.map(
     (d, i) =>
@@ -197,9 +212,20 @@ ${regressionLinks(regressions)}</figcaption>
 </figure>`;
 }
 
+const label = (d: string, s: { p: DriftPoint; score: number }) =>
+  `${d} ${score9(s.score)} on ${when(s.p.created_at)}`;
+
+/**
+ * A point as a link: the dot (or ring) as drawn, and over it an invisible circle that takes the taps — the
+ * stylesheet sizes it so that it is 24 px across or more at any width the chart is drawn at (a phone's too).
+ * Its name is the point's words, for a screen reader (aria-label) and a pointer (title).
+ */
+function pointLink(href: string, kind: string, cx: number, cy: number, r: number, text: string): Html {
+  return html`<a href="${href}" aria-label="${text}"><title>${text}</title><circle class="${kind}" cx="${cx}" cy="${cy}" r="${r}"></circle><circle class="hit" cx="${cx}" cy="${cy}" r="12"></circle></a>`;
+}
+
 /** A regressed run's page opened at the dimension that fell: its verdicts only, lowest first. */
-export const fallenDimensionHref = (runId: string, dimension: string) =>
-  `${hrefWith(`/runs/${runId}`, { dimension })}#verdicts-${dimension}`;
+export const fallenDimensionHref = dimensionVerdictsPath;
 
 /** The ringed points as links, so each regression's run and its comparison are reachable without a pointer. */
 function regressionLinks(regressions: readonly { p: DriftPoint; d: string }[]): Html {

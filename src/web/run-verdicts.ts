@@ -4,6 +4,11 @@
 // judge-window.ts), raw and final score with what changed it, and the reasoning — a reasoning repeated word for
 // word is written once and referred to after that.
 import { HARD_PENALTY, MAX_SCORE } from "../core/index.ts";
+import {
+  dimensionVerdictsAnchor,
+  propositionTableAnchor,
+  propositionVerdictsPath,
+} from "../regression/index.ts";
 import type { ScoreRow } from "../store/index.ts";
 import { hrefWith, score9 } from "./format.ts";
 import { type Html, html } from "./html.ts";
@@ -280,12 +285,10 @@ export interface VerdictsBase {
 
 /** A table's anchor: sorting and paging links come back to it, so the reader keeps the place. */
 const tableAnchor = (group: Pick<PropositionGroup, "dimension" | "propositionId">) =>
-  `p-${group.dimension}-${group.propositionId}`;
+  propositionTableAnchor(group.dimension, group.propositionId);
 
 /** A run's verdicts of one proposition, all of them, at its table: where "a proposition that fell" leads. */
-export function propositionVerdictsHref(runId: string, dimension: string, propositionId: string): string {
-  return `${hrefWith(`/runs/${runId}`, { p: `${dimension}/${propositionId}` })}#${tableAnchor({ dimension, propositionId })}`;
-}
+export const propositionVerdictsHref = propositionVerdictsPath;
 
 /**
  * The verdict sections of a run page: one per dimension, a table per proposition with its lowest
@@ -301,7 +304,7 @@ export function verdictSections(
   const sections: Html[] = [];
   for (const { dimension, groups, shown } of visibleTables(rows, view, base)) {
     const hidden = groups.length - shown.length;
-    sections.push(html`<section class="verdicts" id="verdicts-${dimension}"><h3>${dimension}</h3>
+    sections.push(html`<section class="verdicts" id="${dimensionVerdictsAnchor(dimension)}"><h3>${dimension}</h3>
 ${
   view.failures && hidden > 0 && !base.focus
     ? html`<p class="muted">${hidden} of ${groups.length} propositions have no failing verdict and are not shown.</p>`

@@ -11,6 +11,7 @@ import { failuresSwitch, parseListView, type SortColumn, viewParams } from "./li
 import { PageInputError, type PageQuery } from "./page-query.ts";
 import { runPersonaSection } from "./persona-section.ts";
 import {
+  type AgentBaseline,
   agentBaseline,
   allBaselines,
   type BaselineDrop,
@@ -143,9 +144,22 @@ async function compareLinks(context: DashboardContext, run: RunRow): Promise<Htm
         }</p>`;
   return html`${experiment}${
     links.length === 0
-      ? html`<p class="muted">Nothing to compare with: ${run.agent_id} has no earlier run${place ? ` in this arm` : ""} and no baseline run in this store.</p>`
+      ? html`<p class="muted">${nothingToCompare(run, baseline, place !== undefined)}</p>`
       : html`<p class="compare-links">${links.map((l, i) => html`${i > 0 ? " · " : ""}${l}`)}</p>`
   }`;
+}
+
+/**
+ * Why a run has no comparison link, in words that are true of it: a run that is itself the baseline is said
+ * to be it, and an agent with a baseline file is never said to have no baseline.
+ */
+function nothingToCompare(run: RunRow, baseline: AgentBaseline | undefined, inArm: boolean): string {
+  const earlier = `${run.agent_id} has no earlier run${inArm ? " in this arm" : ""}`;
+  if (run.is_baseline || baseline?.runId === run.id)
+    return `This run is ${run.agent_id}'s baseline, what later runs are compared with; ${earlier}.`;
+  if (baseline?.source === "baseline file")
+    return `Nothing to compare with here: ${earlier}, and the run of its baseline file is not in this store.`;
+  return `Nothing to compare with: ${earlier} and no baseline run in this store.`;
 }
 
 /** `?p=DIMENSION/PROPOSITION&page=N`: one proposition's verdicts listed whole, a page at a time. */

@@ -1,9 +1,12 @@
 // The static report: one self-contained HTML file of an evaluation, to attach to a CI run — the same pages
 // and drill-down as the dashboard (rendered by the dashboard itself, so the two never drift apart), with the
-// stylesheet inline, no script, nothing fetched from the network, and links between its pages made anchors.
+// stylesheet inline, nothing fetched from the network, links between its pages made anchors, and one small
+// inline script (allowed by its hash) that sorts and filters the verdict tables in place.
 
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { storedKindOf } from "../kinds/index.ts";
-import type { CiReport } from "../regression/index.ts";
+import type { BaselineFolder, CiDashboardLinks, CiReport } from "../regression/index.ts";
 import type { Store } from "../store/index.ts";
 import { ASSETS } from "./assets.ts";
 import { ciCheckSection } from "./ci-check-section.ts";
@@ -22,6 +25,10 @@ export interface StaticReportOptions {
   regressionThreshold?: number;
   /** A persona check's result (`dramaturg ci`), shown first. */
   ciReport?: CiReport;
+  /** Where the check's runs are on a dashboard (`ci --dashboard-url`): its table links there. */
+  dashboardLinks?: CiDashboardLinks;
+  /** The baselines the check compared with: a run page then says its agent has one. */
+  baselines?: BaselineFolder;
 }
 
 /** What the report reads of a persona evaluation's result document. */
@@ -36,11 +43,17 @@ interface PersonaRuns {
 }
 
 /**
- * The policy of the file itself: no script, no request of any kind; only the inline stylesheet and
- * data: images. Opened from disk or an artifact store, it can do nothing but show.
+ * The report's one script (`assets/static-report.js`): the Failures only switch and the sort links in place.
+ * It is inline, as the file must stand alone, and allowed by its hash alone.
  */
-const POLICY =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+const SCRIPT = readFileSync(new URL("./assets/static-report.js", import.meta.url), "utf8");
+const SCRIPT_HASH = `sha256-${createHash("sha256").update(SCRIPT).digest("base64")}`;
+
+/**
+ * The policy of the file itself: no request of any kind; only the inline stylesheet, data: images and the
+ * one script of the hash above. Opened from disk or an artifact store, it can do nothing but show.
+ */
+const POLICY = `default-src 'none'; style-src 'unsafe-inline'; script-src '${SCRIPT_HASH}'; img-src data:; base-uri 'none'; form-action 'none'`;
 
 interface ReportedRun {
   id: string;
@@ -94,25 +107,59 @@ function personaSummary(runs: readonly ReportedRun[]): Html | "" {
 const anchorOf = (path: string) => `page${path.replaceAll("/", "-")}`;
 
 /**
- * The page's links made the report's: a link to another page of the report becomes its anchor; any other
- * link to the dashboard (filters, sorting, other agents) loses its href and stays as text. Forms go: there
- * is no server to answer them. Ids within a page, and the links to them, get the page's `prefix`: two run
- * pages in one document each have their own `window-1`. This reads markup made by our own templates, where agent text is escaped,
- * so no tag in it comes from an agent.
+ * A page's markup made the report's, before its links: forms and scripts go (there is no server to answer
+ * them), and ids get the page's `prefix` — two run pages in one document each have their own `window-1`. A run
+ * page's All / Failures only switch becomes a control of the report's script (its verdict rows say which fail);
+ * another page's switch goes, since no script can filter it and its link could only lead to the page's top.
+ * This reads markup made by our own templates, where agent text is escaped, so no tag in it comes from an agent.
  */
-function staticLinks(main: string, anchors: ReadonlyMap<string, string>, prefix = ""): string {
+function staticIds(main: string, prefix: string, runPage: boolean): string {
   return main
     .replace(/<form\b[\s\S]*?<\/form>/g, "")
     .replace(/<script\b[\s\S]*?<\/script>/g, "")
-    .replace(/\sid="([^"]*)"/g, (_, id: string) => ` id="${prefix}${id}"`)
-    .replace(/\shref="([^"]*)"/g, (whole, href: string) => {
-      if (/^(?:https?:|mailto:)/i.test(href)) return whole;
-      if (href.startsWith("#")) return ` href="#${prefix}${href.slice(1)}"`;
-      const path = href.replace(/&amp;/g, "&").split(/[?#]/)[0] ?? "";
-      const anchor = anchors.get(path);
-      return anchor === undefined ? "" : ` href="#${anchor}"`;
-    });
+    .replace(/<p class="view-switch">([\s\S]*?)<\/p>/g, (_, inner: string) =>
+      runPage
+        ? `<p class="view-switch" id="view-switch">${inner.replace(
+            /<a href="([^"]*)"/g,
+            (_a, href: string) =>
+              `<a href="#view-switch" data-report-failures="${/[?&]failures=1(?:&|$)/.test(href.replace(/&amp;/g, "&")) ? "1" : "0"}"`,
+          )}</p>`
+        : "",
+    )
+    .replace(/\sid="([^"]*)"/g, (_, id: string) => ` id="${prefix}${id}"`);
 }
+
+/**
+ * The page's links made the report's: a link to another page of the report becomes its anchor — at the place
+ * it pointed to (a table, a dimension's verdicts) when the report has that place, so that a sort link or "all
+ * verdicts" keeps the reader at the table instead of the page's top; any other link to the dashboard (filters,
+ * other agents) loses its href and stays as text. A sort link is also a control of the report's script.
+ */
+function staticLinks(
+  main: string,
+  anchors: ReadonlyMap<string, string>,
+  ids: ReadonlySet<string>,
+  prefix = "",
+): string {
+  return main.replace(/\shref="([^"]*)"/g, (whole, href: string) => {
+    if (/^(?:https?:|mailto:)/i.test(href)) return whole;
+    if (href.startsWith("#")) return ` href="#${prefix}${href.slice(1)}"`;
+    const [target = "", fragment] = href.replace(/&amp;/g, "&").split("#");
+    const [path = "", search = ""] = target.split("?");
+    const anchor = anchors.get(path);
+    if (anchor === undefined) return "";
+    const query = new URLSearchParams(search);
+    const dimension = query.get("dimension");
+    const place = [fragment && `${anchor}-${fragment}`, dimension && `${anchor}-verdicts-${dimension}`].find(
+      (id) => id && ids.has(id),
+    );
+    const sort = query.get("sort");
+    return ` href="#${place || anchor}"${sort ? ` data-report-sort="${sort.replace(/[^\w-]/g, "")}"` : ""}`;
+  });
+}
+
+/** The ids a page's markup defines. */
+const idsOf = (markup: string) => [...markup.matchAll(/\sid="([^"]*)"/g)].map((m) => m[1]!);
 
 /** The `<main>` of a dashboard page (the layout's frame, navigation and script left out). */
 function mainOf(page: string): string {
@@ -135,31 +182,37 @@ export async function staticReport({
   title = "Dramaturg report",
   regressionThreshold,
   ciReport,
+  dashboardLinks,
+  baselines,
 }: StaticReportOptions): Promise<string> {
   const pages = await Promise.all(evaluationIds.map((id) => pagesOf(store, id)));
   const paths = pages.flatMap((p) => p.paths);
   const labels = pages.flatMap((p) => p.labels);
   const runs = pages.flatMap((p) => p.runs);
   const anchors = new Map(paths.map((p) => [p, anchorOf(p)]));
-  const app = dashboardRoutes({ store, regressionThreshold });
-  const sections: string[] = [];
+  const app = dashboardRoutes({ store, regressionThreshold, ...(baselines ? { baselines } : {}) });
+  const mains: string[] = [];
   for (const path of paths) {
     // A run page's judge windows written in (the dashboard loads them on demand from the server).
     const asked = path.startsWith("/runs/") ? `${path}?windows=inline` : path;
     const response = await app.request(asked, { headers: { accept: "text/html" } });
     if (response.status !== 200)
       throw new Error(`the dashboard could not render ${path} (${response.status})`);
-    sections.push(
-      `<section class="report-page" id="${anchorOf(path)}">\n${staticLinks(mainOf(await response.text()), anchors, `${anchorOf(path)}-`)}\n</section>`,
-    );
+    mains.push(staticIds(mainOf(await response.text()), `${anchorOf(path)}-`, path.startsWith("/runs/")));
   }
+  const ids = new Set([...paths.map(anchorOf), ...mains.flatMap(idsOf)]);
+  const sections = paths.map(
+    (path, i) =>
+      `<section class="report-page" id="${anchorOf(path)}">\n${staticLinks(mains[i]!, anchors, ids, `${anchorOf(path)}-`)}\n</section>`,
+  );
   const runOf = (agentId: string) => {
     const run = runs.find((r) => r.agentId === agentId);
     return run && `/runs/${run.id}`;
   };
   const head = staticLinks(
-    `${ciReport ? ciCheckSection(ciReport, runOf) : ""}${ciReport ? "" : personaSummary(runs)}`,
+    `${ciReport ? ciCheckSection(ciReport, runOf, dashboardLinks) : ""}${ciReport ? "" : personaSummary(runs)}`,
     anchors,
+    ids,
   );
   const contents =
     paths.length > 1
@@ -170,6 +223,7 @@ export async function staticReport({
   // The stylesheet is the package's own file; "</style" cannot occur in it, but it is checked all the same.
   const css = ASSETS["dashboard.css"]?.body ?? "";
   if (/<\/style/i.test(css)) throw new Error("the stylesheet cannot be inlined");
+  if (/<\/script/i.test(SCRIPT)) throw new Error("the script cannot be inlined");
   return `${html`<!doctype html>
 <html lang="en">
 <head>
@@ -189,6 +243,7 @@ ${html`<h1>${title}</h1>${contents}`}
 ${head}
 ${sections.join("\n")}
 </main>
+<script>${SCRIPT}</script>
 </body>
 </html>
 `;

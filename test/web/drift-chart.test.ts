@@ -80,12 +80,24 @@ describe("driftChart", () => {
   it("rings the regressions and links every point to its run, a ringed one at the dimension that fell", () => {
     const svg = chart();
     expect(svg.match(/class="point regression"/g)).toHaveLength(1);
-    expect(svg).toContain(
-      '<a href="/runs/r3?dimension=adherence#verdicts-adherence"><circle class="point regression"',
+    expect(svg).toMatch(
+      /<a href="\/runs\/r3\?dimension=adherence#verdicts-adherence" aria-label="adherence 5\.0 on 2026-11-15 09:00 — regression[^"]*"><title>[^<]+<\/title><circle class="point regression"/,
     );
     expect(
-      svg.match(/<a href="\/runs\/r\d(?:\?dimension=adherence#verdicts-adherence)?"><circle/g),
+      svg.match(
+        /<a href="\/runs\/r\d(?:\?dimension=adherence#verdicts-adherence)?" aria-label="[^"]+"><title>/g,
+      ),
     ).toHaveLength(5);
+  });
+
+  it("gives every point an invisible tap target in its link, and draws the rings above every line", () => {
+    const svg = chart();
+    const links = [...svg.matchAll(/<a href="[^"]+" aria-label="[^"]+">([\s\S]*?)<\/a>/g)].map((m) => m[1]!);
+    expect(links).toHaveLength(5);
+    for (const link of links)
+      expect(link).toMatch(/<circle class="hit" cx="[\d.]+" cy="[\d.]+" r="12"><\/circle>$/);
+    // The ring comes after the last line's group: no point drawn later can cover its target.
+    expect(svg.lastIndexOf('class="point regression"')).toBeGreaterThan(svg.lastIndexOf("<polyline"));
   });
 
   it("lists each regression under the chart with a link comparing it with the run before", () => {

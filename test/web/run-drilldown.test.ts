@@ -251,8 +251,12 @@ describe("the runs list", () => {
     expect(text).toContain(
       `href="/compare?a=${runs.dovA}&amp;b=${runs.dovB}">Compare with the baseline run</a>`,
     );
+    // The baseline run itself has nothing earlier, and is said to be the baseline, not to lack one.
     const baseline = (await page(`/runs/${runs.dovA}`)).text;
-    expect(baseline).toContain("Nothing to compare with");
+    expect(baseline).toContain(
+      "This run is dov&#39;s baseline, what later runs are compared with; dov has no earlier run.",
+    );
+    expect(baseline).not.toContain("no baseline run");
   });
 });
 

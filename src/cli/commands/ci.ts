@@ -5,6 +5,7 @@ import { type Command, Option } from "commander";
 import { InputError, shownPath, type Transcript, transcriptChannels } from "../../core/index.ts";
 import {
   type BaselineFolder,
+  type CiDashboardLinks,
   type CiReport,
   checkAgainstBaselines,
   ciExitCode,
@@ -30,6 +31,7 @@ export interface CiFlags extends EvalFlags {
   html?: string;
   minAgreement?: string;
   calibration?: string;
+  dashboardUrl?: string;
 }
 
 export function registerCiCommand(program: Command): void {
@@ -46,6 +48,10 @@ export function registerCiCommand(program: Command): void {
     .option("--markdown <file>", "write a pull-request comment (Markdown) here")
     .option("--junit <file>", "write JUnit XML here (one test case per agent × dimension)")
     .option("--html <file>", "write the HTML report here: one self-contained file to keep as a CI artifact")
+    .option(
+      "--dashboard-url <url>",
+      "the dashboard (dramaturg serve) that holds this check's runs: the Markdown and HTML reports link each run, regressed dimension and fallen proposition to its verdicts there (also DRAMATURG_DASHBOARD_URL, ci.dashboard_url)",
+    )
     .option(
       "--min-agreement <kappa>",
       "also fail when a compared proposition's judge agrees with people below this quadratic κ, or was never calibrated (default: thresholds.agreement)",
@@ -144,6 +150,8 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
   // run's store is closed.
   const reports = [...(flags.html ? [flags.html] : []), ...(html ? [undefined] : [])];
   let checked: CiReport | undefined;
+  const dashboardUrl = settings.ci?.dashboard_url;
+  let links: CiDashboardLinks | undefined;
   const check = async (store: Store, measured: EvaluationOutcome): Promise<CiReport> => {
     const { result } = measured;
     let report = checkAgainstBaselines(measurementOf(measured, settings.baselines), folder, {
@@ -167,12 +175,19 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
     beforeClose: async (store, measured) => {
       if (everyVerdictErrored(measured)) return;
       checked = await check(store, measured);
+      if (dashboardUrl !== undefined)
+        links = {
+          url: dashboardUrl,
+          runs: new Map(measured.result.runs.map((r) => [r.agent_id, r.run_id])),
+        };
       for (const out of reports)
         await writeHtmlReport(store, {
           evaluationIds: [measured.result.evaluation_id],
           out,
           title: "Dramaturg persona check",
           ciReport: checked,
+          baselines: folder,
+          ...(links ? { dashboardLinks: links } : {}),
           regressionThreshold: settings.thresholds.regression,
         });
     },
@@ -183,7 +198,7 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
   }
   const report = checked;
   if (flags.markdown) {
-    writeFileSync(flags.markdown, renderCiMarkdown(report));
+    writeFileSync(flags.markdown, renderCiMarkdown(report, links));
     process.stderr.write(`wrote ${flags.markdown}\n`);
   }
   if (flags.junit) {
