@@ -6,22 +6,31 @@
 // dots as single words ("agent-1" is 'agent' '-1' there, 'agent' '1' here; both match the query "agent-1"),
 // and reads HTML tags as no words and skips what is between <script> and </script> or <style> and </style>.
 // Messages are ranked by how often the query's words occur (PostgreSQL: ts_rank_cd, which also weighs how
-// close together they are), then newest first; every match is ranked (a store in memory is small).
+// close together they are), then newest first; every match is ranked (a store in memory is small). Transcript
+// messages and reasonings are matched and ranked by the very function the SQL stores use (rankTextHits); only
+// the SQL stores bound how many they read.
 
 import { compareText, isoAt, jsonOut } from "./memory-columns.ts";
 import type { EvaluationRecord, RunRecord } from "./memory-runs.ts";
+import { type ScoreTable, scoreRow } from "./memory-scores.ts";
 import {
   checkedSearch,
   groupOf,
   type MessageHit,
   type ParsedSearchQuery,
   personaText,
+  type ReasoningHit,
   type RunHit,
+  rankTextHits,
+  reasoningCandidate,
+  runOfMessage,
   type SearchRepository,
   type SessionHit,
   searchResults,
   searchWords,
   snippetOf,
+  type TextCandidate,
+  type TranscriptHit,
   wordsMatch,
 } from "./search.ts";
 
@@ -49,6 +58,7 @@ export interface MemorySearchTables {
   runs: ReadonlyMap<string, RunRecord>;
   evaluations: ReadonlyMap<string, EvaluationRecord>;
   messages: ReadonlyMap<string, SearchableMessage>;
+  scores: ScoreTable;
 }
 
 /** Newest first, then by id descending: the SQL lists' order. */
@@ -113,6 +123,12 @@ export function memorySearch(tables: MemorySearchTables): SearchRepository {
             )
           : undefined,
         messages: wanted.has("message") ? searchMessages(tables, parsed, limit) : undefined,
+        transcripts: wanted.has("transcript")
+          ? rankTextHits(transcriptCandidates(tables), parsed, limit)
+          : undefined,
+        reasonings: wanted.has("reasoning")
+          ? rankTextHits(reasoningCandidates(tables), parsed, limit)
+          : undefined,
       });
     },
   };
@@ -172,4 +188,59 @@ function searchMessages({ agents, messages }: MemorySearchTables, parsed: Parsed
     ),
     limit,
   );
+}
+
+/** The messages of every persona evaluation's kept transcript (`input.transcript.messages`), as the SQL reads them. */
+function transcriptCandidates({ evaluations, runs }: MemorySearchTables) {
+  const candidates: TextCandidate<Omit<TranscriptHit, "snippet">>[] = [];
+  for (const e of evaluations.values()) {
+    if (e.kind !== "persona" || e.input === null) continue;
+    const messages = (jsonOut<{ transcript?: { messages?: unknown } }>(e.input) ?? {}).transcript?.messages;
+    if (!Array.isArray(messages)) continue;
+    const ofEvaluation = [...runs.values()].filter((r) => r.evaluation_id === e.id);
+    const created_at = isoAt(e.created_at);
+    messages.forEach((m: Record<string, unknown>, i) => {
+      const text = (field: string) => (typeof m?.[field] === "string" ? (m[field] as string) : undefined);
+      const [id, sender, channel, body] = [text("id"), text("sender"), text("channel"), text("text")];
+      if (id === undefined || sender === undefined || channel === undefined || body === undefined) return;
+      const recipient = text("recipient");
+      candidates.push({
+        text: body,
+        created_at,
+        evaluation_id: e.id,
+        order: [i + 1],
+        hit: {
+          evaluation_id: e.id,
+          ...runOfMessage(ofEvaluation, sender),
+          id,
+          sender,
+          channel,
+          ...(recipient === undefined ? {} : { recipient }),
+          text: body,
+          created_at,
+        },
+      });
+    });
+  }
+  return candidates;
+}
+
+/** Every verdict with a run that did not error, as the SQL reads them. */
+function reasoningCandidates({ evaluations, scores }: MemorySearchTables) {
+  const candidates: TextCandidate<Omit<ReasoningHit, "snippet">>[] = [];
+  for (const [evaluationId, rows] of scores) {
+    const evaluation = evaluations.get(evaluationId);
+    if (!evaluation) continue;
+    for (const [key, text] of rows) {
+      const row = scoreRow(evaluation.id, key, text);
+      if (row.evaluation_run_id === null || row.status === "errored") continue;
+      candidates.push(
+        reasoningCandidate(
+          { ...row, run_id: row.evaluation_run_id, status: row.status },
+          isoAt(evaluation.created_at),
+        ),
+      );
+    }
+  }
+  return candidates;
 }
