@@ -16,6 +16,8 @@ import { type ScoreTable, scoreRow } from "./memory-scores.ts";
 import {
   checkedSearch,
   groupOf,
+  type KeptTranscript,
+  keptMessages,
   type MessageHit,
   type ParsedSearchQuery,
   personaText,
@@ -23,14 +25,13 @@ import {
   type RunHit,
   rankTextHits,
   reasoningCandidate,
-  runOfMessage,
   type SearchRepository,
   type SessionHit,
   searchResults,
   searchWords,
   snippetOf,
   type TextCandidate,
-  type TranscriptHit,
+  transcriptCandidates,
   wordsMatch,
 } from "./search.ts";
 
@@ -124,7 +125,7 @@ export function memorySearch(tables: MemorySearchTables): SearchRepository {
           : undefined,
         messages: wanted.has("message") ? searchMessages(tables, parsed, limit) : undefined,
         transcripts: wanted.has("transcript")
-          ? rankTextHits(transcriptCandidates(tables), parsed, limit)
+          ? rankTextHits(transcriptCandidates(keptTranscripts(tables), parsed).candidates, parsed, limit)
           : undefined,
         reasonings: wanted.has("reasoning")
           ? rankTextHits(reasoningCandidates(tables), parsed, limit)
@@ -190,39 +191,21 @@ function searchMessages({ agents, messages }: MemorySearchTables, parsed: Parsed
   );
 }
 
-/** The messages of every persona evaluation's kept transcript (`input.transcript.messages`), as the SQL reads them. */
-function transcriptCandidates({ evaluations, runs }: MemorySearchTables) {
-  const candidates: TextCandidate<Omit<TranscriptHit, "snippet">>[] = [];
-  for (const e of evaluations.values()) {
-    if (e.kind !== "persona" || e.input === null) continue;
-    const messages = (jsonOut<{ transcript?: { messages?: unknown } }>(e.input) ?? {}).transcript?.messages;
-    if (!Array.isArray(messages)) continue;
-    const ofEvaluation = [...runs.values()].filter((r) => r.evaluation_id === e.id);
-    const created_at = isoAt(e.created_at);
-    messages.forEach((m: Record<string, unknown>, i) => {
-      const text = (field: string) => (typeof m?.[field] === "string" ? (m[field] as string) : undefined);
-      const [id, sender, channel, body] = [text("id"), text("sender"), text("channel"), text("text")];
-      if (id === undefined || sender === undefined || channel === undefined || body === undefined) return;
-      const recipient = text("recipient");
-      candidates.push({
-        text: body,
-        created_at,
+/** Every persona evaluation's kept transcript, as the SQL stores read the newest. */
+function keptTranscripts({ evaluations, runs }: MemorySearchTables): KeptTranscript[] {
+  return [...evaluations.values()].flatMap((e) => {
+    if (e.kind !== "persona" || e.input === null) return [];
+    const messages = keptMessages(jsonOut(e.input));
+    if (messages.length === 0) return [];
+    return [
+      {
         evaluation_id: e.id,
-        order: [i + 1],
-        hit: {
-          evaluation_id: e.id,
-          ...runOfMessage(ofEvaluation, sender),
-          id,
-          sender,
-          channel,
-          ...(recipient === undefined ? {} : { recipient }),
-          text: body,
-          created_at,
-        },
-      });
-    });
-  }
-  return candidates;
+        created_at: isoAt(e.created_at),
+        messages,
+        runs: [...runs.values()].filter((r) => r.evaluation_id === e.id),
+      },
+    ];
+  });
 }
 
 /** Every verdict with a run that did not error, as the SQL reads them. */

@@ -11,6 +11,7 @@ import { InputError } from "../core/index.ts";
 import { iso } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 import type { LifecycleStatus } from "./lifecycle.ts";
+import { documentOf } from "./stored-document.ts";
 
 export const SEARCH_KINDS = ["agent", "run", "session", "message", "transcript", "reasoning"] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
@@ -452,6 +453,7 @@ const TSQUERY = "websearch_to_tsquery('simple', $1)";
 const NAMED_AGENTS = "SELECT id FROM agents WHERE lower(id) = lower($1) OR lower(name) = lower($1)";
 
 export function searchRepository(db: Queryable): SearchRepository {
+  const readTranscripts = keptTranscripts(db);
   return {
     async query(query) {
       const { q, limit, kinds, parsed, idRange } = checkedSearch(query);
@@ -461,7 +463,12 @@ export function searchRepository(db: Queryable): SearchRepository {
         wanted.has("run") ? searchRuns(db, q, limit, idRange) : undefined,
         wanted.has("session") ? searchSessions(db, q, limit, idRange) : undefined,
         wanted.has("message") ? searchMessages(db, q, limit, parsed.positive) : undefined,
-        wanted.has("transcript") ? searchTranscripts(db, parsed, limit) : undefined,
+        wanted.has("transcript")
+          ? readTranscripts().then((kept) => {
+              const { candidates, more } = transcriptCandidates(kept, parsed, TEXT_CANDIDATES);
+              return rankTextHits(candidates, parsed, limit, more);
+            })
+          : undefined,
         wanted.has("reasoning") ? searchReasonings(db, parsed, limit) : undefined,
       ]);
       return searchResults(q, kinds, { agents, runs, sessions, messages, transcripts, reasonings });
@@ -591,85 +598,126 @@ async function searchMessages(db: Queryable, q: string, limit: number, positive:
   );
 }
 
-interface RawTranscriptMessage {
+/** A message of a kept transcript, as search reads it. */
+export interface KeptMessage {
+  id: string;
+  sender: string;
+  channel: string;
+  recipient?: string;
+  text: string;
+}
+
+/** The messages of a persona evaluation's input (`transcript.messages`), those with the fields search shows. */
+export function keptMessages(input: unknown): KeptMessage[] {
+  const messages = (input as { transcript?: { messages?: unknown } } | null | undefined)?.transcript
+    ?.messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.flatMap((m: Record<string, unknown> | null) => {
+    const field = (name: string) => (typeof m?.[name] === "string" ? (m[name] as string) : undefined);
+    const [id, sender, channel, text, recipient] = ["id", "sender", "channel", "text", "recipient"].map(
+      field,
+    );
+    if (id === undefined || sender === undefined || channel === undefined || text === undefined) return [];
+    return [{ id, sender, channel, text, ...(recipient === undefined ? {} : { recipient }) }];
+  });
+}
+
+/** A persona evaluation's kept transcript, and its runs (what a message links to). */
+export interface KeptTranscript {
   evaluation_id: string;
-  created_at: Date | string;
-  ord: number | string;
-  id: string | null;
-  sender: string | null;
-  channel: string | null;
-  recipient: string | null;
-  text: string | null;
+  /** ISO. */
+  created_at: string;
+  messages: readonly KeptMessage[];
+  runs: readonly { id: string; agent_id: string; trial: number }[];
 }
 
 /**
- * The messages of the newest persona evaluations' kept transcripts ($1 of them) that may match: an evaluation
- * whose input holds the words, then its messages whose text does; at most $2. The input is JSON text (key order
- * kept), read as jsonb only for the evaluations it may match.
+ * The candidates of the transcript search: the messages whose lower-case text holds the query's ASCII words (a
+ * cheap test before the word match of rankTextHits, as the SQL's substring filter), at most `max`.
  */
-function transcriptSearch(filterInput: string, filterText: string) {
-  return `WITH recent AS (
-       SELECT id, created_at, input FROM evaluations
-        WHERE kind = 'persona' AND input IS NOT NULL
-        ORDER BY created_at DESC, id DESC
-        LIMIT $1),
-     holding AS (
-       SELECT id, created_at, input::jsonb -> 'transcript' -> 'messages' AS messages
-         FROM recent WHERE ${filterInput})
-     SELECT h.id AS evaluation_id, h.created_at, m.ord, m.value ->> 'id' AS id, m.value ->> 'sender' AS sender,
-            m.value ->> 'channel' AS channel, m.value ->> 'recipient' AS recipient, m.value ->> 'text' AS text
-       FROM holding h,
-            jsonb_array_elements(CASE WHEN jsonb_typeof(h.messages) = 'array' THEN h.messages ELSE '[]'::jsonb END)
-              WITH ORDINALITY AS m(value, ord)
-      WHERE jsonb_typeof(m.value -> 'text') = 'string' AND ${filterText}
-      LIMIT $2`;
+export function transcriptCandidates(
+  transcripts: readonly KeptTranscript[],
+  parsed: ParsedSearchQuery,
+  max = Number.POSITIVE_INFINITY,
+): { candidates: TextCandidate<Omit<TranscriptHit, "snippet">>[]; more: boolean } {
+  const alternatives = parsed.alternatives.map((terms) => [
+    ...new Set(terms.filter((t) => !t.negated).flatMap((t) => t.words.filter((w) => /^[a-z0-9_]+$/.test(w)))),
+  ]);
+  const mayMatch = (text: string) => {
+    const lower = text.toLowerCase();
+    return alternatives.some((words) => words.every((w) => lower.includes(w)));
+  };
+  const candidates: TextCandidate<Omit<TranscriptHit, "snippet">>[] = [];
+  for (const t of transcripts)
+    for (const [i, m] of t.messages.entries()) {
+      if (!mayMatch(m.text)) continue;
+      if (candidates.length === max) return { candidates, more: true };
+      candidates.push({
+        text: m.text,
+        created_at: t.created_at,
+        evaluation_id: t.evaluation_id,
+        order: [i],
+        hit: {
+          evaluation_id: t.evaluation_id,
+          ...runOfMessage(t.runs, m.sender),
+          ...m,
+          created_at: t.created_at,
+        },
+      });
+    }
+  return { candidates, more: false };
 }
 
-async function searchTranscripts(db: Queryable, parsed: ParsedSearchQuery, limit: number) {
-  const input = substringFilter("input", parsed, 3);
-  const text = substringFilter("(m.value ->> 'text')", parsed, 3 + input.params.length);
-  const found = await db.query<RawTranscriptMessage>(transcriptSearch(input.sql, text.sql), [
-    TRANSCRIPT_SCAN,
-    TEXT_CANDIDATES + 1,
-    ...input.params,
-    ...text.params,
-  ]);
-  const rows = found.rows.filter((r) => r.id !== null && r.sender !== null && r.channel !== null);
-  const evaluations = [...new Set(rows.map((r) => r.evaluation_id))];
-  const runs =
-    evaluations.length === 0
-      ? []
-      : (
-          await db.query<{ id: string; evaluation_id: string; agent_id: string; trial: number }>(
-            "SELECT id, evaluation_id, agent_id, trial FROM evaluation_runs WHERE evaluation_id = ANY($1::uuid[])",
-            [evaluations],
-          )
-        ).rows;
-  const candidates = rows
-    .slice(0, TEXT_CANDIDATES)
-    .map((r): TextCandidate<Omit<TranscriptHit, "snippet">> => {
-      const created_at = iso(r.created_at);
-      return {
-        text: r.text!,
-        created_at,
-        evaluation_id: r.evaluation_id,
-        order: [Number(r.ord)],
-        hit: {
-          evaluation_id: r.evaluation_id,
-          ...runOfMessage(
-            runs.filter((run) => run.evaluation_id === r.evaluation_id),
-            r.sender!,
-          ),
-          id: r.id!,
-          sender: r.sender!,
-          channel: r.channel!,
-          ...(r.recipient === null ? {} : { recipient: r.recipient }),
-          text: r.text!,
-          created_at,
-        },
-      };
-    });
-  return rankTextHits(candidates, parsed, limit, found.rows.length > TEXT_CANDIDATES);
+/**
+ * The newest persona evaluations' kept transcripts (TRANSCRIPT_SCAN of them). An input is JSON text, gzip-compressed
+ * above 64 KB (stored-document.ts), which SQL cannot read: each is read, unpacked and parsed here once, and kept by
+ * evaluation id (an evaluation's input never changes once written) while it stays among the newest.
+ */
+function keptTranscripts(db: Queryable) {
+  const kept = new Map<string, KeptMessage[]>();
+  return async (): Promise<KeptTranscript[]> => {
+    const listed = (
+      await db.query<{ id: string; created_at: Date | string }>(
+        `SELECT id, created_at FROM evaluations WHERE kind = 'persona' AND input IS NOT NULL
+          ORDER BY created_at DESC, id DESC LIMIT $1`,
+        [TRANSCRIPT_SCAN],
+      )
+    ).rows;
+    const ids = listed.map((r) => r.id);
+    for (const id of kept.keys()) if (!ids.includes(id)) kept.delete(id);
+    const missing = ids.filter((id) => !kept.has(id));
+    if (missing.length > 0) {
+      const docs = await db.query<{ id: string; input: string }>(
+        "SELECT id, input FROM evaluations WHERE id = ANY($1::uuid[])",
+        [missing],
+      );
+      for (const d of docs.rows) {
+        let messages: KeptMessage[] = [];
+        try {
+          messages = keptMessages(documentOf(d.input));
+        } catch {
+          // An input this version cannot read: no message of it is searched.
+        }
+        kept.set(d.id, messages);
+      }
+    }
+    const holding = listed.filter((r) => (kept.get(r.id)?.length ?? 0) > 0);
+    const runs =
+      holding.length === 0
+        ? []
+        : (
+            await db.query<{ id: string; evaluation_id: string; agent_id: string; trial: number }>(
+              "SELECT id, evaluation_id, agent_id, trial FROM evaluation_runs WHERE evaluation_id = ANY($1::uuid[])",
+              [holding.map((r) => r.id)],
+            )
+          ).rows;
+    return holding.map((r) => ({
+      evaluation_id: r.id,
+      created_at: iso(r.created_at),
+      messages: kept.get(r.id)!,
+      runs: runs.filter((run) => run.evaluation_id === r.id),
+    }));
+  };
 }
 
 interface RawReasoning {

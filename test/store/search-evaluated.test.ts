@@ -50,6 +50,8 @@ describeStore("search of evaluated transcripts and reasoning", ({ store }) => {
   let tomas: RunRow;
   let inesTrial2: RunRow;
   let newerRun: RunRow;
+  let longEvaluation: string;
+  let longRun: RunRow;
 
   beforeAll(async () => {
     const s: Store = store();
@@ -57,6 +59,20 @@ describeStore("search of evaluated transcripts and reasoning", ({ store }) => {
       { id: "ines", name: "Ines", persona: "A lighthouse keeper." },
       { id: "tomas", name: "Tomas", persona: "A ferryman." },
     ]);
+    // A long transcript: its input is stored compressed (over 64 KB), which SQL cannot read as text.
+    const long = Array.from({ length: 400 }, (_, i) => ({
+      id: `g${i + 1}`,
+      sender: "tomas",
+      channel: "quarry",
+      text: `${"Gravel and more gravel by the quarry road. ".repeat(5)}${i === 317 ? "A zeppelin overhead." : ""}`,
+    }));
+    longEvaluation = (await s.evaluations.create({ source: "quarry.json", input: input(long) })).id;
+    longRun = await s.runs.create({
+      agent_id: "tomas",
+      evaluation_id: longEvaluation,
+      dimensions: ["adherence"],
+      sample_size: 400,
+    });
     older = (await s.evaluations.create({ source: "harbour.json", input: input(OLDER) })).id;
     const run = (agent_id: string, evaluation_id: string, trial = 1) =>
       s.runs.create({ agent_id, evaluation_id, dimensions: ["adherence"], sample_size: 2, trial });
@@ -155,6 +171,26 @@ describeStore("search of evaluated transcripts and reasoning", ({ store }) => {
     // The visitor was not evaluated: the evaluation's first run by agent (ines before tomas), trial 1.
     expect(by("t2")).toMatchObject({ run_id: ines.id, judged: false, sender: "visitor" });
     expect(by("n1")).toMatchObject({ evaluation_id: newer, run_id: newerRun.id, judged: true });
+  });
+
+  test("a transcript stored compressed is searched as well", async () => {
+    if (store().dialect !== "memory") {
+      const [row] = (
+        await store().db!.query<{ packed: boolean }>(
+          "SELECT starts_with(input, 'gzip:') AS packed FROM evaluations WHERE id = $1",
+          [longEvaluation],
+        )
+      ).rows;
+      expect(row!.packed).toBe(true);
+    }
+    expect((await search("zeppelin")).transcripts.hits).toEqual([
+      expect.objectContaining({
+        evaluation_id: longEvaluation,
+        run_id: longRun.id,
+        id: "g318",
+        judged: true,
+      }),
+    ]);
   });
 
   test("a word only in the persona or another kind's input finds no transcript message", async () => {
