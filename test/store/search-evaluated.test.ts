@@ -2,7 +2,7 @@
 // its verdicts, with the same hits, order and snippets on every backend (memory, PGlite, PostgreSQL).
 import { beforeAll, describe, expect, test } from "vitest";
 import type { RunRow, ScoreInput, SearchResults, Store } from "../../src/store/index.ts";
-import { parseSearchQuery, substringFilter } from "../../src/store/search.ts";
+import { parseSearchQuery, REASONING_SCAN, substringFilter } from "../../src/store/search.ts";
 import { describeStore } from "./backends.ts";
 
 const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 9, minute)).toISOString();
@@ -275,3 +275,45 @@ describe("the substring filter the SQL stores read before matching", () => {
     expect(substringFilter("t", parseSearchQuery("élan or wombat"), 1)).toEqual({ sql: "true", params: [] });
   });
 });
+
+describeStore(
+  "the reasoning a SQL search reads",
+  ({ store, db }) => {
+    test("the newest evaluations' verdicts, REASONING_SCAN of them, whatever order the table holds them in", async () => {
+      const s = store();
+      await s.agents.upsert({ id: "ada", name: "Ada", persona: "A lighthouse keeper." });
+      const evaluation = async (source: string, created: string) => {
+        const id = (await s.evaluations.create({ source })).id;
+        await db().query("UPDATE evaluations SET created_at = $2 WHERE id = $1", [id, created]);
+        const run = await s.runs.create({
+          agent_id: "ada",
+          evaluation_id: id,
+          dimensions: ["adherence"],
+          sample_size: 1,
+        });
+        return { id, run: run.id };
+      };
+      // The newest evaluation's verdicts fill the scan; the older one's is past it.
+      const newest = await evaluation("newest.json", "2026-03-02T00:00:00Z");
+      const oldest = await evaluation("oldest.json", "2026-03-01T00:00:00Z");
+      // The older evaluation's verdict first in the table: a scan in table order would find it.
+      await db().query(
+        `INSERT INTO evaluation_scores (evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id,
+                                        trial, status, score, raw_score, reasoning, verdict_key)
+         VALUES ($1, $2, 'adherence', 'p', 'ada', 'm1', 1, 'ok', 5, 5, 'Another quasar.', 'k1')`,
+        [oldest.id, oldest.run],
+      );
+      await db().query(
+        `INSERT INTO evaluation_scores (evaluation_id, evaluation_run_id, dimension, proposition_id, agent_id, message_id,
+                                        trial, status, score, raw_score, reasoning, verdict_key)
+         SELECT $1, $2, 'adherence', 'p', 'ada', 'm' || k, 1, 'ok', 5, 5,
+                CASE WHEN k = $3 THEN 'A quasar at last.' ELSE 'Plain words.' END, 'k' || k
+           FROM generate_series(1, $3) k`,
+        [newest.id, newest.run, REASONING_SCAN],
+      );
+      const hits = (await s.search.query({ q: "quasar", kinds: ["reasoning"] })).reasonings.hits;
+      expect(hits.map((h) => [h.evaluation_id, h.message_id])).toEqual([[newest.id, `m${REASONING_SCAN}`]]);
+    });
+  },
+  { sqlOnly: "the scan's bound is the SQL stores'; memory:// reads every verdict" },
+);
