@@ -208,12 +208,12 @@ function keptTranscripts({ evaluations, runs }: MemorySearchTables): KeptTranscr
   });
 }
 
-/** Every verdict with a run that did not error, as the SQL reads them. */
+/** Every persona evaluation's verdicts with a run that did not error, as the SQL reads them. */
 function reasoningCandidates({ evaluations, scores }: MemorySearchTables) {
   const candidates: TextCandidate<Omit<ReasoningHit, "snippet">>[] = [];
   for (const [evaluationId, rows] of scores) {
     const evaluation = evaluations.get(evaluationId);
-    if (!evaluation) continue;
+    if (evaluation?.kind !== "persona") continue;
     for (const [key, text] of rows) {
       const row = scoreRow(evaluation.id, key, text);
       if (row.evaluation_run_id === null || row.status === "errored") continue;

@@ -742,12 +742,13 @@ interface RawReasoning {
  * at most $2. No index: one on the reasoning cost every verdict write more than this scan costs a search.
  */
 function reasoningSearch(filter: string) {
-  // The evaluations newest first, each one's verdicts through the primary key (evaluation_id, verdict_key), in a
+  // The persona evaluations (only they have runs) newest first, through their (kind, created_at) index, each one's
+  // verdicts through the primary key (evaluation_id, verdict_key), in a
   // nested loop that stops at $1 rows (OFFSET 0 keeps the planner from making it a join of every verdict, which read
   // and sorted 200,000 of them in 1.3 s where the loop reads 10,000).
   return `WITH recent AS (
        SELECT s.*, e.created_at
-         FROM (SELECT id, created_at FROM evaluations ORDER BY created_at DESC, id DESC) e
+         FROM (SELECT id, created_at FROM evaluations WHERE kind = 'persona' ORDER BY created_at DESC, id DESC) e
               CROSS JOIN LATERAL (
                 SELECT id, evaluation_id, evaluation_run_id AS run_id, agent_id, dimension, proposition_id,
                        message_id, channel, trial, status, score, count, reasoning
