@@ -80,6 +80,7 @@ export {
   MAX_SEARCH_LIMIT,
   MAX_SEARCH_QUERY,
   type MessageHit,
+  type ReasoningHit,
   type RunHit,
   SEARCH_KINDS,
   type SearchGroup,
@@ -90,6 +91,7 @@ export {
   type SessionHit,
   type SnippetPart,
   searchQueryProblem,
+  type TranscriptHit,
 } from "./search.ts";
 export type { SignedOutSessionRepository } from "./signed-out-sessions.ts";
 export { storeOver } from "./sql-store.ts";

@@ -51,7 +51,7 @@ const statusOf = (text: string): ScoreStatus =>
 const num = (value: number | null | undefined): number | null =>
   value === null || value === undefined || !Number.isFinite(value) ? null : value;
 
-function scoreRow(evaluation_id: string, verdict_key: string, text: string): ScoreRow {
+export function scoreRow(evaluation_id: string, verdict_key: string, text: string): ScoreRow {
   const t = JSON.parse(text) as Tuple;
   return {
     id: t[1],

@@ -6,22 +6,32 @@
 // dots as single words ("agent-1" is 'agent' '-1' there, 'agent' '1' here; both match the query "agent-1"),
 // and reads HTML tags as no words and skips what is between <script> and </script> or <style> and </style>.
 // Messages are ranked by how often the query's words occur (PostgreSQL: ts_rank_cd, which also weighs how
-// close together they are), then newest first; every match is ranked (a store in memory is small).
+// close together they are), then newest first; every match is ranked (a store in memory is small). Transcript
+// messages and reasonings are matched and ranked by the very function the SQL stores use (rankTextHits); only
+// the SQL stores bound how many they read.
 
 import { compareText, isoAt, jsonOut } from "./memory-columns.ts";
 import type { EvaluationRecord, RunRecord } from "./memory-runs.ts";
+import { type ScoreTable, scoreRow } from "./memory-scores.ts";
 import {
   checkedSearch,
   groupOf,
+  type KeptTranscript,
+  keptMessages,
   type MessageHit,
   type ParsedSearchQuery,
   personaText,
+  type ReasoningHit,
   type RunHit,
+  rankTextHits,
+  reasoningCandidate,
   type SearchRepository,
   type SessionHit,
   searchResults,
   searchWords,
   snippetOf,
+  type TextCandidate,
+  transcriptCandidates,
   wordsMatch,
 } from "./search.ts";
 
@@ -49,6 +59,7 @@ export interface MemorySearchTables {
   runs: ReadonlyMap<string, RunRecord>;
   evaluations: ReadonlyMap<string, EvaluationRecord>;
   messages: ReadonlyMap<string, SearchableMessage>;
+  scores: ScoreTable;
 }
 
 /** Newest first, then by id descending: the SQL lists' order. */
@@ -113,6 +124,12 @@ export function memorySearch(tables: MemorySearchTables): SearchRepository {
             )
           : undefined,
         messages: wanted.has("message") ? searchMessages(tables, parsed, limit) : undefined,
+        transcripts: wanted.has("transcript")
+          ? rankTextHits(transcriptCandidates(keptTranscripts(tables), parsed).candidates, parsed, limit)
+          : undefined,
+        reasonings: wanted.has("reasoning")
+          ? rankTextHits(reasoningCandidates(tables), parsed, limit)
+          : undefined,
       });
     },
   };
@@ -172,4 +189,41 @@ function searchMessages({ agents, messages }: MemorySearchTables, parsed: Parsed
     ),
     limit,
   );
+}
+
+/** Every persona evaluation's kept transcript, as the SQL stores read the newest. */
+function keptTranscripts({ evaluations, runs }: MemorySearchTables): KeptTranscript[] {
+  return [...evaluations.values()].flatMap((e) => {
+    if (e.kind !== "persona" || e.input === null) return [];
+    const messages = keptMessages(jsonOut(e.input));
+    if (messages.length === 0) return [];
+    return [
+      {
+        evaluation_id: e.id,
+        created_at: isoAt(e.created_at),
+        messages,
+        runs: [...runs.values()].filter((r) => r.evaluation_id === e.id),
+      },
+    ];
+  });
+}
+
+/** Every persona evaluation's verdicts with a run that did not error, as the SQL reads them. */
+function reasoningCandidates({ evaluations, scores }: MemorySearchTables) {
+  const candidates: TextCandidate<Omit<ReasoningHit, "snippet">>[] = [];
+  for (const [evaluationId, rows] of scores) {
+    const evaluation = evaluations.get(evaluationId);
+    if (evaluation?.kind !== "persona") continue;
+    for (const [key, text] of rows) {
+      const row = scoreRow(evaluation.id, key, text);
+      if (row.evaluation_run_id === null || row.status === "errored") continue;
+      candidates.push(
+        reasoningCandidate(
+          { ...row, run_id: row.evaluation_run_id, status: row.status },
+          isoAt(evaluation.created_at),
+        ),
+      );
+    }
+  }
+  return candidates;
 }

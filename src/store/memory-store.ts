@@ -78,7 +78,7 @@ export function openMemoryStore(): Store {
     verdictCache: memoryVerdictCache(),
     corrections: memoryCorrectionLogs(),
     agentConfig: memoryAgentConfig(),
-    search: memorySearch({ agents, runs, evaluations, messages }),
+    search: memorySearch({ agents, runs, evaluations, messages, scores }),
     labels: memoryLabels(evaluations),
     signedOutSessions: memorySignedOutSessions(),
     queuedJobTotals: memoryQueuedJobTotals(evaluations),

@@ -2,13 +2,18 @@
 // PostgreSQL the same SQL: PostgreSQL full-text search (`websearch_to_tsquery` with the `simple`
 // configuration: no stemming, no stop words, any language) over messages through the GIN index of their stored
 // words (migration 11), over agents' names and personas on the fly (they are few); runs and sessions by id prefix,
-// agent and source. The memory store (memory-search.ts) evaluates the same query syntax word by word.
+// agent and source. The messages of evaluated transcripts (kept with their evaluation's input) and the judge's
+// reasoning of verdicts have no index: an index on the reasoning cost every verdict write (docs/design/
+// performance.md), so the newest are scanned with a substring filter and matched word by word here, in
+// JavaScript, by the same function as the memory store's. The memory store (memory-search.ts) evaluates the same
+// query syntax word by word.
 import { InputError } from "../core/index.ts";
 import { iso } from "./columns.ts";
 import type { Queryable } from "./db.ts";
 import type { LifecycleStatus } from "./lifecycle.ts";
+import { documentOf } from "./stored-document.ts";
 
-export const SEARCH_KINDS = ["agent", "run", "session", "message"] as const;
+export const SEARCH_KINDS = ["agent", "run", "session", "message", "transcript", "reasoning"] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 
 /** The longest query the search takes (a query is words, not a document). */
@@ -23,6 +28,16 @@ export const MAX_SEARCH_LIMIT = 100;
  * median) 1,000 candidates cost 3-7 ms for a word and 25 ms for a two-word phrase.
  */
 export const MESSAGE_CANDIDATES = 1_000;
+/**
+ * The verdicts whose reasoning a SQL search reads, at most: the newest evaluations' (by creation), since the
+ * reasoning has no index (an index cost every verdict write). Over a PGlite store of 10,000 verdicts a rare
+ * word costs about 60 ms (docs/design/performance.md).
+ */
+export const REASONING_SCAN = 10_000;
+/** The persona evaluations whose kept transcript a SQL search reads, at most: the newest. */
+export const TRANSCRIPT_SCAN = 50;
+/** Matching transcript messages or reasonings a SQL search ranks, at most (the first the scan finds). */
+export const TEXT_CANDIDATES = 500;
 
 export interface SearchQuery {
   /**
@@ -84,6 +99,47 @@ export interface MessageHit {
   sender_is_agent: boolean;
 }
 
+/** A message of a transcript that a persona evaluation judged, as kept with the evaluation. */
+export interface TranscriptHit {
+  evaluation_id: string;
+  /**
+   * The run whose page shows the message: the run of its sender (its first trial) when the sender was
+   * evaluated, else the evaluation's first run (by agent, then trial); null when the evaluation has no run.
+   */
+  run_id: string | null;
+  /** Whether that run judged the message (its agent sent it). */
+  judged: boolean;
+  /** The message's id in the transcript. */
+  id: string;
+  sender: string;
+  channel: string;
+  recipient?: string;
+  text: string;
+  snippet: SnippetPart[];
+  /** The evaluation's creation time. */
+  created_at: string;
+}
+
+/** A verdict whose reasoning has the query's words. */
+export interface ReasoningHit {
+  /** The verdict's id: its row on the run page is `#v-<id>`. */
+  id: string;
+  evaluation_id: string;
+  run_id: string;
+  agent_id: string | null;
+  dimension: string;
+  proposition_id: string;
+  message_id: string | null;
+  trial: number;
+  status: "ok" | "trivial";
+  /** The final score (or a count's value: ideas quantity). */
+  score: number | null;
+  reasoning: string;
+  snippet: SnippetPart[];
+  /** The evaluation's creation time. */
+  created_at: string;
+}
+
 /** One kind's hits, best first, and whether there were more than the limit. */
 export interface SearchGroup<T> {
   hits: T[];
@@ -105,6 +161,16 @@ export interface SearchResults {
    * among the first MESSAGE_CANDIDATES matches (a query matching more says `more`: add words to narrow it).
    */
   messages: SearchGroup<MessageHit>;
+  /**
+   * Messages of the transcripts persona evaluations judged, with the query's words: the most occurrences first,
+   * then the newest evaluation, then in transcript order. SQL stores read the newest TRANSCRIPT_SCAN evaluations.
+   */
+  transcripts: SearchGroup<TranscriptHit>;
+  /**
+   * Verdicts whose judge's reasoning has the query's words (errored ones and those without a run left out): the
+   * most occurrences first, then the newest evaluation. SQL stores read the newest REASONING_SCAN verdicts.
+   */
+  reasonings: SearchGroup<ReasoningHit>;
 }
 
 export interface SearchRepository {
@@ -290,7 +356,93 @@ export function searchResults(
     runs: groups.runs ?? empty(),
     sessions: groups.sessions ?? empty(),
     messages: groups.messages ?? empty(),
+    transcripts: groups.transcripts ?? empty(),
+    reasonings: groups.reasonings ?? empty(),
   };
+}
+
+/** A transcript message or a reasoning that may match, as both backends gather them: ranked here alike. */
+export interface TextCandidate<T> {
+  text: string;
+  /** The evaluation's creation time (ISO) and id: newer first among equal ranks. */
+  created_at: string;
+  evaluation_id: string;
+  /** Within one evaluation: transcript order, or the verdict's agent, trial, dimension, proposition, target. */
+  order: readonly (string | number)[];
+  hit: T;
+}
+
+const codeUnitOrder = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The candidates that match the query, best first (the query's words most often, then the newest evaluation,
+ * then in order within it), `limit` of them and whether there were more. The same function on every backend,
+ * so that they match and rank alike whatever gathered the candidates.
+ */
+export function rankTextHits<T>(
+  candidates: readonly TextCandidate<T>[],
+  parsed: ParsedSearchQuery,
+  limit: number,
+  more = false,
+): SearchGroup<T & { snippet: SnippetPart[] }> {
+  const looked = new Set(parsed.positive);
+  const matched = candidates.flatMap((c) => {
+    const words = searchWords(c.text);
+    return wordsMatch(words, parsed) ? [{ c, rank: words.filter((w) => looked.has(w)).length }] : [];
+  });
+  matched.sort(
+    (x, y) =>
+      y.rank - x.rank ||
+      codeUnitOrder(y.c.created_at, x.c.created_at) ||
+      codeUnitOrder(y.c.evaluation_id, x.c.evaluation_id) ||
+      x.c.order.reduce<number>((d, v, i) => d || codeUnitOrder(v, y.c.order[i] ?? ""), 0),
+  );
+  const group = groupOf(
+    matched.slice(0, limit + 1).map(({ c }) => ({ ...c.hit, snippet: snippetOf(c.text, parsed.positive) })),
+    limit,
+  );
+  return more && !group.more ? { ...group, more: true } : group;
+}
+
+/**
+ * The run that shows a transcript message of an evaluation: its sender's first trial, else the evaluation's
+ * first run (by agent, then trial). `runs` are the evaluation's.
+ */
+export function runOfMessage(
+  runs: readonly { id: string; agent_id: string; trial: number }[],
+  sender: string,
+): { run_id: string | null; judged: boolean } {
+  const ordered = [...runs].sort(
+    (a, b) => codeUnitOrder(a.agent_id, b.agent_id) || a.trial - b.trial || codeUnitOrder(a.id, b.id),
+  );
+  const own = ordered.find((r) => r.agent_id === sender);
+  return own ? { run_id: own.id, judged: true } : { run_id: ordered[0]?.id ?? null, judged: false };
+}
+
+/**
+ * A SQL condition that a text holds the query's words as substrings, whatever the case, for the words written in
+ * ASCII (`lower()` in some collations changes only those): necessary for a match, not sufficient; rankTextHits
+ * decides. Parameters from `$first`; an alternative with no such word lets every text through.
+ */
+export function substringFilter(
+  column: string,
+  parsed: ParsedSearchQuery,
+  first: number,
+): { sql: string; params: string[] } {
+  const params: string[] = [];
+  const alternatives = parsed.alternatives.map((terms) => {
+    const words = [
+      ...new Set(
+        terms.filter((t) => !t.negated).flatMap((t) => t.words.filter((w) => /^[a-z0-9_]+$/.test(w))),
+      ),
+    ];
+    if (words.length === 0) return "true";
+    return `(${words.map((w) => `strpos(lower(${column}), $${first + params.push(w) - 1}) > 0`).join(" AND ")})`;
+  });
+  // A parameter the statement does not use has no type, which PostgreSQL refuses.
+  return alternatives.includes("true")
+    ? { sql: "true", params: [] }
+    : { sql: alternatives.join(" OR "), params };
 }
 
 // The tsquery of the query text ($1). Its querytree is 'T' when nothing in it can use an index (checked
@@ -301,17 +453,25 @@ const TSQUERY = "websearch_to_tsquery('simple', $1)";
 const NAMED_AGENTS = "SELECT id FROM agents WHERE lower(id) = lower($1) OR lower(name) = lower($1)";
 
 export function searchRepository(db: Queryable): SearchRepository {
+  const readTranscripts = keptTranscripts(db);
   return {
     async query(query) {
       const { q, limit, kinds, parsed, idRange } = checkedSearch(query);
       const wanted = new Set(kinds);
-      const [agents, runs, sessions, messages] = await Promise.all([
+      const [agents, runs, sessions, messages, transcripts, reasonings] = await Promise.all([
         wanted.has("agent") ? searchAgents(db, q, limit, parsed.positive) : undefined,
         wanted.has("run") ? searchRuns(db, q, limit, idRange) : undefined,
         wanted.has("session") ? searchSessions(db, q, limit, idRange) : undefined,
         wanted.has("message") ? searchMessages(db, q, limit, parsed.positive) : undefined,
+        wanted.has("transcript")
+          ? readTranscripts().then((kept) => {
+              const { candidates, more } = transcriptCandidates(kept, parsed, TEXT_CANDIDATES);
+              return rankTextHits(candidates, parsed, limit, more);
+            })
+          : undefined,
+        wanted.has("reasoning") ? searchReasonings(db, parsed, limit) : undefined,
       ]);
-      return searchResults(q, kinds, { agents, runs, sessions, messages });
+      return searchResults(q, kinds, { agents, runs, sessions, messages, transcripts, reasonings });
     },
   };
 }
@@ -436,4 +596,207 @@ async function searchMessages(db: Queryable, q: string, limit: number, positive:
     ),
     limit,
   );
+}
+
+/** A message of a kept transcript, as search reads it. */
+export interface KeptMessage {
+  id: string;
+  sender: string;
+  channel: string;
+  recipient?: string;
+  text: string;
+}
+
+/** The messages of a persona evaluation's input (`transcript.messages`), those with the fields search shows. */
+export function keptMessages(input: unknown): KeptMessage[] {
+  const messages = (input as { transcript?: { messages?: unknown } } | null | undefined)?.transcript
+    ?.messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.flatMap((m: Record<string, unknown> | null) => {
+    const field = (name: string) => (typeof m?.[name] === "string" ? (m[name] as string) : undefined);
+    const [id, sender, channel, text, recipient] = ["id", "sender", "channel", "text", "recipient"].map(
+      field,
+    );
+    if (id === undefined || sender === undefined || channel === undefined || text === undefined) return [];
+    return [{ id, sender, channel, text, ...(recipient === undefined ? {} : { recipient }) }];
+  });
+}
+
+/** A persona evaluation's kept transcript, and its runs (what a message links to). */
+export interface KeptTranscript {
+  evaluation_id: string;
+  /** ISO. */
+  created_at: string;
+  messages: readonly KeptMessage[];
+  runs: readonly { id: string; agent_id: string; trial: number }[];
+}
+
+/**
+ * The candidates of the transcript search: the messages whose lower-case text holds the query's ASCII words (a
+ * cheap test before the word match of rankTextHits, as the SQL's substring filter), at most `max`.
+ */
+export function transcriptCandidates(
+  transcripts: readonly KeptTranscript[],
+  parsed: ParsedSearchQuery,
+  max = Number.POSITIVE_INFINITY,
+): { candidates: TextCandidate<Omit<TranscriptHit, "snippet">>[]; more: boolean } {
+  const alternatives = parsed.alternatives.map((terms) => [
+    ...new Set(terms.filter((t) => !t.negated).flatMap((t) => t.words.filter((w) => /^[a-z0-9_]+$/.test(w)))),
+  ]);
+  const mayMatch = (text: string) => {
+    const lower = text.toLowerCase();
+    return alternatives.some((words) => words.every((w) => lower.includes(w)));
+  };
+  const candidates: TextCandidate<Omit<TranscriptHit, "snippet">>[] = [];
+  for (const t of transcripts)
+    for (const [i, m] of t.messages.entries()) {
+      if (!mayMatch(m.text)) continue;
+      if (candidates.length === max) return { candidates, more: true };
+      candidates.push({
+        text: m.text,
+        created_at: t.created_at,
+        evaluation_id: t.evaluation_id,
+        order: [i],
+        hit: {
+          evaluation_id: t.evaluation_id,
+          ...runOfMessage(t.runs, m.sender),
+          ...m,
+          created_at: t.created_at,
+        },
+      });
+    }
+  return { candidates, more: false };
+}
+
+/**
+ * The newest persona evaluations' kept transcripts (TRANSCRIPT_SCAN of them). An input is JSON text, gzip-compressed
+ * above 64 KB (stored-document.ts), which SQL cannot read: each is read, unpacked and parsed here once, and kept by
+ * evaluation id (an evaluation's input never changes once written) while it stays among the newest.
+ */
+function keptTranscripts(db: Queryable) {
+  const kept = new Map<string, KeptMessage[]>();
+  return async (): Promise<KeptTranscript[]> => {
+    const listed = (
+      await db.query<{ id: string; created_at: Date | string }>(
+        `SELECT id, created_at FROM evaluations WHERE kind = 'persona' AND input IS NOT NULL
+          ORDER BY created_at DESC, id DESC LIMIT $1`,
+        [TRANSCRIPT_SCAN],
+      )
+    ).rows;
+    const ids = listed.map((r) => r.id);
+    for (const id of kept.keys()) if (!ids.includes(id)) kept.delete(id);
+    const missing = ids.filter((id) => !kept.has(id));
+    if (missing.length > 0) {
+      const docs = await db.query<{ id: string; input: string }>(
+        "SELECT id, input FROM evaluations WHERE id = ANY($1::uuid[])",
+        [missing],
+      );
+      for (const d of docs.rows) {
+        let messages: KeptMessage[] = [];
+        try {
+          messages = keptMessages(documentOf(d.input));
+        } catch {
+          // An input this version cannot read: no message of it is searched.
+        }
+        kept.set(d.id, messages);
+      }
+    }
+    const holding = listed.filter((r) => (kept.get(r.id)?.length ?? 0) > 0);
+    const runs =
+      holding.length === 0
+        ? []
+        : (
+            await db.query<{ id: string; evaluation_id: string; agent_id: string; trial: number }>(
+              "SELECT id, evaluation_id, agent_id, trial FROM evaluation_runs WHERE evaluation_id = ANY($1::uuid[])",
+              [holding.map((r) => r.id)],
+            )
+          ).rows;
+    return holding.map((r) => ({
+      evaluation_id: r.id,
+      created_at: iso(r.created_at),
+      messages: kept.get(r.id)!,
+      runs: runs.filter((run) => run.evaluation_id === r.id),
+    }));
+  };
+}
+
+interface RawReasoning {
+  id: string;
+  evaluation_id: string;
+  run_id: string;
+  agent_id: string | null;
+  dimension: string;
+  proposition_id: string;
+  message_id: string | null;
+  channel: string | null;
+  trial: number;
+  status: "ok" | "trivial";
+  score: number | null;
+  count: number | null;
+  reasoning: string;
+  created_at: Date | string;
+}
+
+/**
+ * The verdicts of the newest evaluations ($1 of them, through each evaluation's key) whose reasoning may match;
+ * at most $2. No index: one on the reasoning cost every verdict write more than this scan costs a search.
+ */
+function reasoningSearch(filter: string) {
+  // The persona evaluations (only they have runs) newest first, through their (kind, created_at) index, each one's
+  // verdicts through the primary key (evaluation_id, verdict_key), in a
+  // nested loop that stops at $1 rows (OFFSET 0 keeps the planner from making it a join of every verdict, which read
+  // and sorted 200,000 of them in 1.3 s where the loop reads 10,000).
+  return `WITH recent AS (
+       SELECT s.*, e.created_at
+         FROM (SELECT id, created_at FROM evaluations WHERE kind = 'persona' ORDER BY created_at DESC, id DESC) e
+              CROSS JOIN LATERAL (
+                SELECT id, evaluation_id, evaluation_run_id AS run_id, agent_id, dimension, proposition_id,
+                       message_id, channel, trial, status, score, count, reasoning
+                  FROM evaluation_scores
+                 WHERE evaluation_id = e.id AND evaluation_run_id IS NOT NULL AND status <> 'errored'
+                OFFSET 0) s
+        LIMIT $1)
+     SELECT * FROM recent WHERE ${filter} LIMIT $2`;
+}
+
+async function searchReasonings(db: Queryable, parsed: ParsedSearchQuery, limit: number) {
+  const filter = substringFilter("reasoning", parsed, 3);
+  const found = await db.query<RawReasoning>(reasoningSearch(filter.sql), [
+    REASONING_SCAN,
+    TEXT_CANDIDATES + 1,
+    ...filter.params,
+  ]);
+  return rankTextHits(
+    found.rows.slice(0, TEXT_CANDIDATES).map((r) => reasoningCandidate(r, iso(r.created_at))),
+    parsed,
+    limit,
+    found.rows.length > TEXT_CANDIDATES,
+  );
+}
+
+/** A verdict as a candidate of the reasoning search (both backends). */
+export function reasoningCandidate(
+  r: Omit<RawReasoning, "created_at">,
+  created_at: string,
+): TextCandidate<Omit<ReasoningHit, "snippet">> {
+  return {
+    text: r.reasoning,
+    created_at,
+    evaluation_id: r.evaluation_id,
+    order: [r.agent_id ?? "", r.trial, r.dimension, r.proposition_id, r.message_id ?? r.channel ?? "", r.id],
+    hit: {
+      id: r.id,
+      evaluation_id: r.evaluation_id,
+      run_id: r.run_id,
+      agent_id: r.agent_id,
+      dimension: r.dimension,
+      proposition_id: r.proposition_id,
+      message_id: r.message_id,
+      trial: r.trial,
+      status: r.status,
+      score: r.count ?? (r.score === null ? null : Number(r.score)),
+      reasoning: r.reasoning,
+      created_at,
+    },
+  };
 }

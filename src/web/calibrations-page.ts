@@ -102,7 +102,11 @@ export async function runCalibrationLinks({ store }: DashboardContext, run: RunR
       : html`${labels} ${labels === 1 ? "label" : "labels"} by ${raters.map((r, i) => html`${i > 0 ? ", " : ""}${r.rater} (${r.labels})`)} · <a href="/api/evaluations/${evaluation}/labels?format=csv">export them (CSV)</a>`
   }</p>
 ${calibrations}
-<p>To compare the judge with these labels:</p>
+<p>To compare the judge with these labels:</p>${
+    store.location === "memory://"
+      ? html`<p class="muted">This server's store is <code>memory://</code>, which lives in its process: no command reaches it. Run these with <code>--db</code> naming a store that holds this run, or calibrate the exported labels with <code>--transcript</code>.</p>`
+      : ""
+  }
 <pre class="command">dramaturg labels export${db} --run ${shortId(evaluation)} --format csv --out labels.csv
 dramaturg calibrate${db} --labels labels.csv --run ${shortId(evaluation)}</pre>
 </section>`;

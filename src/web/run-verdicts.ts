@@ -250,7 +250,7 @@ function verdictRow(
   runPath: string,
 ): Html {
   const message = row.message_id === null ? undefined : evidence.messages.get(row.message_id);
-  return html`<tr class="${row.status}${isFailure(row) ? " failing" : ""}">
+  return html`<tr id="${verdictAnchor(row)}" class="${row.status}${isFailure(row) ? " failing" : ""}">
 ${targetCell(evidence, row)}
 <td class="v-message">${messageDetails(message, row.message_id)}${windowLink(evidence, row, runPath)}</td>
 <td class="num v-trial" data-label="trial">${row.trial}</td>
@@ -282,6 +282,26 @@ export interface VerdictsBase {
   /** `?p=`: this proposition's verdicts, all of them, `VERDICTS_PER_PAGE` a page (1-based `page`). */
   focus?: { key: string; page: number };
 }
+
+/** A verdict's row on the run page (its stored id: what the search links to). */
+export const verdictAnchor = (row: Pick<ScoreRow, "id">) => `v-${row.id}`;
+
+/**
+ * Where a verdict is shown on its run's page: among its message's verdicts (`?message=`), or, for a verdict on
+ * the agent as a whole, among its proposition's (`?p=`), at its row.
+ */
+export function verdictHref(
+  runId: string,
+  row: Pick<ScoreRow, "id" | "dimension" | "proposition_id" | "message_id">,
+): string {
+  const params =
+    row.message_id !== null ? { message: row.message_id } : { p: `${row.dimension}/${row.proposition_id}` };
+  return `${hrefWith(`/runs/${runId}`, params)}#${verdictAnchor(row)}`;
+}
+
+/** Where a message of a run's transcript is shown on the run's page, with the run's verdicts of it. */
+export const messageHref = (runId: string, messageId: string) =>
+  `${hrefWith(`/runs/${runId}`, { message: messageId })}#message`;
 
 /** A table's anchor: sorting and paging links come back to it, so the reader keeps the place. */
 const tableAnchor = (group: Pick<PropositionGroup, "dimension" | "propositionId">) =>

@@ -18,7 +18,7 @@ import {
   baselineDrop,
   regressedDimensions,
 } from "./run-baselines.ts";
-import { runEvidence } from "./run-evidence.ts";
+import { type RunEvidence, runEvidence } from "./run-evidence.ts";
 import {
   isFailure,
   PASS_MARK,
@@ -172,6 +172,38 @@ function parseFocus(raw: Readonly<Record<string, string>>): VerdictsBase["focus"
   return { key: raw.p, page };
 }
 
+/** `?message=ID`: the run's verdicts of one message of its transcript (where the search leads). */
+function parseMessage(raw: Readonly<Record<string, string>>): string | undefined {
+  if (raw.message === undefined || raw.message === "") return undefined;
+  if (raw.message.length > 200)
+    throw new PageInputError("expected a message id of at most 200 characters", "message");
+  return raw.message;
+}
+
+/** The one message the page is about (`?message=`): who sent it where, its text, and how many verdicts of it follow. */
+function messageSection(
+  evidence: RunEvidence,
+  messageId: string,
+  verdicts: number,
+  agentId: string,
+  allHref: string,
+): Html {
+  const message = evidence.messages.get(messageId);
+  const from = message
+    ? html`<p class="muted"><strong>${message.speaker}</strong> in #${message.channel}${message.recipient ? ` → ${message.recipient}` : ""}</p>`
+    : "";
+  const judged =
+    verdicts > 0
+      ? html`${verdicts} ${verdicts === 1 ? "verdict" : "verdicts"} of this message below`
+      : message && message.sender !== agentId
+        ? html`This run judged ${evidence.agentName}'s messages; this one is ${message.speaker}'s, which the judge read only around them`
+        : html`This run has no verdict of this message`;
+  return html`<section class="judged-message" id="message"><h3>Message <code>${messageId}</code></h3>
+${from}${message ? html`<p class="message-text">${message.text}</p>` : html`<p class="muted">Its text is not kept with this run.</p>`}
+<p>${judged} · <a href="${allHref}">every verdict of the run</a></p>
+</section>`;
+}
+
 /** `windows=inline`: the judge windows of the verdicts shown written into the page (the static report's). */
 function parseInlineWindows(raw: Readonly<Record<string, string>>): boolean {
   if (raw.windows === undefined || raw.windows === "") return false;
@@ -188,16 +220,18 @@ export async function runPage(
   const { store } = context;
   const view = parseListView(raw, VERDICT_COLUMNS);
   const focus = parseFocus(raw);
+  const message = parseMessage(raw);
   const run = await store.runs.get(id);
   if (!run) return undefined;
   const dimension = focus ? focus.key.split("/")[0] : query.dimension;
-  const scores = run.evaluation_id
+  const stored = run.evaluation_id
     ? await store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension })
     : [];
+  const scores = message === undefined ? stored : stored.filter((s) => s.message_id === message);
   const path = `/runs/${run.id}`;
   const base: VerdictsBase = {
     path,
-    params: { dimension: query.dimension, p: focus?.key },
+    params: { dimension: query.dimension, p: focus?.key, message },
     ...(focus ? { focus } : {}),
   };
   // The windows the judge read load on demand (judge-window.ts); `windows=inline` plans those of the verdicts
@@ -245,6 +279,7 @@ ${SCORE_EXPLANATION}
         ? "The judged messages are not kept with this run: only their ids are shown."
         : ""
   }</p>
+${message === undefined ? "" : messageSection(evidence, message, scores.length, run.agent_id, hrefWith(path, { dimension: query.dimension, ...viewParams(view) }))}
 ${failuresSwitch(view, base, `verdicts scored below ${PASS_MARK} and errored ones: ${failing} of ${scores.length}`)}
 ${scores.length === 0 ? html`<p>This run has no verdict${query.dimension ? ` in ${query.dimension}` : ""}.</p>` : verdictSections(scores, evidence, view, base)}
 </section>

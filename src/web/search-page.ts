@@ -1,23 +1,28 @@
-// The search page (`/search?q=`): what the header's search box finds among agents, runs, session analyses
-// and imported messages, each kind's hits with links to their pages, messages with the matched words marked
-// and the whole message a click away (<details>, no script). Matching and ranking are the store's (search.ts).
+// The search page (`/search?q=`): what the header's search box finds among agents, runs, session analyses,
+// imported messages, the messages of evaluated transcripts and the judge's reasoning, each kind's hits with links
+// to their pages — a transcript's message to it on its run's page, a reasoning to its verdict's row — texts with
+// the matched words marked and the whole a click away (<details>, no script). Matching and ranking are the
+// store's (search.ts).
 import { z } from "zod";
 import { plainIssueMessage } from "../core/index.ts";
 import {
   type AgentHit,
   MAX_SEARCH_LIMIT,
   type MessageHit,
+  type ReasoningHit,
   type RunHit,
   type SearchResults,
   type SessionHit,
   type SnippetPart,
   searchQueryProblem,
+  type TranscriptHit,
 } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { hrefWith, score9, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout } from "./layout.ts";
 import { PageInputError } from "./page-query.ts";
+import { messageHref, verdictHref } from "./run-verdicts.ts";
 
 const DEFAULT_LIMIT = 20;
 
@@ -45,7 +50,7 @@ function parseSearchPageQuery(query: Record<string, string>) {
   throw new PageInputError(issue.message, issue.path.join(".") || "query");
 }
 
-const HINT = html`<p class="muted search-hint">Words in any order, case ignored; <code>"a phrase"</code>; <code>-word</code> to leave out; <code>or</code> between alternatives. Runs and session analyses also by the first characters of their id, or by an agent's id or name.</p>`;
+const HINT = html`<p class="muted search-hint">Words in any order, case ignored; <code>"a phrase"</code>; <code>-word</code> to leave out; <code>or</code> between alternatives. Runs and session analyses also by the first characters of their id, or by an agent's id or name. Messages are those imported and those of the transcripts evaluated; the judge's reasoning is every verdict's.</p>`;
 
 function searchForm(q: string | undefined): Html {
   return html`<form class="search-form" method="get" action="/search" role="search">
@@ -60,7 +65,7 @@ function snippet(parts: readonly SnippetPart[]): Html {
 }
 
 /** The kinds of hits, each a section of the page. */
-type HitKind = "agents" | "runs" | "sessions" | "messages";
+type HitKind = "agents" | "runs" | "sessions" | "messages" | "transcripts" | "reasonings";
 
 /** A kind's hits: its heading with their count, then their list, or a line that says there is none. */
 function hitsSection<K extends HitKind>(
@@ -133,12 +138,39 @@ ${cut ? html`<details class="message"><summary>The whole message</summary><p cla
 </li>`;
 }
 
+/** The whole text under its snippet when the snippet was cut from it. */
+function whole(text: string, parts: readonly SnippetPart[], summary: string): Html {
+  return parts.map((p) => p.text).join("") === text
+    ? html``
+    : html`<details class="message"><summary>${summary}</summary><p class="message-text">${text}</p></details>`;
+}
+
+/** A message of an evaluated transcript: its kind, who said it where, the snippet, a link to it on its run's page. */
+function transcriptHit(m: TranscriptHit): Html {
+  const where = html`<code>${m.id}</code> · ${m.sender} in ${m.channel}${m.recipient ? html` to ${m.recipient}` : ""}`;
+  return html`<li>
+<p class="muted"><span class="tag hit-kind">evaluated message</span> ${m.run_id === null ? where : html`<a href="${messageHref(m.run_id, m.id)}">${where}</a>`} · ${m.judged ? "judged in" : "read around the verdicts of"} run ${m.run_id === null ? "—" : html`<a href="/runs/${m.run_id}">${shortId(m.run_id)}</a>`} · ${when(m.created_at)}</p>
+<p class="snippet">${snippet(m.snippet)}</p>
+${whole(m.text, m.snippet, "The whole message")}
+</li>`;
+}
+
+/** A verdict whose reasoning matched: its kind, proposition, target and score, the snippet, a link to its row. */
+function reasoningHit(r: ReasoningHit): Html {
+  const target = r.message_id === null ? "the agent as a whole" : html`message <code>${r.message_id}</code>`;
+  return html`<li>
+<p class="muted"><span class="tag hit-kind">judge's reasoning</span> <a href="${verdictHref(r.run_id, { ...r })}">${r.dimension} · <code>${r.proposition_id}</code> on ${target}${r.trial > 1 ? ` (trial ${r.trial})` : ""}</a> · score ${score9(r.score)} · run <a href="/runs/${r.run_id}">${shortId(r.run_id)}</a>${r.agent_id ? html` of ${r.agent_id}` : ""} · ${when(r.created_at)}</p>
+<p class="snippet">${snippet(r.snippet)}</p>
+${whole(r.reasoning, r.snippet, "The whole reasoning")}
+</li>`;
+}
+
 export async function searchPage({ store }: DashboardContext, query: Record<string, string>): Promise<Html> {
   const { q, limit } = parseSearchPageQuery(query);
   if (q === undefined)
     return layout({ title: "Search", body: html`<h1>Search</h1>${searchForm(undefined)}${HINT}` });
   const results = await store.search.query({ q, limit });
-  const total = (["agents", "runs", "sessions", "messages"] as const).reduce(
+  const total = (["agents", "runs", "sessions", "messages", "transcripts", "reasonings"] as const).reduce(
     (n, kind) => n + results[kind].hits.length,
     0,
   );
@@ -151,6 +183,8 @@ ${total === 0 ? html`<p>Nothing matches <strong>${results.q}</strong>.</p>` : ""
 ${hitsSection(results, limit, "agents", ["Agents", "No agent."], agentHits)}
 ${hitsSection(results, limit, "runs", ["Runs", "No run."], runHits)}
 ${hitsSection(results, limit, "sessions", ["Session analyses", "No session analysis."], sessionHits)}
-${hitsSection(results, limit, "messages", ["Messages", "No imported message."], (hits) => html`<ol class="search-hits">${hits.map(messageHit)}</ol>`)}`,
+${hitsSection(results, limit, "messages", ["Messages", "No imported message."], (hits) => html`<ol class="search-hits">${hits.map(messageHit)}</ol>`)}
+${hitsSection(results, limit, "transcripts", ["In evaluated transcripts", "No message of an evaluated transcript."], (hits) => html`<ol class="search-hits">${hits.map(transcriptHit)}</ol>`)}
+${hitsSection(results, limit, "reasonings", ["In the judge's reasoning", "No verdict's reasoning."], (hits) => html`<ol class="search-hits">${hits.map(reasoningHit)}</ol>`)}`,
   });
 }

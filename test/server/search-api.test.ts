@@ -9,6 +9,7 @@ let store: Store;
 let app: ReturnType<typeof createServerApp>;
 let runId: string;
 let sessionId: string;
+let judgedRun: string;
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
 const get = async (path: string): Promise<{ status: number; body: any }> => {
@@ -42,6 +43,47 @@ beforeAll(async () => {
       sample_size: 1,
     })
   ).id;
+  // A persona evaluation that kept its transcript, and a verdict of it with the judge's reasoning.
+  const judged = await store.evaluations.create({
+    source: "harbour.json",
+    input: {
+      transcript: {
+        agents: [{ id: "marta", name: "Marta Ruiz" }],
+        messages: [
+          {
+            id: "t1",
+            sender: "marta",
+            channel: "pier",
+            text: "Moor the <i>skiff</i> here.",
+            at: "2026-03-01T09:00:00Z",
+          },
+        ],
+      },
+    },
+  });
+  judgedRun = (
+    await store.runs.create({
+      agent_id: "marta",
+      evaluation_id: judged.id,
+      dimensions: ["adherence"],
+      sample_size: 1,
+    })
+  ).id;
+  const writer = store.scores.writer();
+  await writer.write({
+    evaluation_id: judged.id,
+    evaluation_run_id: judgedRun,
+    dimension: "adherence",
+    proposition_id: "terse",
+    agent_id: "marta",
+    message_id: "t1",
+    trial: 1,
+    status: "ok",
+    raw_score: 8,
+    score: 8,
+    reasoning: "Terse and nautical: a <b>skiff</b> order.",
+  });
+  await writer.close();
   sessionId = (
     await store.evaluations.create({ kind: "session", source: "refund.session.json", agents: ["marta"] })
   ).id;
@@ -56,7 +98,7 @@ describe("GET /api/search", () => {
     const { status, body } = await get("/api/search?q=garlic");
     expect(status).toBe(200);
     expect(body.q).toBe("garlic");
-    expect(body.kinds).toEqual(["agent", "run", "session", "message"]);
+    expect(body.kinds).toEqual(["agent", "run", "session", "message", "transcript", "reasoning"]);
     expect(body.agents.hits.map((a: { id: string }) => a.id)).toEqual(["marta"]);
     expect(body.messages.hits.map((m: { id: string }) => m.id)).toEqual(["m1", "m2"]);
     expect(body.messages.hits[1]).toEqual({
@@ -88,8 +130,35 @@ describe("GET /api/search", () => {
     const bySession = await get(`/api/search?q=${sessionId.slice(0, 8)}&kinds=session`);
     expect(bySession.body.sessions.hits.map((s: { id: string }) => s.id)).toEqual([sessionId]);
     const byAgent = await get("/api/search?q=Marta%20Ruiz&kinds=run,session");
-    expect(byAgent.body.runs.hits.map((r: { id: string }) => r.id)).toEqual([runId]);
+    expect(byAgent.body.runs.hits.map((r: { id: string }) => r.id)).toEqual([judgedRun, runId]);
     expect(byAgent.body.sessions.hits.map((s: { id: string }) => s.id)).toEqual([sessionId]);
+  });
+
+  it("finds a word of an evaluated transcript and of the judge's reasoning, with where each lands", async () => {
+    const { status, body } = await get("/api/search?q=skiff&kinds=transcript,reasoning");
+    expect(status).toBe(200);
+    expect(body.messages.hits).toEqual([]);
+    expect(body.transcripts.hits).toEqual([
+      expect.objectContaining({
+        id: "t1",
+        run_id: judgedRun,
+        judged: true,
+        text: "Moor the <i>skiff</i> here.",
+      }),
+    ]);
+    expect(body.transcripts.hits[0].snippet).toContainEqual({ text: "skiff", match: true });
+    expect(body.reasonings.hits).toEqual([
+      expect.objectContaining({
+        run_id: judgedRun,
+        dimension: "adherence",
+        proposition_id: "terse",
+        message_id: "t1",
+        score: 8,
+        reasoning: "Terse and nautical: a <b>skiff</b> order.",
+      }),
+    ]);
+    const [verdict] = await store.scores.forEvaluation(body.reasonings.hits[0].evaluation_id);
+    expect(body.reasonings.hits[0].id).toBe(verdict!.id);
   });
 
   it("searches only the kinds asked for, and caps each at the limit", async () => {

@@ -243,6 +243,8 @@ describe("/calibrations/:id", () => {
     const labels = section(text, '<section class="people-labels">', "</section>");
     expect(labels).toContain(`<a href="/runs/${run!.id}/label">Label this run's verdicts</a> · no label yet`);
     expect(labels).toContain("No calibration has used this evaluation yet.");
+    expect(store.location).toBe("memory://");
+    expect(labels).toContain("This server's store is <code>memory://</code>, which lives in its process");
     expect(labels).toContain(
       `dramaturg labels export --run ${other.slice(0, 8)} --format csv --out labels.csv\ndramaturg calibrate --labels labels.csv --run ${other.slice(0, 8)}`,
     );

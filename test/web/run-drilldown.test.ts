@@ -66,7 +66,7 @@ function groups(text: string) {
       id: m[1]!,
       html: m[2]!,
       score: Number(m[2]!.match(/Score <strong>([\d.]+)<\/strong>/)?.[1]),
-      rows: [...m[2]!.matchAll(/<tr class="([^"]*)">([\s\S]*?)<\/tr>/g)].map((r) => ({
+      rows: [...m[2]!.matchAll(/<tr id="v-[^"]*" class="([^"]*)">([\s\S]*?)<\/tr>/g)].map((r) => ({
         status: r[1]!,
         html: r[2]!,
       })),

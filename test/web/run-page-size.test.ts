@@ -29,11 +29,11 @@ const page = async (path: string) => {
   return { status: response.status, text: await response.text() };
 };
 
-/** Each proposition table's anchor and body rows. */
+/** Each proposition table's anchor and body rows (each a verdict's, anchored by its id). */
 function tables(text: string): { id: string; rows: number; html: string }[] {
   return [...text.matchAll(/<section class="proposition" id="([^"]+)">([\s\S]*?)<\/section>/g)].map((m) => ({
     id: m[1]!,
-    rows: (m[2]!.match(/<tr class="/g) ?? []).length,
+    rows: (m[2]!.match(/<tr id="v-[^"]*" class="/g) ?? []).length,
     html: m[2]!,
   }));
 }

@@ -1,5 +1,6 @@
-// `/api/search`: the dashboard's search as JSON — agents, runs, session analyses and imported messages that
-// match a query (PostgreSQL full-text on SQL stores), each kind's hits best first with snippets as plain text.
+// `/api/search`: the dashboard's search as JSON — agents, runs, session analyses, imported messages, messages of
+// evaluated transcripts and the judge's reasoning that match a query (PostgreSQL full-text on SQL stores for
+// imported messages), each kind's hits best first with snippets as plain text.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { plainIssueMessage } from "../../core/index.ts";
 import {
@@ -62,13 +63,50 @@ const SearchResults = z
         sender_is_agent: z.boolean(),
       }),
     ),
+    transcripts: group(
+      z.object({
+        evaluation_id: z.string(),
+        run_id: z.string().nullable().openapi({
+          description:
+            "the run whose page shows the message: its sender's (first trial), else the evaluation's first",
+        }),
+        judged: z
+          .boolean()
+          .openapi({ description: "whether that run judged the message (its agent sent it)" }),
+        id: z.string(),
+        sender: z.string(),
+        channel: z.string(),
+        recipient: z.string().optional(),
+        text: z.string(),
+        snippet: Snippet,
+        created_at: z.string(),
+      }),
+    ).openapi({ description: "messages of the transcripts persona evaluations judged, as kept with them" }),
+    reasonings: group(
+      z.object({
+        id: z.string().openapi({ description: "the verdict's id: its row on the run page is #v-<id>" }),
+        evaluation_id: z.string(),
+        run_id: z.string(),
+        agent_id: z.string().nullable(),
+        dimension: z.string(),
+        proposition_id: z.string(),
+        message_id: z.string().nullable(),
+        trial: z.number(),
+        status: z.enum(["ok", "trivial"]),
+        score: z.number().nullable(),
+        reasoning: z.string(),
+        snippet: Snippet,
+        created_at: z.string(),
+      }),
+    ).openapi({ description: "verdicts whose judge's reasoning has the query's words" }),
   })
   .openapi("SearchResults");
 
 const search = createRoute({
   method: "get",
   path: "/api/search",
-  summary: "agents, runs, session analyses and imported messages that match a query",
+  summary:
+    "agents, runs, session analyses, imported messages, evaluated transcripts' messages and judge's reasoning that match a query",
   request: {
     query: z.object({
       q: z
