@@ -8,6 +8,7 @@ import { experimentKind } from "../experiments/index.ts";
 import { personaKind } from "../personas/index.ts";
 import { sessionKind } from "../sessions/index.ts";
 import { simulationKind } from "../sim/index.ts";
+import { validationKind } from "../validation/index.ts";
 
 /**
  * In the order `show` tries an id: each kind's loader refuses an id of another kind. The persona kind comes
@@ -19,6 +20,7 @@ const KINDS: StoredKind[] = [
   calibrationKind,
   simulationKind,
   experimentKind,
+  validationKind,
   personaKind,
 ];
 

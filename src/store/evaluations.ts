@@ -19,7 +19,8 @@ import { documentColumn, documentOf } from "./stored-document.ts";
 /**
  * `experiment` is a treatment-vs-control experiment (its result the experiment's document);
  * `experiment_environment` one arm's run of one of its environments (its result the environment's record);
- * `calibration` a judge compared with human labels (its result the `dramaturg.calibration/v1` document).
+ * `calibration` a judge compared with human labels (its result the `dramaturg.calibration/v1` document);
+ * `validation` simulated answers held against real people's (its result the `dramaturg.validation/v1` document).
  */
 export type EvaluationKind =
   | "persona"
@@ -28,7 +29,8 @@ export type EvaluationKind =
   | "simulation"
   | "experiment"
   | "experiment_environment"
-  | "calibration";
+  | "calibration"
+  | "validation";
 
 /** Verdict-cache effect on one evaluation or run. */
 export interface CacheStats {

@@ -14,6 +14,20 @@ export {
   type RankingAnswers,
 } from "./compare-question.ts";
 export { type Distribution, distributionOf, entropyBits } from "./distribution.ts";
+export { validationKind } from "./stored-kind.ts";
+export {
+  experimentIdOf,
+  listValidations,
+  loadValidation,
+  type StoredValidation,
+  type StoreValidationOptions,
+  storeValidation,
+  type ValidationListRow,
+  validationAnswers,
+  validationListRow,
+  validationName,
+  validationsOfExperiment,
+} from "./stored-validation.ts";
 export { typedAnswers } from "./typed-answers.ts";
 export { type ValidateAnswersOptions, validateAnswers, validationExitCode } from "./validate-answers.ts";
 export {
