@@ -39,7 +39,14 @@ export {
 } from "./validate-files.ts";
 export { type NumericAnswers, renderValidationChart } from "./validation-chart.ts";
 export * from "./validation-format.ts";
-export { renderValidationMarkdown, renderValidationTable } from "./validation-report.ts";
+export {
+  renderValidationMarkdown,
+  renderValidationTable,
+  VALIDATION_HEADER,
+  validationCells,
+  validationSummaryLine,
+  validationThresholdsLine,
+} from "./validation-report.ts";
 export {
   type QuestionSpec,
   questionFromFlags,
