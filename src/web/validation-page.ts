@@ -1,8 +1,8 @@
 // The Validations list and one validation's page (`/validations/{id}`): each question's row, its verdict
 // first with the reasons, and the two distributions drawn inline as the validation's own SVG — made from
 // numbers, every text in it (question names, categories, file names) escaped by validation-chart.ts, no script
-// and no style attribute, so the dashboard's CSP lets it show. And the experiment page's links to the
-// validations that name it.
+// and no style attribute, so the dashboard's CSP lets it show; without a fixed size, so a phone's page fits
+// it. And the experiment page's links to the validations that name it.
 import { raw } from "hono/html";
 import { InputError } from "../core/index.ts";
 import type { EvaluationRow } from "../store/index.ts";
@@ -125,7 +125,11 @@ export function validationPage(context: DashboardContext, id: string): Promise<H
     none: (row) => html`<h1>${heading}</h1>
 <p>This validation is ${row.status}; it has no result${row.status === "completed" ? " stored" : " yet"}.</p>`,
     body: async (row, document) =>
-      body(row, document, renderValidationChart(document, await validationAnswers(context.store, row.id))),
+      body(
+        row,
+        document,
+        renderValidationChart(document, await validationAnswers(context.store, row.id), { fluid: true }),
+      ),
   });
 }
 

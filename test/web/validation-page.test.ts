@@ -91,6 +91,10 @@ describe("the Validations pages", () => {
     expect(svg).toBeDefined();
     expect(svg).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(svg).not.toMatch(/<script|style=|on\w+=/i);
+    // No fixed size: it takes the page's width (a phone's) at its viewBox's aspect ratio.
+    expect(svg).toMatch(
+      /^<figure class="validation-chart"><svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 \d+ \d+"/,
+    );
     // The Age panel has its histogram: bars of both sides beyond the legend's two squares.
     const age = svg!.slice(svg!.indexOf(">Age</text>"));
     expect(age.match(/fill="#4f6d8a"\/>/g)!.length).toBeGreaterThan(1);
