@@ -123,3 +123,14 @@ describe("the Validations pages", () => {
     expect(text).toContain(`<a href="/validations/${id}">`);
   });
 });
+
+describe("a server with a token", () => {
+  it("keeps the validation pages and API behind it", async () => {
+    const guarded = createServerApp({ store, token: "validation-pages-token-0123456789abcdef" });
+    for (const path of ["/validations", `/validations/${id}`, "/api/validations", `/api/validations/${id}`]) {
+      const response = await guarded.request(path);
+      expect([302, 401], path).toContain(response.status);
+      expect(await response.text()).not.toContain(id);
+    }
+  });
+});
