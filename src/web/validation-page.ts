@@ -53,6 +53,8 @@ const experimentLink = (id: string | null) =>
 /** The Validations list: "not consistent only" keeps those with a question whose verdict is not consistent. */
 export const validationsList: KindList<ValidationListRow, ValidationSort> = {
   rows: async (_, evaluations) => evaluations.map(validationListRow),
+  // A validation names no agent: its list filters by time only.
+  fields: ["since", "until"],
   columns: COLUMNS,
   header: (th) =>
     html`<th>Validation</th>${th("created")}<th>Status</th>${th("name")}<th>Experiment</th>${th("questions")}${th("failed")}<th>Verdicts</th>`,

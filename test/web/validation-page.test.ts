@@ -64,6 +64,9 @@ describe("the Validations pages", () => {
     expect(text).toContain(`<a href="/experiments/${experiment}">`);
     expect(text).not.toContain(SCRIPT);
     expect(text).toContain('aria-current="page">Validations</a>');
+    // Filtered by time only: a validation names no agent.
+    expect(text).toContain('<input name="since"');
+    expect(text).not.toContain('<input name="agent"');
   });
 
   it("show each question's verdict first, with its reasons, and its name as text", async () => {
