@@ -9,6 +9,7 @@ import { personaKind } from "../personas/index.ts";
 import { driftKind } from "../redteam/index.ts";
 import { sessionKind } from "../sessions/index.ts";
 import { simulationKind } from "../sim/index.ts";
+import { validationKind } from "../validation/index.ts";
 
 /**
  * In the order `show` tries an id: each kind's loader refuses an id of another kind. The persona kind comes
@@ -20,6 +21,7 @@ const KINDS: StoredKind[] = [
   calibrationKind,
   simulationKind,
   experimentKind,
+  validationKind,
   driftKind,
   personaKind,
 ];

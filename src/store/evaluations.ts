@@ -20,6 +20,7 @@ import { documentColumn, documentOf } from "./stored-document.ts";
  * `experiment` is a treatment-vs-control experiment (its result the experiment's document);
  * `experiment_environment` one arm's run of one of its environments (its result the environment's record);
  * `calibration` a judge compared with human labels (its result the `dramaturg.calibration/v1` document);
+ * `validation` simulated answers held against real people's (its result the `dramaturg.validation/v1` document);
  * `drift` forked probes along conversations (its result the `dramaturg.drift/v1` document).
  */
 export type EvaluationKind =
@@ -30,6 +31,7 @@ export type EvaluationKind =
   | "experiment"
   | "experiment_environment"
   | "calibration"
+  | "validation"
   | "drift";
 
 /** Verdict-cache effect on one evaluation or run. */

@@ -14,6 +14,20 @@ export {
   type RankingAnswers,
 } from "./compare-question.ts";
 export { type Distribution, distributionOf, entropyBits } from "./distribution.ts";
+export { validationKind } from "./stored-kind.ts";
+export {
+  experimentIdOf,
+  listValidations,
+  loadValidation,
+  type StoredValidation,
+  type StoreValidationOptions,
+  storeValidation,
+  type ValidationListRow,
+  validationAnswers,
+  validationListRow,
+  validationName,
+  validationsOfExperiment,
+} from "./stored-validation.ts";
 export { typedAnswers } from "./typed-answers.ts";
 export { type ValidateAnswersOptions, validateAnswers, validationExitCode } from "./validate-answers.ts";
 export {
@@ -25,7 +39,14 @@ export {
 } from "./validate-files.ts";
 export { type NumericAnswers, renderValidationChart } from "./validation-chart.ts";
 export * from "./validation-format.ts";
-export { renderValidationMarkdown, renderValidationTable } from "./validation-report.ts";
+export {
+  renderValidationMarkdown,
+  renderValidationTable,
+  VALIDATION_HEADER,
+  validationCells,
+  validationSummaryLine,
+  validationThresholdsLine,
+} from "./validation-report.ts";
 export {
   type QuestionSpec,
   questionFromFlags,

@@ -143,11 +143,13 @@ export interface NumericAnswers {
 
 /**
  * The chart as SVG text: one panel per question, three to a row, in the document's order. `numeric` gives
- * the answers of numeric questions by name (without them such a panel has no bars).
+ * the answers of numeric questions by name (without them such a panel has no bars). `fluid` leaves out its
+ * width and height, so that inline in a page it takes the width it is given (a phone's) at its aspect ratio.
  */
 export function renderValidationChart(
   v: Validation,
   numeric: ReadonlyMap<string, NumericAnswers> = new Map(),
+  { fluid = false }: { fluid?: boolean } = {},
 ): string {
   const n = v.questions.length;
   const columns = Math.max(1, Math.min(PANELS_PER_ROW, n));
@@ -161,7 +163,7 @@ export function renderValidationChart(
     return `<rect x="${x}" y="38" width="10" height="10" fill="${COLOURS[s]}"/>${text(x + 16, 48, s === "real" ? "real answers" : "simulated answers")}`;
   });
   const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12" fill="#1f2937">`,
+    `<svg xmlns="http://www.w3.org/2000/svg"${fluid ? "" : ` width="${width}" height="${height}"`} viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12" fill="#1f2937">`,
     `<title>${escapeXml(title)}</title>`,
     `<rect width="${width}" height="${height}" fill="#f8f9fa"/>`,
     text(MARGIN, 24, title, ' font-size="15" font-weight="bold"'),

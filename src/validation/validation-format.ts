@@ -125,6 +125,10 @@ export const ValidationSchema = z
     format: z.literal(VALIDATION_FORMAT),
     real: z.object({ file: z.string() }).strict(),
     simulated: z.object({ file: z.string() }).strict(),
+    experiment: z
+      .string()
+      .optional()
+      .describe("the stored experiment (its evaluation id) whose simulated answers these are, when named"),
     thresholds: ValidationThresholdsSchema,
     questions: z.array(ValidationQuestionSchema),
     summary: z

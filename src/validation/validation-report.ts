@@ -5,7 +5,8 @@ import { escapeMarkdown, markdownTable } from "../core/index.ts";
 import type { Validation, ValidationQuestion } from "./validation-format.ts";
 import { formatP } from "./verdict.ts";
 
-const HEADER = [
+/** The columns of a question's row, in the table's order (the verdict last). */
+export const VALIDATION_HEADER: readonly string[] = [
   "question",
   "n real/sim",
   "mean real/sim",
@@ -24,7 +25,8 @@ const fixed = (x: number | null, digits = 2) => (x === null ? dash : x.toFixed(d
 const pOf = (p: number | null | undefined) => (p === null || p === undefined ? dash : formatP(p));
 const pair = (a: string, b: string) => `${a} / ${b}`;
 
-function cells(q: ValidationQuestion): string[] {
+/** A question's row as the table and Markdown show it, a cell per {@link VALIDATION_HEADER} column. */
+export function validationCells(q: ValidationQuestion): string[] {
   const chi = q.chi2
     ? `${pOf(q.chi2.p)}${q.chi2.monte_carlo ? ` (MC ${pOf(q.chi2.monte_carlo.p)})` : ""}`
     : dash;
@@ -44,8 +46,8 @@ function cells(q: ValidationQuestion): string[] {
 }
 
 function alignedTable(rows: readonly (readonly string[])[]): string[] {
-  const all = [HEADER, ...rows];
-  const widths = HEADER.map((_, i) => Math.max(...all.map((r) => [...r[i]!].length)));
+  const all = [VALIDATION_HEADER, ...rows];
+  const widths = VALIDATION_HEADER.map((_, i) => Math.max(...all.map((r) => [...r[i]!].length)));
   const line = (row: readonly string[]) =>
     row
       .map((cell, i) => {
@@ -54,10 +56,11 @@ function alignedTable(rows: readonly (readonly string[])[]): string[] {
       })
       .join("  ")
       .trimEnd();
-  return [line(HEADER), widths.map((w) => "─".repeat(w)).join("  "), ...rows.map(line)];
+  return [line(VALIDATION_HEADER), widths.map((w) => "─".repeat(w)).join("  "), ...rows.map(line)];
 }
 
-function summaryLine(v: Validation): string {
+/** The verdicts counted, and what the exit code is. */
+export function validationSummaryLine(v: Validation): string {
   const counts = Object.entries(v.summary.verdicts)
     .filter(([, n]) => n > 0)
     .map(([verdict, n]) => `${n} ${verdict}`)
@@ -65,7 +68,8 @@ function summaryLine(v: Validation): string {
   return `${v.summary.questions} question(s): ${counts}. ${v.summary.failed === 0 ? "Every question is consistent with the real answers." : `${v.summary.failed} not consistent (exit 1).`}`;
 }
 
-function thresholdsLine(v: Validation): string {
+/** The thresholds the verdicts used. */
+export function validationThresholdsLine(v: Validation): string {
   const t = v.thresholds;
   return `alpha ${t.alpha}; collapsed below sd ratio ${t.collapse_sd_ratio} or entropy ratio ${t.collapse_entropy_ratio}; χ² expected counts below ${t.small_expected} get a Monte-Carlo p (seed ${t.seed})`;
 }
@@ -75,14 +79,14 @@ export function renderValidationTable(v: Validation): string {
   const out = [
     `Validation: ${v.simulated.file} against ${v.real.file}`,
     "",
-    ...alignedTable(v.questions.map(cells)),
+    ...alignedTable(v.questions.map(validationCells)),
     "",
   ];
   for (const q of v.questions) {
     out.push(`${q.question}: ${q.verdict}`);
     for (const reason of q.reasons) out.push(`  - ${reason}`);
   }
-  out.push("", summaryLine(v), `Thresholds: ${thresholdsLine(v)}.`);
+  out.push("", validationSummaryLine(v), `Thresholds: ${validationThresholdsLine(v)}.`);
   return `${out.join("\n")}\n`;
 }
 
@@ -92,9 +96,11 @@ export function renderValidationMarkdown(v: Validation): string {
     `## Validation: ${escapeMarkdown(v.simulated.file)} against ${escapeMarkdown(v.real.file)}`,
     "",
     ...markdownTable(
-      HEADER.map((title, i) => ({ title, right: i > 0 && i < HEADER.length - 1 })),
+      VALIDATION_HEADER.map((title, i) => ({ title, right: i > 0 && i < VALIDATION_HEADER.length - 1 })),
       v.questions.map((q) =>
-        cells(q).map((c, i) => (i === 0 || i === HEADER.length - 1 ? escapeMarkdown(c) : c)),
+        validationCells(q).map((c, i) =>
+          i === 0 || i === VALIDATION_HEADER.length - 1 ? escapeMarkdown(c) : c,
+        ),
       ),
     ),
     "",
@@ -104,6 +110,6 @@ export function renderValidationMarkdown(v: Validation): string {
     for (const reason of q.reasons) out.push(`- ${escapeMarkdown(reason)}`);
     out.push("");
   }
-  out.push(summaryLine(v), "", `Thresholds: ${escapeMarkdown(thresholdsLine(v))}.`);
+  out.push(validationSummaryLine(v), "", `Thresholds: ${escapeMarkdown(validationThresholdsLine(v))}.`);
   return `${out.join("\n")}\n`;
 }

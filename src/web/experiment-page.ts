@@ -25,6 +25,7 @@ import { hrefWith, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { firstRun, layout, nextPageLink } from "./layout.ts";
 import { decodeCursor, type PageQuery } from "./page-query.ts";
+import { experimentValidations } from "./validation-page.ts";
 
 const DASH = "–";
 const fixed = (x: number | null | undefined) => (x === null || x === undefined ? DASH : x.toFixed(2));
@@ -312,12 +313,13 @@ export function experimentPage(context: DashboardContext, id: string): Promise<H
     none: (row) => html`<h1>${heading}</h1>
 <p>This experiment is ${row.status}; it has no result${row.status === "completed" ? " stored" : " yet"}.</p>`,
     body: async (row, document) => {
-      const [runs, agents] = await Promise.all([
+      const [runs, agents, validations] = await Promise.all([
         experimentEnvironmentRuns(context.store, row),
         context.store.agents.list(),
+        experimentValidations(context, row.id),
       ]);
       const kept = await keptTranscripts(context.store, runs);
-      return body(row, document, runs, kept, new Map(agents.map((a) => [a.id, a.name])));
+      return html`${body(row, document, runs, kept, new Map(agents.map((a) => [a.id, a.name])))}${validations}`;
     },
   });
 }

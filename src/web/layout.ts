@@ -9,7 +9,8 @@ export type Section =
   | "conversations"
   | "corrections"
   | "calibrations"
-  | "experiments";
+  | "experiments"
+  | "validations";
 
 const NAV: readonly [Section, string][] = [
   ["agents", "Agents"],
@@ -19,6 +20,7 @@ const NAV: readonly [Section, string][] = [
   ["corrections", "Corrections"],
   ["calibrations", "Calibration"],
   ["experiments", "Experiments"],
+  ["validations", "Validations"],
 ];
 
 export function layout({
@@ -125,6 +127,13 @@ const FIRST_RUN: Record<Section, { what: string; commands: string[] }> = {
     commands: [
       "dramaturg experiment run brainstorming-average --scale 0.1 --model openai:gpt-4o-mini --judge openai:gpt-4o-mini",
       "npm run demo:experiment   # in a clone of the Dramaturg repository: a scripted experiment, offline",
+    ],
+  },
+  validations: {
+    what: "No validation is stored yet: hold simulated answers against real people's.",
+    commands: [
+      "dramaturg validate survey.csv simulated.csv --column Vote --kind ordinal --scale 1-5",
+      "dramaturg validate survey.csv simulated.csv --spec questions.yaml --experiment EXPERIMENT_ID",
     ],
   },
 };

@@ -1,5 +1,5 @@
 // The dashboard's pages of each stored kind read back by evaluation: the kind's own pages where web/ has
-// them (sessions, conversations, calibrations), else plain ones made from its registration — a list of its
+// them (sessions, conversations, calibrations, experiments, validations), else plain ones made from its registration — a list of its
 // evaluations newest first, and one evaluation's terminal report.
 import { InputError } from "../core/index.ts";
 import type { StoredKind } from "../engine/index.ts";
@@ -17,6 +17,7 @@ import { layout, nextPageLink } from "./layout.ts";
 import { decodeCursor, type PageQuery } from "./page-query.ts";
 import { sessionPage, sessionsList } from "./sessions-page.ts";
 import { kindListPage } from "./stored-list-page.ts";
+import { validationPage, validationsList } from "./validation-page.ts";
 
 /** A kind's list page and its evaluation's page (undefined: no such evaluation, a 404). */
 export interface KindPages {
@@ -34,6 +35,7 @@ const OWN_PAGES: Partial<Record<EvaluationKind, (kind: StoredKind) => KindPages>
   conversation: (kind) => ({ list: kindListPage(kind, conversationsList), detail: conversationPage }),
   calibration: (kind) => ({ list: kindListPage(kind, calibrationsList), detail: calibrationPage }),
   experiment: () => ({ list: experimentsPage, detail: experimentPage }),
+  validation: (kind) => ({ list: kindListPage(kind, validationsList), detail: validationPage }),
 };
 
 /** Plain pages of a kind: its evaluations as a table, and an evaluation's terminal report as text. */

@@ -140,6 +140,8 @@ ${lines.map(
 export interface KindList<R extends { created_at: string; id: string }, C extends string, L = undefined>
   extends StoredList<R, C, L> {
   rows: (store: Store, evaluations: readonly EvaluationRow[]) => Promise<R[]>;
+  /** The filters of its form; agent, since and until by default (a kind whose evaluations name no agent: not agent). */
+  fields?: readonly FilterField[];
 }
 
 /**
@@ -158,6 +160,7 @@ export function kindListPage<R extends { created_at: string; id: string }, C ext
         noun,
         query,
         raw,
+        fields: own.fields,
         list: async (after, limit) => {
           const { agent, since, until } = query;
           const { store } = context;

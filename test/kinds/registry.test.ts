@@ -39,6 +39,7 @@ describe("a stored kind registered in one line", () => {
       "calibration",
       "simulation",
       "experiment",
+      "validation",
       "drift",
       "note",
       "persona",

@@ -6,6 +6,13 @@ import { evaluatePersonas } from "../../src/personas/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { analyzeSession } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import {
+  numericAnswers,
+  questionFromFlags,
+  readAnswers,
+  storeValidation,
+  validateAnswers,
+} from "../../src/validation/index.ts";
 import { staticReport } from "../../src/web/index.ts";
 import { cli, DEMO, ROOT } from "../cli/run-cli.ts";
 import { handMadeCalibration, storeCalibration } from "../web/calibration-store.ts";
@@ -113,6 +120,32 @@ export async function storeExperiment(store: Store): Promise<string> {
 }
 
 /**
+ * A validation as `dramaturg validate --experiment` stores it: TinyTroupe's Gazpacho votes against the simulated
+ * ones, as a scale and as a number (whose answers are kept for its histogram), naming the experiment.
+ */
+export async function storeValidationOf(store: Store, experiment: string): Promise<string> {
+  const real = `${ROOT}test/fixtures/validation/tinytroupe-gazpacho-real.csv`;
+  const simulated = `${ROOT}test/fixtures/validation/tinytroupe-gazpacho-simulated.csv`;
+  const vote = { column: "Vote", simulatedColumn: "response" };
+  const answers = readAnswers({
+    real,
+    simulated,
+    questions: [
+      questionFromFlags({ ...vote, kind: "ordinal", scale: "1-5" }),
+      { ...questionFromFlags({ ...vote, kind: "numeric" }), question: "Vote as a number" },
+    ],
+  });
+  const stored = await storeValidation({
+    store,
+    validation: validateAnswers({ questions: answers, real, simulated }),
+    name: "Gazpacho <votes>",
+    experiment,
+    numeric: numericAnswers(answers),
+  });
+  return stored.evaluation_id;
+}
+
+/**
  * Gives the evaluations and runs fixed, distinct times in the order they were made (runs of one evaluation
  * by agent), so that lists sorted newest first list them the same way on every machine.
  */
@@ -170,8 +203,11 @@ export async function storedOutputs(dir: string): Promise<Map<string, string>> {
   const store = await openStore(dir);
   const outputs = new Map<string, string>();
   let seeded: SeededKinds;
+  let validation: string;
   try {
     seeded = await seedKinds(store);
+    // The validation kind joined after the experiment: made after the others' times were fixed.
+    validation = await storeValidationOf(store, seeded.experiment);
   } finally {
     await store.close();
   }
@@ -241,12 +277,26 @@ export async function storedOutputs(dir: string): Promise<Map<string, string>> {
     keep("api.experiments.one.json.txt", await get(`/api/experiments/${experiment}`));
     keep("page.experiments.html.txt", await get("/experiments"));
     keep("page.experiments.one.html.txt", await get(`/experiments/${experiment}`));
+    // The validation's come after the experiment's, its id numbered last.
+    stable.text(validation);
+    keep("api.validations.json.txt", await get("/api/validations"));
+    keep("api.validations.one.json.txt", await get(`/api/validations/${validation}`));
+    keep("page.validations.html.txt", await get("/validations"));
+    keep("page.validations.one.html.txt", await get(`/validations/${validation}`));
   } finally {
     await reopened.close();
   }
   for (const format of ["table", "json"]) {
     const r = await cli(["runs", "--kind", "experiment", "--format", format, "--db", dir]);
     keep(`runs.experiment.${format}.txt`, `exit ${r.code}\n${r.stdout}${r.stderr}`);
+  }
+  for (const format of ["table", "json"]) {
+    const r = await cli(["runs", "--kind", "validation", "--format", format, "--db", dir]);
+    keep(`runs.validation.${format}.txt`, `exit ${r.code}\n${r.stdout}${r.stderr}`);
+  }
+  for (const format of ["table", "json", "markdown", "html"]) {
+    const r = await cli(["show", validation, "--format", format, "--db", dir]);
+    keep(`show.validation.${format}.txt`, `exit ${r.code}\n${r.stdout}${r.stderr}`);
   }
   return outputs;
 }

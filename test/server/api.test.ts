@@ -264,6 +264,8 @@ describe("the API as a whole", () => {
         "/api/simulations",
         "/api/simulations/{id}",
         "/api/traces",
+        "/api/validations",
+        "/api/validations/{id}",
       ].sort(),
     );
     expect(body.paths["/api/runs"].get.parameters.map((p: { name: string }) => p.name)).toContain("cursor");

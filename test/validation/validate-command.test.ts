@@ -11,6 +11,8 @@ const FIXTURES = new URL("../fixtures/validation/", import.meta.url).pathname;
 const REAL = join(FIXTURES, "tinytroupe-gazpacho-real.csv");
 const SIMULATED = join(FIXTURES, "tinytroupe-gazpacho-simulated.csv");
 const CORRECTED = join(FIXTURES, "tinytroupe-gazpacho-simulated-corrected.csv");
+/** `dramaturg validate` storing nowhere lasting (the store has tests of its own: stored-validation.test.ts). */
+const validate = (args: string[]) => cli(["validate", ...args, "--db", "memory://"]);
 const VOTE = ["--column", "Vote", "--simulated-column", "response", "--kind", "ordinal", "--scale", "1-5"];
 
 describe("dramaturg validate on the Gazpacho survey", () => {
@@ -19,7 +21,7 @@ describe("dramaturg validate on the Gazpacho survey", () => {
       [SIMULATED, 0.849],
       [CORRECTED, 0.269],
     ] as const) {
-      const { code, stdout } = await cli(["validate", REAL, simulated, ...VOTE, "--format", "json"]);
+      const { code, stdout } = await validate([REAL, simulated, ...VOTE, "--format", "json"]);
       expect(code).toBe(1);
       const v = ValidationSchema.parse(JSON.parse(stdout));
       expect(v.questions[0]!.verdict).toBe("collapsed");
@@ -29,21 +31,20 @@ describe("dramaturg validate on the Gazpacho survey", () => {
   });
 
   it("prints a table with the verdict and its reasons", async () => {
-    const { code, stdout } = await cli(["validate", REAL, SIMULATED, ...VOTE]);
+    const { code, stdout } = await validate([REAL, SIMULATED, ...VOTE]);
     expect(code).toBe(1);
     expect(stdout).toMatch(/^Vote +50 \/ 50 +2\.86 \/ 2\.82 +1\.36 \/ 0\.60 .* collapsed$/m);
     expect(stdout).toMatch(/Welch p 0\.85 ≥ 0\.05, the location agrees/);
   });
 
   it("exits 0 when every question is consistent", async () => {
-    const { code, stdout } = await cli(["validate", REAL, REAL, "--column", "Vote", "--kind", "ordinal"]);
+    const { code, stdout } = await validate([REAL, REAL, "--column", "Vote", "--kind", "ordinal"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/Every question is consistent/);
   });
 
   it("moves the verdict with a threshold flag", async () => {
-    const { code, stdout } = await cli([
-      "validate",
+    const { code, stdout } = await validate([
       REAL,
       SIMULATED,
       ...VOTE,
@@ -66,8 +67,7 @@ describe("dramaturg validate on the Gazpacho survey", () => {
     writeFileSync(simulated, '{"<b>Q&A</b>": "yes"}\n{"<b>Q&A</b>": "yes"}\n');
     const out = join(dir, "v.md");
     const svg = join(dir, "v.svg");
-    const { code } = await cli([
-      "validate",
+    const { code } = await validate([
       real,
       simulated,
       "--column",
@@ -93,7 +93,7 @@ describe("dramaturg validate on the Gazpacho survey", () => {
   it("draws each question's two distributions side by side", async () => {
     const dir = tempDir();
     const svg = join(dir, "g.svg");
-    await cli(["validate", REAL, SIMULATED, ...VOTE, "--svg", svg]);
+    await validate([REAL, SIMULATED, ...VOTE, "--svg", svg]);
     const chart = readFileSync(svg, "utf8");
     // Five scale points, a real bar each (and the legend's square in the real side's colour).
     expect(
@@ -110,7 +110,7 @@ describe("dramaturg validate on the Gazpacho survey", () => {
       spec,
       "questions:\n  - column: Vote\n    simulated_column: response\n    kind: ordinal\n    scale: 1-5\n  - column: Vote\n    question: Vote as a number\n    simulated_column: response\n    kind: numeric\nthresholds:\n  alpha: 0.01\n",
     );
-    const { code, stdout } = await cli(["validate", REAL, SIMULATED, "--spec", spec, "--format", "json"]);
+    const { code, stdout } = await validate([REAL, SIMULATED, "--spec", spec, "--format", "json"]);
     expect(code).toBe(1);
     const v = JSON.parse(stdout);
     expect(v.questions.map((q: { question: string }) => q.question)).toEqual(["Vote", "Vote as a number"]);
@@ -120,7 +120,7 @@ describe("dramaturg validate on the Gazpacho survey", () => {
   it("prints the format's JSON Schema and shows examples in its help", async () => {
     const schema = await cli(["schema", "validation"]);
     expect(JSON.parse(schema.stdout).properties.format.const).toBe("dramaturg.validation/v1");
-    const help = await cli(["validate", "--help"]);
+    const help = await validate(["--help"]);
     expect(help.stdout).toMatch(/Examples:\n {2}\$ dramaturg validate survey\.csv/);
   });
 });
@@ -135,6 +135,8 @@ describe("bad input exits 2, names the file, row and column, and writes nothing"
       join(dir, "out.json"),
       "--svg",
       join(dir, "out.svg"),
+      "--db",
+      join(dir, "store"),
     ]);
     expect(code).toBe(2);
     expect(stderr).toMatch(expected);

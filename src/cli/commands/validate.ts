@@ -1,8 +1,9 @@
 // `dramaturg validate REAL SIMULATED`: simulated answers held against real people's, question by question,
-// with a verdict that does not stop at the mean; exit 1 when a question is not consistent (for CI), 2 on bad
-// input (having written nothing).
+// with a verdict that does not stop at the mean, stored as a `validation` evaluation (`show`, `runs --kind
+// validation`, the dashboard read it back); exit 1 when a question is not consistent (for CI), 2 on bad input
+// (having written nothing).
 import { type Command, Option } from "commander";
-import { InputError } from "../../core/index.ts";
+import { InputError, parseStoreLocation, shownPath } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
@@ -21,6 +22,10 @@ export interface ValidateFlags {
   format: "table" | "markdown" | "json";
   out?: string;
   svg?: string;
+  name?: string;
+  experiment?: string;
+  db?: string;
+  config?: string;
 }
 
 export function registerValidateCommand(program: Command): void {
@@ -57,6 +62,10 @@ export function registerValidateCommand(program: Command): void {
     )
     .option("--out <file>", "write the output to a file instead of stdout")
     .option("--svg <file>", "also draw the two distributions side by side, per question, as SVG")
+    .option("--name <name>", "what the stored validation is called (default: the two files)")
+    .option("--experiment <id>", "the stored experiment whose simulated answers these are (its id)")
+    .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
+    .option("--config <file>", "project file to use")
     .addHelpText(
       "after",
       `\nVerdicts: consistent · shifted (the location differs) · collapsed (spread or entropy far below the real one, the location agreeing) · different. Exit 1 when a question is not consistent.\n${examples(
@@ -64,6 +73,7 @@ export function registerValidateCommand(program: Command): void {
         "dramaturg validate survey.csv agents.jsonl --column Vote --simulated-column response --kind ordinal --scale 1-5 --svg votes.svg",
         "dramaturg validate survey.csv rankings.json --column Vote --simulated-column response --kind ranking --format markdown",
         "dramaturg validate survey.csv simulated.csv --spec questions.yaml --format json --out validation.json",
+        "dramaturg validate survey.csv simulated.csv --column Vote --kind ordinal --scale 1-5 --experiment 3f2a91c0 --name 'gazpacho, arm B'",
       )}`,
     )
     .action(async (real: string, simulated: string, flags: ValidateFlags) =>
@@ -133,12 +143,37 @@ export async function validateCommand(
 
   // Both files read and every cell checked before anything is computed or written.
   const answers = v.readAnswers({ real, simulated, questions });
-  const validation = v.validateAnswers({
+  const computed = v.validateAnswers({
     questions: answers,
     real,
     simulated,
     thresholds: { ...thresholds, ...overrides },
   });
+  if (flags.name !== undefined && flags.name.trim() === "")
+    throw new InputError("expected a name, got an empty one", { place: "--name" });
+
+  // Stored before any file is written: an experiment id that names none stops here, having written nothing.
+  const [{ resolveSettings }, { openStore, storeExists }] = await Promise.all([
+    import("../settings.ts"),
+    import("../../store/index.ts"),
+  ]);
+  const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
+  if (flags.experiment !== undefined && !storeExists(settings.db))
+    throw new InputError(`no store here to find experiment ${flags.experiment} in`, { place: settings.db });
+  const store = await openStore(settings.db);
+  let stored: Awaited<ReturnType<typeof v.storeValidation>>;
+  try {
+    stored = await v.storeValidation({
+      store,
+      validation: computed,
+      name: flags.name,
+      experiment: flags.experiment,
+      numeric: v.numericAnswers(answers),
+    });
+  } finally {
+    await store.close();
+  }
+  const { validation, evaluation_id: id } = stored;
 
   const text =
     flags.format === "json"
@@ -155,5 +190,14 @@ export async function validateCommand(
     writeFileSync(flags.out, text);
     process.stderr.write(`wrote ${flags.out}\n`);
   } else process.stdout.write(text);
+  process.stderr.write(`${storedLine(settings.db, id)}\n`);
   return v.validationExitCode(validation);
+}
+
+/** Where the validation was stored, and how to print it again. */
+function storedLine(db: string, id: string): string {
+  const location = parseStoreLocation(db);
+  if (location.kind === "memory") return `validation ${id} kept in memory:// only (nothing lasting)`;
+  const where = location.kind === "folder" ? shownPath(location.path) : location.display;
+  return `stored as validation ${id} in ${where}; \`dramaturg show ${id.slice(0, 8)}\` prints it again`;
 }
