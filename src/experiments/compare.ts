@@ -132,7 +132,7 @@ export function parseResultSets(value: unknown, file: string): ResultSets {
         if (!parsed.success) {
           const issue = firstIssue(parsed.error);
           throw new InputError(
-            `${issue.message}; expected a TinyTroupe experiment results file (${path}.<metric>: a list of numbers, or of the extracted records)`,
+            `${issue.message}; expected a TinyTroupe experiment results file (experiments.<arm>.results.<metric>: a list of numbers, or of the extracted records)`,
             { file, place: issuePath(["experiments", name, "results", metric, ...issue.path]) },
           );
         }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { cli, ROOT } from "./run-cli.ts";
+import { expectSelfContained } from "./self-contained-report.ts";
 
 const dir = useTempDir("dramaturg-converse-");
 let agent: FakeOpenAIServer;
@@ -105,7 +106,7 @@ describe("dramaturg converse", () => {
     const report = readFileSync(out, "utf8");
     expect(report).toMatch(/<section class="report-page" id="page-conversations-[0-9a-f-]{36}">/);
     expect(report).toContain("Paris.");
-    expect(report).not.toMatch(/<script|\shref="\//);
+    expectSelfContained(report);
   });
 
   it("a job file with a mistake exits 2 naming its file and line, before any job runs", async () => {

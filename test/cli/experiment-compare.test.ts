@@ -104,7 +104,7 @@ describe("dramaturg experiment compare with bad input", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toBe(
-      `dramaturg: ${file}:experiments.Control.results.Fluency[2]: expected a number, got an empty value; expected a TinyTroupe experiment results file (experiments.<arm>.results.<metric>: a list of numbers)\n`,
+      `dramaturg: ${file}:experiments.Control.results.Fluency[2]: expected a number, got an empty value; expected a TinyTroupe experiment results file (experiments.<arm>.results.<metric>: a list of numbers, or of the extracted records)\n`,
     );
   });
 
