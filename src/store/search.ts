@@ -420,6 +420,16 @@ export function runOfMessage(
 }
 
 /**
+ * Per alternative of the query, its wanted words written in ASCII, once each: what a substring test of a text's
+ * lower case can require (a word in another script may change under `lower()`), necessary for a match.
+ */
+function asciiAlternatives(parsed: ParsedSearchQuery): string[][] {
+  return parsed.alternatives.map((terms) => [
+    ...new Set(terms.filter((t) => !t.negated).flatMap((t) => t.words.filter((w) => /^[a-z0-9_]+$/.test(w)))),
+  ]);
+}
+
+/**
  * A SQL condition that a text holds the query's words as substrings, whatever the case, for the words written in
  * ASCII (`lower()` in some collations changes only those): necessary for a match, not sufficient; rankTextHits
  * decides. Parameters from `$first`; an alternative with no such word lets every text through.
@@ -430,12 +440,7 @@ export function substringFilter(
   first: number,
 ): { sql: string; params: string[] } {
   const params: string[] = [];
-  const alternatives = parsed.alternatives.map((terms) => {
-    const words = [
-      ...new Set(
-        terms.filter((t) => !t.negated).flatMap((t) => t.words.filter((w) => /^[a-z0-9_]+$/.test(w))),
-      ),
-    ];
+  const alternatives = asciiAlternatives(parsed).map((words) => {
     if (words.length === 0) return "true";
     return `(${words.map((w) => `strpos(lower(${column}), $${first + params.push(w) - 1}) > 0`).join(" AND ")})`;
   });
@@ -640,9 +645,7 @@ export function transcriptCandidates(
   parsed: ParsedSearchQuery,
   max = Number.POSITIVE_INFINITY,
 ): { candidates: TextCandidate<Omit<TranscriptHit, "snippet">>[]; more: boolean } {
-  const alternatives = parsed.alternatives.map((terms) => [
-    ...new Set(terms.filter((t) => !t.negated).flatMap((t) => t.words.filter((w) => /^[a-z0-9_]+$/.test(w)))),
-  ]);
+  const alternatives = asciiAlternatives(parsed);
   const mayMatch = (text: string) => {
     const lower = text.toLowerCase();
     return alternatives.some((words) => words.every((w) => lower.includes(w)));

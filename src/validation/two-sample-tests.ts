@@ -202,21 +202,9 @@ export function ksTest(real: Distribution, simulated: Distribution): KsTest | st
   // D · lcm(n1, n2) is the integer max |c1·n2 − c2·n1| / g (c: cumulative counts), computed exactly.
   const g = gcd(n1, n2);
   let h = 0;
-  let c1 = 0;
-  let c2 = 0;
-  let i = 0;
-  let j = 0;
-  const [a, b] = [real.values, simulated.values];
-  while (i < a.length || j < b.length) {
-    // The next distinct value of either side (an index past the end reads as +∞, without reading past it).
-    const x = Math.min(
-      i < a.length ? a[i]! : Number.POSITIVE_INFINITY,
-      j < b.length ? b[j]! : Number.POSITIVE_INFINITY,
-    );
-    if (i < a.length && a[i] === x) c1 += real.counts[i++]!;
-    if (j < b.length && b[j] === x) c2 += simulated.counts[j++]!;
+  eachValue(real, simulated, (_, c1, c2) => {
     h = Math.max(h, Math.abs(c1 * n2 - c2 * n1) / g);
-  }
+  });
   const lcm = (n1 / g) * n2;
   const d = h / lcm;
   if (Math.max(n1, n2) <= MAX_EXACT_N) {
@@ -233,7 +221,6 @@ export function ksTest(real: Distribution, simulated: Distribution): KsTest | st
  * the KS p here is not SciPy's to 1e-9.
  */
 function kolmogorovSf(lambda: number): number {
-  if (lambda <= 0) return 1;
   if (lambda < 0.2) return 1;
   let q = 0;
   for (let k = 1; k <= 100; k++) {
@@ -250,25 +237,38 @@ function kolmogorovSf(lambda: number): number {
  */
 export function wasserstein1(real: Distribution, simulated: Distribution): number | null {
   if (real.n === 0 || simulated.n === 0) return null;
+  let distance = 0;
+  let previous: number | undefined;
+  let gap = 0;
+  eachValue(real, simulated, (x, c1, c2) => {
+    if (previous !== undefined) distance += gap * (x - previous);
+    gap = Math.abs(c1 / real.n - c2 / simulated.n);
+    previous = x;
+  });
+  return distance;
+}
+
+/**
+ * Each distinct value of either side in increasing order, with both sides' cumulative counts up to and including
+ * it (an index past a side's end reads as +∞, without reading past it): the walk of KS and Wasserstein-1.
+ */
+function eachValue(
+  real: Distribution,
+  simulated: Distribution,
+  visit: (x: number, c1: number, c2: number) => void,
+): void {
   let c1 = 0;
   let c2 = 0;
   let i = 0;
   let j = 0;
-  let distance = 0;
-  let previous: number | undefined;
-  let gap = 0;
   const [a, b] = [real.values, simulated.values];
   while (i < a.length || j < b.length) {
-    // The next distinct value of either side (an index past the end reads as +∞, without reading past it).
     const x = Math.min(
       i < a.length ? a[i]! : Number.POSITIVE_INFINITY,
       j < b.length ? b[j]! : Number.POSITIVE_INFINITY,
     );
-    if (previous !== undefined) distance += gap * (x - previous);
     if (i < a.length && a[i] === x) c1 += real.counts[i++]!;
     if (j < b.length && b[j] === x) c2 += simulated.counts[j++]!;
-    gap = Math.abs(c1 / real.n - c2 / simulated.n);
-    previous = x;
+    visit(x, c1, c2);
   }
-  return distance;
 }
