@@ -10,7 +10,8 @@ import { openaiChatImporter } from "./openai-chat.ts";
 
 /** The reward at which a τ-bench record counts as a success: its own rule, a reward of 1 (as a float, 1 − 1e-6). */
 export const TAU_BENCH_SUCCESS_REWARD = 1;
-const REWARD_TOLERANCE = 1e-6;
+/** How far below the success reward a reward may be and still count (rewards are floats): both benchmarks' 1e-6. */
+export const REWARD_TOLERANCE = 1e-6;
 
 const Record = z
   .object({

@@ -12,9 +12,7 @@ import { firstIssue, InputError, issuePath, validateInput } from "../../core/ind
 import type { SessionInput } from "../session-format.ts";
 import type { Imported, ImportOptions, SessionImporter } from "./importer.ts";
 import { openaiChatImporter } from "./openai-chat.ts";
-
-/** τ²-bench's success: a reward of 1, within 1e-6 (`is_successful` in its metrics/agent_metrics.py). */
-const REWARD_TOLERANCE = 1e-6;
+import { REWARD_TOLERANCE } from "./tau-bench.ts";
 
 const ToolCall = z
   .object({
@@ -194,6 +192,7 @@ export const tau2BenchImporter: SessionImporter = {
         ...imported.sessions[0]!,
         id: `task-${task}-trial-${sim.trial ?? i}`,
         task_id: task,
+        // τ²-bench's `is_successful` (metrics/agent_metrics.py): a reward of 1, within 1e-6.
         success: sim.reward_info.reward >= successReward - REWARD_TOLERANCE,
         ...(purpose ? { initial_task: purpose } : {}),
       });
