@@ -1,0 +1,109 @@
+// Expected calls in a file of their own, matched per agent or over the whole session: the file's rules, the
+// session found by id or task, the sum of the agents' matches, and the file's mistakes at their lines.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadExpectedCalls, matchSessionCalls } from "../../src/sessions/expected-calls.ts";
+import { parseSession } from "../../src/sessions/session-format.ts";
+import { useTempDir } from "../temp-dir.ts";
+
+const call = (tool_name: string, parameters: Record<string, unknown> = {}) => ({
+  tool_call: { tool_name, parameters },
+});
+const RAW = {
+  format: "dramaturg.session/v1",
+  id: "s-1",
+  task_id: "refund",
+  agents: [{ id: "triage" }, { id: "billing" }],
+  turns: [
+    {
+      turn_index: 1,
+      user_message: "I was charged twice.",
+      agent_interactions: [
+        {
+          agent_id: "triage",
+          agent_steps: [call("lookup_customer", { email: "a@b.c" }), { handoff: { to: "billing" } }],
+        },
+        {
+          agent_id: "billing",
+          agent_steps: [call("list_charges", { customer: 7 }), call("refund", { charge: 12 })],
+        },
+      ],
+    },
+  ],
+};
+const SESSION = parseSession(RAW);
+
+const dir = useTempDir("dramaturg-expected-calls-");
+const write = (name: string, text: string) => {
+  const file = join(dir(), name);
+  writeFileSync(file, text);
+  return file;
+};
+
+describe("expected calls", () => {
+  it("match per agent, and the session's figures are the agents' summed", () => {
+    const file = loadExpectedCalls(
+      write(
+        "per-agent.yaml",
+        `mode: in-order
+arguments: ignore
+sessions:
+  - task_id: refund
+    agents:
+      triage: [{ tool_name: lookup_customer }]
+      billing: [{ tool_name: refund }, { tool_name: send_receipt }]
+`,
+      ),
+    );
+    const match = matchSessionCalls(file, SESSION)!;
+    expect(match.agents.triage).toMatchObject({ passed: true, matched: [[0, 0]] });
+    // billing made list_charges then refund; send_receipt never came.
+    expect(match.agents.billing).toMatchObject({ passed: false, missing: [1], unexpected: [0] });
+    expect(match.passed).toBe(false);
+    // Matched 2 of the 3 calls made and of the 3 expected.
+    expect(match.precision).toBeCloseTo(2 / 3, 12);
+    expect(match.recall).toBeCloseTo(2 / 3, 12);
+  });
+
+  it("match the whole session's calls by its id, with a tool's CEL rule over the arguments", () => {
+    const file = loadExpectedCalls(
+      write(
+        "whole.json",
+        JSON.stringify({
+          mode: "superset",
+          tools: { refund: { arguments: { cel: "actual.charge == expected.charge" } } },
+          sessions: [{ session_id: "s-1", calls: [{ tool_name: "refund", parameters: { charge: 12 } }] }],
+        }),
+      ),
+    );
+    expect(matchSessionCalls(file, SESSION)).toMatchObject({
+      passed: true,
+      recall: 1,
+      agents: { "*": { made: 3 } },
+    });
+    const other = parseSession({ ...RAW, id: "s-2", task_id: "other" });
+    expect(matchSessionCalls(file, other)).toBeUndefined();
+  });
+
+  it("refuses a file's mistakes at their line", () => {
+    const both = write(
+      "both.yaml",
+      `sessions:
+  - task_id: refund
+    calls: []
+    agents: { billing: [] }
+`,
+    );
+    expect(() => loadExpectedCalls(both)).toThrow(/both\.yaml:2:\d+: .*either calls .* or agents/);
+    const mode = write("mode.yaml", "mode: sometimes\nsessions:\n  - task_id: refund\n    calls: []\n");
+    expect(() => loadExpectedCalls(mode)).toThrow(/mode\.yaml:1:7: mode: .*strict/);
+    const twice = write(
+      "twice.yaml",
+      "sessions:\n  - task_id: refund\n    calls: []\n  - task_id: refund\n    calls: []\n",
+    );
+    expect(() => loadExpectedCalls(twice)).toThrow(
+      /twice\.yaml:4:\d+: sessions\[1\]: task refund is expected twice/,
+    );
+  });
+});
