@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadExpectedCalls, matchSessionCalls } from "../../src/sessions/expected-calls.ts";
 import { parseSession } from "../../src/sessions/session-format.ts";
+import { cli } from "../cli/run-cli.ts";
 import { useTempDir } from "../temp-dir.ts";
 
 const call = (tool_name: string, parameters: Record<string, unknown> = {}) => ({
@@ -105,5 +106,83 @@ sessions:
     expect(() => loadExpectedCalls(twice)).toThrow(
       /twice\.yaml:4:\d+: sessions\[1\]: task refund is expected twice/,
     );
+  });
+});
+
+describe("session analyze --expect", () => {
+  const TAU2 = "test/fixtures/tau2-bench/hand-written-airline.json";
+  const EXPECT = `mode: superset
+arguments: ignore
+sessions:
+  - task_id: "1"
+    calls:
+      - tool_name: get_reservation_details
+      - tool_name: cancel_reservation
+`;
+
+  it("gives each session it names a trajectory match, printed and in the JSON, kept with a stored run", async () => {
+    const expect_ = write("expect.yaml", EXPECT);
+    const run = await cli([
+      "session",
+      "analyze",
+      TAU2,
+      "--expect",
+      expect_,
+      "--db",
+      "memory://",
+      "--format",
+      "json",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const analyses = JSON.parse(run.stdout).analyses as {
+      session_id: string;
+      trajectory_match?: { passed: boolean; recall: number };
+    }[];
+    // Task 1's four runs: trials 0 and 2 cancelled (passed), 1 and 3 transferred instead (failed); task 0 not named.
+    expect(
+      Object.fromEntries(analyses.map((a) => [a.session_id, a.trajectory_match?.passed ?? null])),
+    ).toEqual({
+      "task-0-trial-0": null,
+      "task-0-trial-1": null,
+      "task-0-trial-2": null,
+      "task-0-trial-3": null,
+      "task-1-trial-0": true,
+      "task-1-trial-1": false,
+      "task-1-trial-2": true,
+      "task-1-trial-3": false,
+    });
+    const text = await cli(["session", "analyze", TAU2, "--expect", expect_, "--db", "memory://"]);
+    expect(text.stdout).toContain(
+      "expected calls (superset): FAILED · precision 0.50 · recall 0.50 · F1 0.50",
+    );
+    expect(text.stdout).toContain("1 expected call(s) missing (#2), 1 made and not expected (#2)");
+    const db = join(dir(), "store");
+    const stored = await cli([
+      "session",
+      "analyze",
+      TAU2,
+      "--expect",
+      expect_,
+      "--db",
+      db,
+      "--judge",
+      "none",
+      "--format",
+      "json",
+    ]);
+    expect(stored.code, stored.stderr).toBe(0);
+    const id = JSON.parse(stored.stdout).evaluation_id as string;
+    const shown = await cli(["show", id.slice(0, 8), "--db", db, "--format", "json"]);
+    expect(JSON.parse(shown.stdout).analyses[5].trajectory_match).toEqual(
+      JSON.parse(stored.stdout).analyses[5].trajectory_match,
+    );
+  });
+
+  it("refuses a bad expectations file before anything is analysed", async () => {
+    const bad = write("bad.yaml", "mode: sometimes\nsessions:\n  - task_id: '1'\n    calls: []\n");
+    const run = await cli(["session", "analyze", TAU2, "--expect", bad, "--db", "memory://"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/bad\.yaml:1:7: mode: /);
+    expect(run.stdout).toBe("");
   });
 });
