@@ -133,7 +133,7 @@ function trajectoryLines(m: SessionTrajectoryMatch): string[] {
   for (const [agent, a] of Object.entries(m.agents)) {
     if (a.missing.length === 0 && a.unexpected.length === 0) continue;
     lines.push(
-      `  ${agent === "*" ? "" : `${agent}: `}${a.missing.length} expected call(s) missing${numbers(a.missing)}, ${a.unexpected.length} made and not expected${numbers(a.unexpected)}`,
+      `  ${agent === "*" ? "" : `${agent}: `}${a.missing.length} expected call(s) missing${a.missing_tools.length ? ` (${a.missing_tools.join(", ")})` : ""}, ${a.unexpected.length} made and not expected${numbers(a.unexpected)}`,
     );
   }
   return lines;

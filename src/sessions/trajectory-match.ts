@@ -51,6 +51,8 @@ export interface TrajectoryMatch {
   missing: number[];
   /** Made calls with no match (their indexes). */
   unexpected: number[];
+  /** The tools of the missing calls, in their order. */
+  missing_tools: string[];
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
@@ -185,5 +187,6 @@ export function matchTrajectory(
     f1,
     missing: expected.map((_, i) => i).filter((i) => !expectedMatched.has(i)),
     unexpected: made.map((_, j) => j).filter((j) => !madeMatched.has(j)),
+    missing_tools: expected.filter((_, i) => !expectedMatched.has(i)).map((e) => e.tool_name),
   };
 }

@@ -155,7 +155,9 @@ sessions:
     expect(text.stdout).toContain(
       "expected calls (superset): FAILED · precision 0.50 · recall 0.50 · F1 0.50",
     );
-    expect(text.stdout).toContain("1 expected call(s) missing (#2), 1 made and not expected (#2)");
+    expect(text.stdout).toContain(
+      "1 expected call(s) missing (cancel_reservation), 1 made and not expected (#2)",
+    );
     const db = join(dir(), "store");
     const stored = await cli([
       "session",
@@ -184,5 +186,35 @@ sessions:
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/bad\.yaml:1:7: mode: /);
     expect(run.stdout).toBe("");
+  });
+});
+
+describe("expected calls on the session page", () => {
+  it("the verdict and the missing calls above the timeline, each call made and not expected marked where it is", async () => {
+    const { openStore } = await import("../../src/store/index.ts");
+    const { createServerApp } = await import("../../src/server/index.ts");
+    const { analyzeSession } = await import("../../src/sessions/index.ts");
+    const store = await openStore("memory://");
+    try {
+      const expected = loadExpectedCalls(
+        write(
+          "page.yaml",
+          "mode: in-order\narguments: ignore\nsessions:\n  - task_id: refund\n    agents:\n      billing: [{ tool_name: refund }, { tool_name: send_receipt }]\n",
+        ),
+      );
+      await analyzeSession(RAW, { judge: "none", store, expect: expected });
+      const [row] = await store.evaluations.list({ kind: "session", limit: 1 });
+      const text = await (await createServerApp({ store }).request(`/sessions/${row!.id}`)).text();
+      expect(text).toMatch(
+        /Expected calls \(in-order\)<\/strong>: <span class="status failed">failed<\/span>/,
+      );
+      expect(text).toContain("missing: billing: send_receipt");
+      // billing's first call (list_charges) is the one not expected; lookup_customer is triage's, not matched against.
+      const marked = text.split('class="step-unexpected"');
+      expect(marked).toHaveLength(2);
+      expect(marked[0]!.slice(marked[0]!.lastIndexOf('<li class="step'))).toContain("list_charges");
+    } finally {
+      await store.close();
+    }
   });
 });
