@@ -8,6 +8,7 @@ import type { SessionsAnalysis } from "../sessions/index.ts";
 export interface QueuedSessionAnalysisOptions {
   from?: string;
   tools?: string;
+  expect?: string;
   successReward?: number;
   judge: string;
   judgeSettings: { baseUrl?: string; apiKeyEnv?: string };
@@ -38,6 +39,7 @@ export async function analyzeQueued(
   const prepared = prepareSessionAnalysis(files, {
     from: options.from,
     tools: options.tools,
+    expect: options.expect,
     successReward: options.successReward,
   });
   const { checkQueueSettings, followTellingOfNoWorker } = await import("./queued-wait.ts");

@@ -11,6 +11,7 @@ import { resolveSettings } from "./settings.ts";
 export interface SessionFlags {
   from?: string;
   tools?: string;
+  expect?: string;
   judge: string;
   judgeBaseUrl?: string;
   judgeApiKeyEnv?: string;
@@ -95,6 +96,7 @@ export async function runSessionAnalysis(
     const queued = await analyzeQueued(files, {
       from: flags.from,
       tools: flags.tools,
+      expect: flags.expect,
       successReward,
       judge: flags.judge,
       judgeSettings,
@@ -147,6 +149,7 @@ export async function runSessionAnalysis(
       sessions.analyzeSession(files, {
         from: flags.from,
         tools: flags.tools,
+        expect: flags.expect,
         successReward,
         judge: flags.judge,
         judgeSettings,

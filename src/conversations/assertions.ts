@@ -1,8 +1,8 @@
 // Assertions on what the agent did, after a pass: CEL over the agent's object context (its state endpoint)
 // and the conversation, or over the JSON of a GET. CEL, never JavaScript: no `eval`, no prototype access,
 // no loops. Each assertion reports its actual value and any error; an error fails it, never crashes the run.
+import { celJs } from "../core/index.ts";
 import { type Db, openDatabase } from "../engine/index.ts";
-import { celJs } from "./cel.ts";
 import type { AssertionOutcome } from "./composite.ts";
 import { type Graph, openGraph } from "./cypher.ts";
 import type { Assertion } from "./job.ts";

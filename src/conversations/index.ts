@@ -4,7 +4,6 @@
 export * from "./agent-client.ts";
 export * from "./assertions.ts";
 export * from "./cassette.ts";
-export { celJs } from "./cel.ts";
 export * from "./composite.ts";
 export * from "./conversation-jobs.ts";
 export * from "./conversation-loop.ts";

@@ -2,8 +2,7 @@
 // tasks, facts, seeds, setup, assertions) plus maxTurns and how to reach the agent. Validated once, here,
 // with the line of every mistake; CEL expressions are parsed now, so a bad one is bad input, not a 0.
 import { z } from "zod";
-import { InputError, parseLocatedYaml, readInputFile } from "../core/index.ts";
-import { celJs } from "./cel.ts";
+import { celJs, InputError, parseLocatedYaml, readInputFile } from "../core/index.ts";
 import { parseGraphLocation } from "./cypher.ts";
 
 const text = z.string().trim().min(1);

@@ -1,5 +1,6 @@
 // Public surface of core/: domain types, schemas and pure functions shared by every module.
 
+export * from "./cel.ts";
 export * from "./code-unit-order.ts";
 export * from "./concurrency.ts";
 export * from "./correction.ts";

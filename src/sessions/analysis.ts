@@ -1,6 +1,8 @@
 // A session analysis: the seed's API response (overall, coordination and intent-drift scores, per-agent
 // scores, turn results, conversation counts) plus the tool findings, latency and cost. Built by one pure
 // function from the session, its tool validation and whatever the judge gave (nothing with `--judge none`).
+
+import type { SessionTrajectoryMatch } from "./expected-calls.ts";
 import {
   AGENT_WEIGHTS,
   type LeftOutReason,
@@ -106,6 +108,8 @@ export interface SessionAnalysis {
   };
   tool_validation: ToolFinding[];
   tool_calls: { total: number; with_findings: number; unchecked: number };
+  /** The calls made against the calls expected (`--expect`); absent when nothing was expected of the session. */
+  trajectory_match?: SessionTrajectoryMatch;
   recommendations: Recommendation[];
   latency: SessionLatency;
   /** The agents' cost (from the session), apart from the judge's: the run's, in the result's `judge`. */
@@ -158,12 +162,14 @@ export interface BuildAnalysisOptions {
   judged?: JudgedSession;
   /** The judge's spec (`none` without one). */
   judge?: { spec: string };
+  /** The session's calls matched against those expected of it. */
+  trajectory?: SessionTrajectoryMatch;
 }
 
 /** The analysis of a session from its tool validation and the judge's metrics (if any). Pure. */
 export function buildAnalysis(
   session: Session,
-  { validation, judged, judge }: BuildAnalysisOptions,
+  { validation, judged, judge, trajectory }: BuildAnalysisOptions,
 ): SessionAnalysis {
   const metrics = session.turns.map((turn, t) =>
     turn.agent_interactions.map((x, i) => judged?.interactions[t]?.[i] ?? unjudged(x)),
@@ -302,6 +308,7 @@ export function buildAnalysis(
       with_findings: validation.calls.filter((c) => c.findings.some((f) => f.type !== "tool_error")).length,
       unchecked: validation.unchecked_calls,
     },
+    ...(trajectory ? { trajectory_match: trajectory } : {}),
     recommendations,
     latency: sessionLatency(session),
     cost: { agents: session.total_cost ?? (agentCost.length ? agentCost.reduce((a, b) => a + b, 0) : null) },

@@ -25,6 +25,7 @@ import {
 } from "../engine/index.ts";
 import type { Judge } from "../judge/index.ts";
 import { buildAnalysis, type SessionAnalysis } from "./analysis.ts";
+import { type ExpectedCallsFile, loadExpectedCalls, matchSessionCalls } from "./expected-calls.ts";
 import type { passK } from "./formulas.ts";
 import type { ImportOptions } from "./importers/importer.ts";
 import { type ImportedSessions, importSessions, OpenAIToolsSchema } from "./importers/index.ts";
@@ -46,6 +47,11 @@ export interface AnalyzeSessionOptions extends SessionJudgingOptions {
   source?: string;
   /** OpenAI-format tools for logs that do not carry them (a file path or the list). */
   tools?: string | ImportOptions["tools"];
+  /**
+   * The calls expected of the sessions (`dramaturg.expected-calls/v1`, a file or its parsed value): each
+   * session it names gets `trajectory_match` (the mode's verdict, precision, recall, F1, missing, unexpected).
+   */
+  expect?: string | ExpectedCallsFile;
   /**
    * The judge of the judged metrics: a spec (`openai:gpt-4o-mini`, `fixtures:FILE`…), an AI SDK model or a
    * Judge; `"none"` (the default) for the deterministic parts alone, judged metrics null and saying so.
@@ -175,15 +181,21 @@ export async function analyzeSession(
   input: string | readonly string[] | Session | unknown,
   options: AnalyzeSessionOptions = {},
 ): Promise<SessionsAnalysis> {
-  const { sessions, validations, sources } = prepareSessionAnalysis(input, options);
+  const prepared = prepareSessionAnalysis(input, options);
+  const { sessions, validations, sources, expected } = prepared;
   const none = options.judge === undefined || options.judge === "none";
   if (none && options.store === undefined)
     return sessionsResult(
       sessions,
-      sessions.map((session, i) => buildAnalysis(session, { validation: validations[i]! })),
+      sessions.map((session, i) =>
+        buildAnalysis(session, {
+          validation: validations[i]!,
+          trajectory: expected && matchSessionCalls(expected, session),
+        }),
+      ),
       sources,
     );
-  return analysisRun(sessions, validations, sources, options);
+  return analysisRun(prepared, options);
 }
 
 /** Sessions read and checked, ready to analyse: what an analysis, in process or queued, starts from. */
@@ -191,6 +203,8 @@ export interface PreparedSessionAnalysis {
   sessions: Session[];
   /** Session i's tool calls validated against its agents' tools. */
   validations: ToolValidation[];
+  /** The calls expected of the sessions, when given; kept with a stored analysis. */
+  expected?: ExpectedCallsFile;
   sources: SessionsAnalysis["sources"];
 }
 
@@ -200,8 +214,9 @@ export interface PreparedSessionAnalysis {
  */
 export function prepareSessionAnalysis(
   input: string | readonly string[] | Session | unknown,
-  options: Pick<AnalyzeSessionOptions, "from" | "source" | "tools" | "successReward"> = {},
+  options: Pick<AnalyzeSessionOptions, "from" | "source" | "tools" | "successReward" | "expect"> = {},
 ): PreparedSessionAnalysis {
+  const expected = typeof options.expect === "string" ? loadExpectedCalls(options.expect) : options.expect;
   const files =
     typeof input === "string"
       ? [input]
@@ -228,6 +243,7 @@ export function prepareSessionAnalysis(
   return {
     sessions: sessions.map((s) => s.session),
     validations: sessions.map(({ session, tools }) => validateToolCalls(session, tools)),
+    ...(expected ? { expected } : {}),
     sources: read.map(({ file, imported }) => ({
       file,
       from: imported.from,
@@ -245,9 +261,7 @@ const NO_JUDGE: Judge = {
 
 /** The analysis as an evaluation on the run engine (judge, cache, store, progress), kept in the store. */
 async function analysisRun(
-  sessions: Session[],
-  validations: ReturnType<typeof validateToolCalls>[],
-  sources: SessionsAnalysis["sources"],
+  prepared: PreparedSessionAnalysis,
   options: AnalyzeSessionOptions,
 ): Promise<SessionsAnalysis> {
   // The judge is built first (a bad spec, a missing fixtures file or API key is bad input), then the store
@@ -269,9 +283,7 @@ async function analysisRun(
   try {
     const { evaluationId, result } = await runEvaluation({
       evaluation: sessionEvaluation({
-        sessions,
-        validations,
-        sources,
+        ...prepared,
         judge: ready?.judge.descriptor,
         judgeSpec:
           typeof options.judge === "string" ? options.judge : (ready?.judge.descriptor.model ?? "none"),
@@ -358,7 +370,7 @@ export async function rebuildSessionAnalysis(
   evaluation: EvaluationRow,
 ): Promise<RebuiltSessionAnalysis> {
   const input = (await store.evaluations.input(evaluation.id)) as
-    | { sessions?: Session[]; sources?: SessionsAnalysis["sources"] }
+    | { sessions?: Session[]; sources?: SessionsAnalysis["sources"]; expected?: ExpectedCallsFile }
     | undefined;
   const config = evaluation.config as {
     judge?: unknown;
@@ -376,6 +388,7 @@ export async function rebuildSessionAnalysis(
       sessions,
       validations: sessions.map((session) => validateToolCalls(session, compileSessionTools(session))),
       sources: input.sources ?? [],
+      ...(input.expected ? { expected: input.expected } : {}),
     },
     judge: config.judge,
     ...(typeof baseUrl === "string" ? { judgeBaseUrl: baseUrl } : {}),

@@ -2,6 +2,7 @@
 // against each agent's tools, per-agent and overall scores by the seed's formulas, recommendations.
 export * from "./analysis.ts";
 export * from "./analyze.ts";
+export * from "./expected-calls.ts";
 export * from "./formulas.ts";
 export * from "./importers/index.ts";
 export * from "./judged.ts";
@@ -11,3 +12,4 @@ export * from "./session-format.ts";
 export { renderSessionMarkdown, renderSessionTable, score as sessionScore } from "./session-report.ts";
 export { sessionKind } from "./stored-kind.ts";
 export * from "./tool-validation.ts";
+export * from "./trajectory-match.ts";

@@ -22,6 +22,7 @@ import {
   type TurnDetection,
 } from "./analysis.ts";
 import type { SessionsAnalysis } from "./analyze.ts";
+import { type ExpectedCallsFile, matchSessionCalls } from "./expected-calls.ts";
 import { passK } from "./formulas.ts";
 import type { AgentInteraction, Session, Turn } from "./session-format.ts";
 import type { ToolValidation } from "./tool-validation.ts";
@@ -389,6 +390,8 @@ export interface SessionEvaluationInput extends SessionJudgingOptions {
   sessions: Session[];
   validations: ToolValidation[];
   sources: SessionsAnalysis["sources"];
+  /** The calls expected of the sessions (`--expect`), matched as each analysis is built. */
+  expected?: ExpectedCallsFile;
   /** The judge; absent for `--judge none` (the plan then has no calls: only the deterministic parts). */
   judge?: JudgeDescriptor;
   /** The judge as the user named it (`openai:gpt-4o-mini`), for the result. */
@@ -419,7 +422,8 @@ export function sessionsResult(
 export function sessionEvaluation(
   input: SessionEvaluationInput,
 ): EvaluationOfKind<SessionMeta, SessionsAnalysis> {
-  const { sessions, validations, sources, judge, judgeSpec } = input;
+  const { sessions, validations, sources, judge, judgeSpec, expected } = input;
+  const trajectory = (session: Session) => expected && matchSessionCalls(expected, session);
   const plan: JudgePlan<SessionMeta> = judge
     ? sessionPlan(sessions, validations)
     : { calls: () => [], trivial: () => [] };
@@ -432,7 +436,7 @@ export function sessionEvaluation(
       source: sources.map((s) => s.file).join(", "),
       config: { judge_descriptor: judge, judge: judgeSpec, ccm_threshold: input.ccmThreshold ?? 0.5 },
       agents: sessions.flatMap((session) => session.agents.map((agent) => agent.id)),
-      input: { sessions, sources },
+      input: { sessions, sources, ...(expected ? { expected } : {}) },
     }),
     async begin() {},
     async reopen() {},
@@ -444,7 +448,7 @@ export function sessionEvaluation(
     async finish({ totals }) {
       if (!judge) {
         const analyses = sessions.map((session, s) =>
-          buildAnalysis(session, { validation: validations[s]! }),
+          buildAnalysis(session, { validation: validations[s]!, trajectory: trajectory(session) }),
         );
         return { result: sessionsResult(sessions, analyses, sources), errored: 0 };
       }
@@ -453,7 +457,12 @@ export function sessionEvaluation(
         const judged = judgedSession(session, validations[s]!, verdicts[s]!, input);
         errored += judged.errored;
         // The judge's cost is the run's, reported once in `judge` beside the sessions.
-        return buildAnalysis(session, { validation: validations[s]!, judged, judge: { spec: judgeSpec } });
+        return buildAnalysis(session, {
+          validation: validations[s]!,
+          judged,
+          judge: { spec: judgeSpec },
+          trajectory: trajectory(session),
+        });
       });
       const result = sessionsResult(sessions, analyses, sources, {
         spec: judgeSpec,

@@ -1,6 +1,8 @@
 // A session analysis as `session analyze` prints it and `show` reprints it: a table or Markdown (the JSON is
 // the library's document of it, `sessionsDocument`).
+
 import type { SessionsAnalysis } from "./analyze.ts";
+import type { SessionTrajectoryMatch } from "./expected-calls.ts";
 
 /** A 0–1 score as the tables show it, a dash when there is none. */
 export const score = (v: number | null) => (v === null ? "—" : v.toFixed(2));
@@ -40,6 +42,7 @@ export function renderSessionTable(result: SessionsAnalysis): string {
       out.push(
         `  ${f.severity.padEnd(6)} turn ${f.turn_index} ${f.agent_id} ${f.tool_name}: ${f.type} — ${f.message}`,
       );
+    if (a.trajectory_match) out.push("", ...trajectoryLines(a.trajectory_match));
     if (a.recommendations.length) {
       out.push("", "  recommendations:");
       for (const r of a.recommendations)
@@ -106,6 +109,10 @@ export function renderSessionMarkdown(result: SessionsAnalysis): string {
           `| ${f.turn_index} | ${cell(f.agent_id)} | ${cell(f.tool_name)} | ${f.type} | ${f.severity} | ${cell(f.message)} |`,
         );
     }
+    if (a.trajectory_match) {
+      const [verdict, ...agents] = trajectoryLines(a.trajectory_match).map((l) => cell(l.trim()));
+      out.push("", verdict!, ...(agents.length ? ["", ...agents.map((l) => `- ${l}`)] : []));
+    }
     if (a.recommendations.length) {
       out.push("");
       for (const r of a.recommendations) out.push(`- ${cell(r.text)}`);
@@ -113,4 +120,21 @@ export function renderSessionMarkdown(result: SessionsAnalysis): string {
     out.push("");
   }
   return out.join("\n");
+}
+
+/** The calls made against those expected: the verdict and figures, then per agent what is missing or unexpected. */
+function trajectoryLines(m: SessionTrajectoryMatch): string[] {
+  const figure = (x: number | null) => (x === null ? "—" : x.toFixed(2));
+  const numbers = (indexes: number[]) =>
+    indexes.length ? ` (#${indexes.map((i) => i + 1).join(", #")})` : "";
+  const lines = [
+    `  expected calls (${m.mode}): ${m.passed ? "passed" : "FAILED"} · precision ${figure(m.precision)} · recall ${figure(m.recall)} · F1 ${figure(m.f1)}`,
+  ];
+  for (const [agent, a] of Object.entries(m.agents)) {
+    if (a.missing.length === 0 && a.unexpected.length === 0) continue;
+    lines.push(
+      `  ${agent === "*" ? "" : `${agent}: `}${a.missing.length} expected call(s) missing${a.missing_tools.length ? ` (${a.missing_tools.join(", ")})` : ""}, ${a.unexpected.length} made and not expected${numbers(a.unexpected)}`,
+    );
+  }
+  return lines;
 }

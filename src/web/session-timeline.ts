@@ -245,16 +245,53 @@ export const turnAnchor = (idPrefix: string, turnIndex: number) => `${idPrefix}t
  * The session's turns as a trace: each turn's waterfall, then its interactions and steps in full with
  * every error beside the step (or interaction) it is about.
  */
+/**
+ * The steps whose call was made and not expected (`--expect`), by step key: each agent's calls (or the whole
+ * session's, for an expectation of no agent) counted in session order, as the match counted them.
+ */
+function unexpectedSteps(session: Session, a: SessionAnalysis): Set<string> {
+  const found = new Set<string>();
+  const match = a.trajectory_match;
+  if (!match) return found;
+  const counted = new Map<string, number>();
+  session.turns.forEach((turn, t) => {
+    turn.agent_interactions.forEach((x, i) => {
+      x.agent_steps.forEach((step, s) => {
+        if (!step.tool_call) return;
+        const agent = match.agents["*"] ? "*" : x.agent_id;
+        const index = counted.get(agent) ?? 0;
+        counted.set(agent, index + 1);
+        if (match.agents[agent]?.unexpected.includes(index)) found.add(`${t}.${i}.${s}`);
+      });
+    });
+  });
+  return found;
+}
+
+/** The expected calls' verdict above the timeline: the mode, the figures, what is missing per agent. */
+function expectedCallsSummary(a: SessionAnalysis): Html {
+  const match = a.trajectory_match;
+  if (!match) return html``;
+  const figure = (x: number | null) => (x === null ? "—" : x.toFixed(2));
+  const missing = Object.entries(match.agents).filter(([, m]) => m.missing_tools.length > 0);
+  return html`<p class="expected-calls"><strong>Expected calls (${match.mode})</strong>: <span class="status ${match.passed ? "completed" : "failed"}">${match.passed ? "passed" : "failed"}</span> · precision ${figure(match.precision)} · recall ${figure(match.recall)} · F1 ${figure(match.f1)}${
+    missing.length
+      ? html`; missing: ${missing.map(([agent, m], k) => html`${k > 0 ? "; " : ""}${agent === "*" ? "" : `${agent}: `}${m.missing_tools.join(", ")}`)}`
+      : ""
+  }. A call marked "not expected" below was made and matched nothing expected.</p>`;
+}
+
 export function sessionTrace(session: Session, a: SessionAnalysis, options: SessionTraceOptions): Html {
   const { idPrefix, onlyIssues = false } = options;
   const byStep = findingsByStep(a.tool_validation);
+  const unexpected = unexpectedSteps(session, a);
   const shown = session.turns.map((_, t) => t).filter((t) => !onlyIssues || turnIssues(a, t).length > 0);
   return html`<h3>Timeline</h3>
 <p class="muted">Positions are reconstructed from the latencies, in order: the session records how long each
 interaction and tool call took, not when it started. Each interaction starts when the one before it ended; each
 tool call within it when the step before it ended. A red mark is an error: a call that broke its tool's schema,
 a tool that failed, or the agent a bad turn is attributed to. Click a bar for its row.</p>
-${shown.length === 0 ? html`<p>No turn has an issue.</p>` : ""}
+${expectedCallsSummary(a)}${shown.length === 0 ? html`<p>No turn has an issue.</p>` : ""}
 <ol class="conversation">${shown.map((t) => {
     const turn = session.turns[t]!;
     const detection = a.turn_results[t];
@@ -292,7 +329,7 @@ ${
         const mine = byStep.get(`${t}.${i}.${s}`) ?? [];
         return html`<li class="step${mine.length > 0 ? " with-findings" : ""}" id="${anchorOf(i, s)}">
 ${step.thought ? html`<p class="thought">${step.thought}</p>` : ""}
-${step.tool_call ? toolCallBlock(step.tool_call) : ""}
+${step.tool_call ? toolCallBlock(step.tool_call) : ""}${unexpected.has(`${t}.${i}.${s}`) ? html`<p class="step-unexpected">not expected (${a.trajectory_match!.mode})</p>` : ""}
 ${step.handoff ? html`<p class="handoff">hands off to <strong>${step.handoff.to}</strong>${step.handoff.context ? " with this context:" : ""}</p>${step.handoff.context ? html`<pre class="handoff-context">${step.handoff.context}</pre>` : ""}` : ""}
 ${mine.length > 0 ? html`<ul class="findings">${mine.map(findingItem)}</ul>` : ""}
 </li>`;

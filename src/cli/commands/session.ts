@@ -37,6 +37,10 @@ export function registerSessionCommands(program: Command): void {
     )
     .option("--tools <file>", "OpenAI-format tools for chat logs that do not carry them")
     .option(
+      "--expect <file>",
+      "the calls expected of the sessions (dramaturg.expected-calls/v1): strict, unordered, subset, superset or in-order",
+    )
+    .option(
       "--judge <judge>",
       "judge of the judged metrics (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL, fixtures:FILE); none = the deterministic parts only",
       "none",

@@ -2,8 +2,7 @@
 // conversation, an optional standing instruction the target is given at the start (what the probe tests it
 // still follows), and a checker of the answer. One zod schema; a mistake is reported at its line.
 import { z } from "zod";
-import { celJs } from "../../conversations/index.ts";
-import { InputError, parseLocatedYaml, readInputFile } from "../../core/index.ts";
+import { celJs, InputError, parseLocatedYaml, readInputFile } from "../../core/index.ts";
 import { exampleMismatch } from "./checkers.ts";
 import { LANGUAGES } from "./language.ts";
 

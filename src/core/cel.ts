@@ -1,5 +1,6 @@
-// cel-js, the CEL parser and evaluator of a job's assertions, loaded at the first expression: importing the
-// library does not pay for its 14 modules, as most programs never read a conversation job.
+// cel-js, the CEL parser and evaluator (a job's assertions, drift checkers, trajectory argument rules), loaded
+// at the first expression: importing the library does not pay for its 14 modules, as most programs never
+// evaluate one.
 import { createRequire } from "node:module";
 import type * as CelJs from "@marcbachmann/cel-js";
 
