@@ -4,6 +4,7 @@
 import type {
   ExperimentProgressEvent,
   ExperimentResultDocument,
+  ExperimentRun,
   RunExperimentOptions,
   RunTable1Options,
   Scenario,
@@ -22,18 +23,17 @@ export function printProgress(event: ExperimentProgressEvent, prefix = ""): void
     process.stderr.write(`  ${prefix}${event.arm} environment ${event.index + 1}: ${event.phase}\n`);
 }
 
-/** Runs (or resumes) one experiment here: its result document. */
+/** Runs (or resumes) one experiment here: its stored id and result document. */
 export async function runExperimentHere(
   scenario: Scenario,
   options: Omit<RunExperimentOptions, "signal" | "onProgress">,
   name: string,
-): Promise<ExperimentResultDocument> {
+): Promise<ExperimentRun> {
   const { runExperiment } = await import("../experiments/index.ts");
-  const run = await withInterrupts(
+  return withInterrupts(
     (signal) => runExperiment(scenario, { ...options, signal, onProgress: (event) => printProgress(event) }),
     { resumeWith: `dramaturg experiment run ${name} (the same flags and --db)` },
   );
-  return run.document;
 }
 
 /**

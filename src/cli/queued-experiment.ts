@@ -2,6 +2,7 @@
 // queued for `dramaturg worker`s, then followed until a worker completes it (its document, as stored), or
 // with --detach its id printed.
 import { InputError, parseStoreLocation } from "../core/index.ts";
+import type { Store } from "../engine/index.ts";
 import type { ExperimentPerson, ExperimentResultDocument, Scenario } from "../experiments/index.ts";
 
 export interface QueuedExperimentOptions {
@@ -27,10 +28,14 @@ export function requireQueueLocation(location: string): void {
     );
 }
 
-/** Queues the experiment and follows it to its document (or, detached, prints its id and returns undefined). */
+/**
+ * Queues the experiment and follows it to its document (or, detached, prints its id and returns undefined);
+ * `then` runs on the finished experiment while its store is open.
+ */
 export async function runQueuedExperiment(
   scenario: Scenario,
   { store: location, detach, ...options }: QueuedExperimentOptions,
+  then?: (store: Store, experimentId: string, document: ExperimentResultDocument) => Promise<void>,
 ): Promise<ExperimentResultDocument | undefined> {
   requireQueueLocation(location);
   const { checkQueueSettings, followTellingOfNoWorker } = await import("./queued-wait.ts");
@@ -51,7 +56,7 @@ export async function runQueuedExperiment(
     let shown = queued.finished;
     const id = queued.experimentId;
     const waiting = { store, db: location, queue: EXPERIMENT_ENVIRONMENTS, id, what: `experiment ${id}` };
-    return await followTellingOfNoWorker({ ...waiting, matching: [{ experiment_id: id }] }, () =>
+    const document = await followTellingOfNoWorker({ ...waiting, matching: [{ experiment_id: id }] }, () =>
       followExperiment(store, queued, {
         onProgress: (finished) => {
           if (finished > shown)
@@ -60,6 +65,8 @@ export async function runQueuedExperiment(
         },
       }),
     );
+    await then?.(store, id, document);
+    return document;
   } finally {
     await store.close();
   }

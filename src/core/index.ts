@@ -21,6 +21,7 @@ export * from "./pool.ts";
 export * from "./proposition.ts";
 export * from "./redact.ts";
 export * from "./sample.ts";
+export * from "./scale-range.ts";
 export * from "./score.ts";
 export * from "./shown-path.ts";
 export * from "./store-location.ts";

@@ -23,6 +23,7 @@ import type { Judge, JudgeRequest } from "../judge/index.ts";
 import { type EvalResult, evaluatePersonas, preparePersonaEvaluation } from "../personas/index.ts";
 import { createWorld, WORLD_FORMAT, WORLD_START, type WorldAgent, type WorldFile } from "../sim/index.ts";
 import type { Scenario, ScenarioArm, ScenarioArmName, ScenarioEnvironment } from "./scenario.ts";
+import { surveyAnswer } from "./survey.ts";
 
 /** Who posts the scenario's prompts in a world (never an agent id: the experiment refuses a person with it). */
 export const FACILITATOR = "facilitator";
@@ -41,6 +42,11 @@ export interface EnvironmentRecord {
   environment: Record<string, number | null>;
   /** What the extractor listed from the rapporteur's trajectory. */
   extracted: string[];
+  /**
+   * The survey's answers (scenarios with one): question id → agent id → the answer read from the agent's reply,
+   * null when it gave none.
+   */
+  survey?: Record<string, Record<string, string | null>>;
   /** Agents' messages committed, and drafts dropped (by the gate, or to a channel the agent is not in). */
   messages: number;
   dropped: number;
@@ -150,12 +156,19 @@ export async function runEnvironment(
   let spent = { agentCalls: 0, agentUsage: ZERO_USAGE, judgeCalls: 0, judgeUsage: ZERO_USAGE };
   let stats: Awaited<ReturnType<typeof world.run>>["stats"];
   let report: Message[];
+  let survey: EnvironmentRecord["survey"];
   try {
     ({ stats } = await world.run({ signal }));
-    report = await consolidate(world, scenario, environment, signal, (calls, usage) => {
+    const spend = (calls: number, usage: TokenUsage) => {
       spent.agentCalls += calls;
       spent.agentUsage = addUsage(spent.agentUsage, usage);
-    });
+    };
+    report = await consolidate(world, scenario, environment, signal, spend);
+    if (scenario.survey) {
+      const asked = await askSurvey(world, scenario, environment, report, signal, spend);
+      survey = asked.answers;
+      report = [...report, ...asked.messages];
+    }
   } finally {
     await gate.flush();
   }
@@ -216,8 +229,9 @@ export async function runEnvironment(
     agents,
     environment: environmentMetrics,
     extracted: extraction.verdict.ok ? [...(extraction.verdict.ideas ?? [])] : [],
-    // The report's first message is the facilitator's prompt, not an agent's.
-    messages: stats.messages + report.length - 1,
+    ...(survey ? { survey } : {}),
+    // The facilitator's prompts (the write-up's, the survey's) are not an agent's.
+    messages: stats.messages + report.filter((m) => m.sender !== FACILITATOR).length,
     dropped: stats.dropped,
     interventions: stats.fired.flatMap((f) => f.agent_ids.map((a) => `${f.step}:${f.name}:${a}`)),
     gate: {
@@ -251,37 +265,107 @@ async function consolidate(
   signal: AbortSignal | undefined,
   spend: (calls: number, usage: TokenUsage) => void,
 ): Promise<Message[]> {
-  signal?.throwIfAborted();
-  const index = environment.rapporteur - environment.members[0]!;
-  const rapporteur = world.agents[index]!;
-  const seen = new Set(rapporteur.memory.map((e) => e.message.id));
-  const unseen = world.messages.filter(
-    (m) => m.sender !== rapporteur.agent.id && rapporteur.channels.includes(m.channel) && !seen.has(m.id),
-  );
   const step = environment.world_steps + 1;
-  const last = world.messages.at(-1);
+  const prompt = facilitatorPrompt(world, scenario, step, environment.prompts.rapporteur, []);
+  const index = environment.rapporteur - environment.members[0]!;
+  const sent = await answer(world, index, step, prompt, 0, signal, spend);
+  return [prompt, ...sent];
+}
+
+/**
+ * The survey, question by question after the write-up: the facilitator asks in the channel, and every agent
+ * answers once, on its own (all act on what they had seen, none sees another's answer to the question being
+ * asked), through its arm's gate. Each answer is read from the agent's messages by the survey's fixed rule
+ * (`surveyAnswer`); an agent that sent nothing, or nothing the rule reads, has no answer (null).
+ */
+async function askSurvey(
+  world: ReturnType<typeof createWorld>,
+  scenario: Scenario,
+  environment: ScenarioEnvironment,
+  report: readonly Message[],
+  signal: AbortSignal | undefined,
+  spend: (calls: number, usage: TokenUsage) => void,
+): Promise<{ messages: Message[]; answers: NonNullable<EnvironmentRecord["survey"]> }> {
+  const messages: Message[] = [];
+  const answers: NonNullable<EnvironmentRecord["survey"]> = {};
+  for (const [q, question] of (scenario.survey ?? []).entries()) {
+    const step = environment.world_steps + 2 + q;
+    const prompt = facilitatorPrompt(world, scenario, step, question.prompt, [...report, ...messages]);
+    const replies = await Promise.all(
+      world.agents.map((_, i) => answer(world, i, step, prompt, i, signal, spend)),
+    );
+    messages.push(prompt, ...replies.flat());
+    answers[question.id] = Object.fromEntries(
+      world.agents
+        .map(
+          (a, i) => [a.agent.id, surveyAnswer(question, replies[i]!.map((m) => m.text).join("\n"))] as const,
+        )
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+  }
+  return { messages, answers };
+}
+
+/**
+ * A facilitator's prompt in the scenario's channel at `step`, a second after the last message: of `after`
+ * (what was said after the world's steps), else of the world.
+ */
+function facilitatorPrompt(
+  world: ReturnType<typeof createWorld>,
+  scenario: Scenario,
+  step: number,
+  text: string,
+  after: readonly Message[],
+): Message {
+  const last =
+    after.reduce<Message | undefined>(
+      (latest, m) => (!latest || Date.parse(m.at) > Date.parse(latest.at) ? m : latest),
+      undefined,
+    ) ?? world.messages.at(-1);
   const base = (last ? Date.parse(last.at) : Date.parse(world.file.start)) + 1000;
-  const prompt: Message = {
+  return {
     id: `s${step}-${FACILITATOR}-1`,
     sender: FACILITATOR,
     channel: scenario.channel,
-    text: environment.prompts.rapporteur,
+    text,
     at: new Date(base).toISOString(),
   };
-  const result = await rapporteur.act({
+}
+
+/**
+ * Agent `index` perceives what it has not yet and `prompt`, and acts once; what it sends is stamped after the
+ * prompt (`slot` keeps agents answering the same prompt apart in time) and joins the world's messages.
+ */
+async function answer(
+  world: ReturnType<typeof createWorld>,
+  index: number,
+  step: number,
+  prompt: Message,
+  slot: number,
+  signal: AbortSignal | undefined,
+  spend: (calls: number, usage: TokenUsage) => void,
+): Promise<Message[]> {
+  signal?.throwIfAborted();
+  const member = world.agents[index]!;
+  const seen = new Set(member.memory.map((e) => e.message.id));
+  const unseen = world.messages.filter(
+    (m) => m.sender !== member.agent.id && member.channels.includes(m.channel) && !seen.has(m.id),
+  );
+  const base = Date.parse(prompt.at) + 1000 + slot * 10;
+  const result = await member.act({
     step,
     stimuli: [...unseen, prompt],
     stamp: (draft, i) => ({
-      id: `s${step}-${rapporteur.agent.id}-${i + 1}`,
-      sender: rapporteur.agent.id,
+      id: `s${step}-${member.agent.id}-${i + 1}`,
+      sender: member.agent.id,
       channel: draft.channel,
       text: draft.text,
-      at: new Date(base + 1000 + i).toISOString(),
+      at: new Date(base + i).toISOString(),
     }),
     signal,
   });
   spend(result.calls, result.usage);
-  return [prompt, ...result.sent];
+  return result.sent;
 }
 
 interface SingleJudgement {

@@ -18,5 +18,12 @@ export * from "./scenario.ts";
 export * from "./statistics.ts";
 export * from "./stored-experiment.ts";
 export { experimentKind } from "./stored-kind.ts";
+export {
+  SURVEY_ANSWER_KINDS,
+  type SurveyAnswerKind,
+  type SurveyQuestion,
+  SurveyQuestionSchema,
+  surveyAnswer,
+} from "./survey.ts";
 export * from "./table1.ts";
 export * from "./table1-run.ts";

@@ -135,6 +135,11 @@ export interface ExperimentArmResult {
   errored: number;
   /** Gate checks that passed unjudged because the judge timed out or failed (fail-open). */
   gate_unjudged: number;
+  /**
+   * The survey's answers (scenarios with one), per question: by environment, then agent id; null where an
+   * agent gave none.
+   */
+  survey?: Record<string, (string | null)[]>;
 }
 
 export interface ExperimentEnvironmentResult {
@@ -862,7 +867,14 @@ function assemble({
     let tokens = { agent: ZERO_USAGE as TokenUsage, judge: ZERO_USAGE as TokenUsage };
     let errored = 0;
     let unjudged = 0;
+    const survey = scenario.survey
+      ? Object.fromEntries(scenario.survey.map((q) => [q.id, [] as (string | null)[]]))
+      : undefined;
     for (const { record } of tasks.filter((t) => t.arm === arm)) {
+      for (const [question, answers] of Object.entries(survey ?? {})) {
+        const byAgent = record.survey?.[question] ?? {};
+        for (const id of Object.keys(byAgent).sort()) answers.push(byAgent[id] ?? null);
+      }
       for (const metric of metrics) {
         const list = values[metric.name]!;
         if (metric.level === "agent") {
@@ -898,6 +910,7 @@ function assemble({
       tokens,
       errored,
       gate_unjudged: unjudged,
+      ...(survey ? { survey } : {}),
     };
   }
   const environments: ExperimentEnvironmentResult[] = [];

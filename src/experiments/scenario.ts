@@ -15,6 +15,7 @@ import {
   templateVariables,
 } from "../core/index.ts";
 import { AgentNudgesSchema } from "../sim/index.ts";
+import { SurveyQuestionSchema } from "./survey.ts";
 
 export const SCENARIO_FORMAT = "dramaturg.scenario/v1";
 
@@ -147,6 +148,13 @@ export const ScenarioSchema = z
           .describe("Fields of each item"),
       })
       .strict(),
+    survey: z
+      .array(SurveyQuestionSchema)
+      .min(1)
+      .optional()
+      .describe(
+        "Questions every agent answers on its own after the session (and the rapporteur's write-up); the answers can be validated against real people's",
+      ),
     metrics: z
       .object({
         dimensions: z
@@ -219,6 +227,16 @@ export const ScenarioSchema = z
         break;
       }
     }
+    const questions = new Set<string>();
+    s.survey?.forEach((q, i) => {
+      if (questions.has(q.id))
+        ctx.addIssue({
+          code: "custom",
+          path: ["survey", i, "id"],
+          message: `expected each question id once`,
+        });
+      questions.add(q.id);
+    });
     const seen = new Set<string>();
     s.metrics.dimensions.forEach((d, i) => {
       if (seen.has(d))
@@ -269,12 +287,25 @@ export function parseScenario(text: string, file = "<scenario>"): Scenario {
   return parseLocatedYaml(text, file, ScenarioSchema).data;
 }
 
-/** Reads and checks a scenario file; a population folder is resolved against the file's folder. */
+/**
+ * Reads and checks a scenario file; a population folder and the survey's empirical files are resolved against
+ * the file's folder.
+ */
 export function loadScenarioFile(file: string): Scenario {
   const scenario = parseScenario(readInputFile(file, "the scenario file"), file);
+  const near = (path: string) => (isAbsolute(path) ? path : resolve(dirname(file), path));
   const folder = scenario.population.folder;
-  if (folder === undefined || isAbsolute(folder)) return scenario;
-  return { ...scenario, population: { ...scenario.population, folder: resolve(dirname(file), folder) } };
+  return {
+    ...scenario,
+    ...(folder === undefined ? {} : { population: { ...scenario.population, folder: near(folder) } }),
+    ...(scenario.survey === undefined
+      ? {}
+      : {
+          survey: scenario.survey.map((q) =>
+            q.empirical ? { ...q, empirical: { ...q.empirical, file: near(q.empirical.file) } } : q,
+          ),
+        }),
+  };
 }
 
 /** A metric a scenario measures, in Table 1's column order. */

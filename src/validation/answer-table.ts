@@ -121,7 +121,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function recordTable(
+export function recordTable(
   file: string,
   format: AnswerFileFormat,
   records: Record<string, unknown>[],

@@ -14,6 +14,15 @@ export {
   type RankingAnswers,
 } from "./compare-question.ts";
 export { type Distribution, distributionOf, entropyBits } from "./distribution.ts";
+export {
+  type ArmValidation,
+  EXPERIMENT_ANSWERS,
+  empiricalQuestions,
+  readEmpirical,
+  storedExperimentResult,
+  surveyAnswerTable,
+  validateExperimentArms,
+} from "./experiment-answers.ts";
 export { validationKind } from "./stored-kind.ts";
 export {
   experimentIdOf,

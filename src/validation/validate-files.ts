@@ -1,7 +1,7 @@
 // `dramaturg validate`'s library calls: two answer files read and each question's cells typed (`readAnswers`),
 // then every question compared (`validateFiles` does both). Everything is read and checked before anything is
 // computed, so bad input stops the command having written nothing.
-import { readAnswerTable } from "./answer-table.ts";
+import { type AnswerTable, readAnswerTable } from "./answer-table.ts";
 import type { QuestionAnswers } from "./compare-question.ts";
 import { typedAnswers } from "./typed-answers.ts";
 import { validateAnswers } from "./validate-answers.ts";
@@ -12,8 +12,8 @@ import type { QuestionSpec } from "./validation-spec.ts";
 export interface ReadAnswersOptions {
   /** The real people's answers: CSV, JSON (an array of records) or JSONL. */
   real: string;
-  /** The simulated answers, in any of the same shapes. */
-  simulated: string;
+  /** The simulated answers, in any of the same shapes, or a table already read (an experiment's survey). */
+  simulated: string | AnswerTable;
   questions: readonly QuestionSpec[];
 }
 
@@ -24,7 +24,7 @@ export interface ValidateFilesOptions extends ReadAnswersOptions {
 /** Both files' answers to each question, typed; an `InputError` at the first bad file, row or cell. */
 export function readAnswers({ real, simulated, questions }: ReadAnswersOptions): QuestionAnswers[] {
   const realTable = readAnswerTable(real);
-  const simulatedTable = readAnswerTable(simulated);
+  const simulatedTable = typeof simulated === "string" ? readAnswerTable(simulated) : simulated;
   return questions.map((q) => typedAnswers(q, realTable, simulatedTable));
 }
 
@@ -32,7 +32,7 @@ export function validateFiles({ thresholds, ...files }: ValidateFilesOptions): V
   return validateAnswers({
     questions: readAnswers(files),
     real: files.real,
-    simulated: files.simulated,
+    simulated: typeof files.simulated === "string" ? files.simulated : files.simulated.file,
     thresholds,
   });
 }

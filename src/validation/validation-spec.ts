@@ -10,8 +10,10 @@
 //     alpha: 0.05
 
 import { z } from "zod";
-import { InputError, parseLocatedYaml, readInputFile } from "../core/index.ts";
+import { InputError, parseLocatedYaml, readInputFile, scaleRange } from "../core/index.ts";
 import { ANSWER_KINDS, type AnswerKind, ValidationThresholdsSchema } from "./validation-format.ts";
+
+export { scaleRange };
 
 /** One question to compare: its columns on each side, its kind and what its answers may be. */
 export interface QuestionSpec {
@@ -24,17 +26,6 @@ export interface QuestionSpec {
   scale?: { points: number[]; labels?: string[] };
   /** Categorical: the allowed categories (default: whatever either side gave). Ranking: the options. */
   options?: string[];
-}
-
-const SCALE_RANGE = /^\s*(-?\d+)\s*(?:-|–|\.\.)\s*(-?\d+)\s*$/;
-
-/** `1-5` (or `1..5`, `1–5`) → [1, 2, 3, 4, 5]; undefined when the text is not such a range. */
-export function scaleRange(text: string): number[] | undefined {
-  const m = SCALE_RANGE.exec(text);
-  if (!m) return undefined;
-  const [low, high] = [Number(m[1]), Number(m[2])];
-  if (!(high > low) || high - low > 1000) return undefined;
-  return Array.from({ length: high - low + 1 }, (_, i) => low + i);
 }
 
 const ScaleSchema = z.union([

@@ -188,12 +188,48 @@ export async function experimentRunCommand(name: string, flags: RunFlags): Promi
     output.printPrices([price], flags.format);
     return 0;
   }
+  const checking = await import("../experiment-validation.ts");
+  // The real answers the survey names are read before any model is called.
+  const tables = await checking.readScenarioEmpirical(scenario);
+  let validated = "";
+  const validate = async (
+    store: import("../../engine/index.ts").Store,
+    experimentId: string,
+    document: import("../../experiments/index.ts").ExperimentResultDocument,
+  ) => {
+    if (tables !== undefined)
+      validated = await checking.validateExperimentHere({
+        store,
+        experimentId,
+        document,
+        scenario,
+        tables,
+        format: flags.format,
+      });
+  };
   const options = { ...setup.runOptions, ...people };
-  const document = queue
-    ? await queue.runQueuedExperiment(scenario, { ...options, detach: flags.detach })
-    : await (await import("../experiment-runs.ts")).runExperimentHere(scenario, options, name);
+  let document: import("../../experiments/index.ts").ExperimentResultDocument | undefined;
+  if (queue)
+    document = await queue.runQueuedExperiment(scenario, { ...options, detach: flags.detach }, validate);
+  else {
+    const { runExperimentHere } = await import("../experiment-runs.ts");
+    if (tables === undefined) document = (await runExperimentHere(scenario, options, name)).document;
+    else {
+      // The store stays open past the run, for the validations stored under the experiment.
+      const { openStore } = await import("../../store/index.ts");
+      const store = await openStore(options.store);
+      try {
+        const run = await runExperimentHere(scenario, { ...options, store }, name);
+        document = run.document;
+        await validate(store, run.evaluation_id, document);
+      } finally {
+        await store.close();
+      }
+    }
+  }
   if (!document) return 0;
   if (flags.out) output.writeResultDocument(document, { file: flags.out });
   output.emitReport(experiments.experimentReport(document, { alpha }), flags);
+  if (validated !== "") process.stdout.write(validated);
   return output.measuredNothingExit([document]);
 }

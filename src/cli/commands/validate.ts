@@ -24,6 +24,7 @@ export interface ValidateFlags {
   svg?: string;
   name?: string;
   experiment?: string;
+  arm?: string;
   db?: string;
   config?: string;
 }
@@ -35,7 +36,10 @@ export function registerValidateCommand(program: Command): void {
       "hold simulated answers against real people's: distributions, not just means (Welch, χ², KS, entropy)",
     )
     .argument("<real>", "the real answers: CSV, JSON (an array of records) or JSONL, one row per person")
-    .argument("<simulated>", "the simulated answers, in any of the same shapes")
+    .argument(
+      "<simulated>",
+      "the simulated answers, in any of the same shapes, or experiment:ID (a stored experiment's survey answers)",
+    )
     .option(
       "--column <name>",
       "the question's column (the real answers'; the simulated too unless --simulated-column)",
@@ -64,6 +68,7 @@ export function registerValidateCommand(program: Command): void {
     .option("--svg <file>", "also draw the two distributions side by side, per question, as SVG")
     .option("--name <name>", "what the stored validation is called (default: the two files)")
     .option("--experiment <id>", "the stored experiment whose simulated answers these are (its id)")
+    .option("--arm <arm>", "with experiment:ID, the arm whose answers are validated (default treatment)")
     .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
     .option("--config <file>", "project file to use")
     .addHelpText(
@@ -74,6 +79,7 @@ export function registerValidateCommand(program: Command): void {
         "dramaturg validate survey.csv rankings.json --column Vote --simulated-column response --kind ranking --format markdown",
         "dramaturg validate survey.csv simulated.csv --spec questions.yaml --format json --out validation.json",
         "dramaturg validate survey.csv simulated.csv --column Vote --kind ordinal --scale 1-5 --experiment 3f2a91c0 --name 'gazpacho, arm B'",
+        "dramaturg validate survey.csv experiment:3f2a91c0 --arm control --column Vote --simulated-column vote --kind ordinal --scale 1-5",
       )}`,
     )
     .action(async (real: string, simulated: string, flags: ValidateFlags) =>
@@ -141,16 +147,30 @@ export async function validateCommand(
     }).filter(([, value]) => value !== undefined),
   );
 
-  // Both files read and every cell checked before anything is computed or written.
-  const answers = v.readAnswers({ real, simulated, questions });
-  const computed = v.validateAnswers({
-    questions: answers,
-    real,
-    simulated,
-    thresholds: { ...thresholds, ...overrides },
-  });
   if (flags.name !== undefined && flags.name.trim() === "")
     throw new InputError("expected a name, got an empty one", { place: "--name" });
+  const fromExperiment = v.EXPERIMENT_ANSWERS.exec(simulated)?.[1];
+  if (fromExperiment === undefined && flags.arm !== undefined)
+    throw new InputError("--arm is for answers read from an experiment (experiment:ID)", { place: "--arm" });
+  if (fromExperiment !== undefined && flags.experiment !== undefined)
+    throw new InputError("the answers come from an experiment already; leave out --experiment", {
+      place: "--experiment",
+    });
+  const experiment = fromExperiment ?? flags.experiment;
+
+  const compute = (simulatedAnswers: string | import("../../validation/index.ts").AnswerTable) => {
+    const answers = v.readAnswers({ real, simulated: simulatedAnswers, questions });
+    const computed = v.validateAnswers({
+      questions: answers,
+      real,
+      simulated: typeof simulatedAnswers === "string" ? simulatedAnswers : simulatedAnswers.file,
+      thresholds: { ...thresholds, ...overrides },
+    });
+    return { answers, computed };
+  };
+  // Both files read and every cell checked before anything is computed or written (an experiment's answers as
+  // soon as its store is open).
+  let done = fromExperiment === undefined ? compute(simulated) : undefined;
 
   // Stored before any file is written: an experiment id that names none stops here, having written nothing.
   const [{ resolveSettings }, { openStore, storeExists }] = await Promise.all([
@@ -158,21 +178,26 @@ export async function validateCommand(
     import("../../store/index.ts"),
   ]);
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-  if (flags.experiment !== undefined && !storeExists(settings.db))
-    throw new InputError(`no store here to find experiment ${flags.experiment} in`, { place: settings.db });
+  if (experiment !== undefined && !storeExists(settings.db))
+    throw new InputError(`no store here to find experiment ${experiment} in`, { place: settings.db });
   const store = await openStore(settings.db);
   let stored: Awaited<ReturnType<typeof v.storeValidation>>;
   try {
+    if (fromExperiment !== undefined) {
+      const { id, result } = await v.storedExperimentResult(store, fromExperiment);
+      done = compute(v.surveyAnswerTable(result, flags.arm ?? "treatment", `experiment ${id.slice(0, 8)}`));
+    }
     stored = await v.storeValidation({
       store,
-      validation: computed,
+      validation: done!.computed,
       name: flags.name,
-      experiment: flags.experiment,
-      numeric: v.numericAnswers(answers),
+      experiment,
+      numeric: v.numericAnswers(done!.answers),
     });
   } finally {
     await store.close();
   }
+  const answers = done!.answers;
   const { validation, evaluation_id: id } = stored;
 
   const text =
