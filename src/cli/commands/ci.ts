@@ -218,8 +218,10 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
       process.stderr.write(
         `${published.comment.action} the pull request's comment${published.comment.url ? ` ${published.comment.url}` : ""}\n`,
       );
-    // A GitHub Actions warning annotation: shown on the run, and the check's exit code stands.
-    for (const note of published.notes) process.stderr.write(`::warning::dramaturg: ${note}\n`);
+    // On a pull request a comment left out is a warning annotation on the run (the check's exit code stands);
+    // on a push it is expected.
+    const prefix = github.pullRequest === undefined ? "dramaturg: " : "::warning::dramaturg: ";
+    for (const note of published.notes) process.stderr.write(`${prefix}${note}\n`);
   }
   if (flags.junit) {
     writeFileSync(flags.junit, renderCiJunit(report));
