@@ -1,11 +1,19 @@
 // After `dramaturg init`: runs every command its "Next:" lines suggest, then the `run:` steps of the CI workflow
-// it wrote, as a user and GitHub would, and fails on the first that does not pass. test/cli/init.test.ts runs it
+// it wrote, as a user and GitHub would, and fails on the first that does not pass. The workflow's Dramaturg
+// Action step runs the steps of this repository's action.yml (runAction), as GitHub runs a composite action. test/cli/init.test.ts runs it
 // on src/ (`node bin/dramaturg.js`); .ci/package-check.sh on the installed tarball with
 // `node --import tsx scripts/init-next-steps.ts FOLDER INIT_OUTPUT_FILE` (init ran in FOLDER, its stdout in the file).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
+
+/** Dramaturg's GitHub Action, which the generated workflow uses. */
+export const ACTION_FILE = fileURLToPath(new URL("../action.yml", import.meta.url));
+
+/** A step that uses Dramaturg's Action: `OWNER/dramaturg@REF`, or `./` in Dramaturg's own repository. */
+const DRAMATURG_ACTION = /^([\w.-]+\/dramaturg@[\w.-]+|\.\/?)$/;
 
 export interface WalkOptions {
   /** The folder init ran in (the Next: lines `cd` from there). */
@@ -43,7 +51,11 @@ interface Run {
 
 function bash(script: string, cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn("bash", ["-e", "-c", script], { cwd, env: { ...process.env, ...env } });
+    // As GitHub runs a `shell: bash` step: bash --noprofile --norc -eo pipefail.
+    const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], {
+      cwd,
+      env: { ...process.env, ...env },
+    });
     let output = "";
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));
@@ -117,8 +129,133 @@ interface WorkflowStep {
   if?: string;
   uses?: string;
   run?: string;
+  shell?: string;
+  "working-directory"?: string;
   env?: Record<string, string>;
+  with?: Record<string, string | number | boolean>;
 }
+
+interface ActionFile {
+  inputs: Record<string, { default?: string }>;
+  outputs?: Record<string, { value: string }>;
+  runs: { using: string; steps: WorkflowStep[] };
+}
+
+/** Reads a step's `$GITHUB_OUTPUT` file (key=value lines). */
+function stepOutputs(file: string): Record<string, string> {
+  return Object.fromEntries(
+    readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("="))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
+}
+
+export interface ActionRun {
+  /** The action's outputs (`exit-code`). */
+  outputs: Record<string, string>;
+  /** The step that failed, if one did: GitHub marks the workflow's step failed. */
+  failed?: { step: string; code: number | null; output: string };
+  /** What each step printed, by name: the log of the run. */
+  logs: Record<string, string>;
+}
+
+/**
+ * Runs a composite action's steps as GitHub does: `${{ inputs.* }}` from `with` or the defaults,
+ * `${{ github.token }}` from GITHUB_TOKEN, `${{ steps.*.outputs.* }}` from earlier steps; `run:` steps in
+ * bash in the working directory; an upload-artifact step checks that what it would upload exists. Any other
+ * expression, shell or action is an error, for this walk to learn.
+ */
+export async function runAction({
+  actionFile = ACTION_FILE,
+  project,
+  inputs = {},
+  env = {},
+  dramaturg = "npx --no-install dramaturg",
+  log = () => {},
+}: {
+  actionFile?: string;
+  /** The workspace (GITHUB_WORKSPACE): where the workflow's steps run. */
+  project: string;
+  /** The step's `with:`. */
+  inputs?: Record<string, string | number | boolean>;
+  /** The step's `env:` and the runner's GITHUB_* variables. */
+  env?: Record<string, string>;
+  dramaturg?: string;
+  log?: (line: string) => void;
+}): Promise<ActionRun> {
+  const action = parseYaml(readFileSync(actionFile, "utf8")) as ActionFile;
+  if (action.runs.using !== "composite") throw new Error(`${actionFile}: expected a composite action`);
+  for (const name of Object.keys(inputs))
+    if (!(name in action.inputs))
+      throw new Error(`the workflow passes "${name}", which ${actionFile} does not declare`);
+  const outputs: Record<string, Record<string, string>> = {};
+  const expression = (text: string): string =>
+    text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
+      const input = /^inputs\.([\w-]+)$/.exec(expr);
+      if (input) {
+        const declared = action.inputs[input[1]!];
+        if (!declared) throw new Error(`${actionFile} uses inputs.${input[1]}, which it does not declare`);
+        return input[1]! in inputs ? String(inputs[input[1]!]) : expression(declared.default ?? "");
+      }
+      if (expr === "github.token") return env.GITHUB_TOKEN ?? "";
+      const output = /^steps\.(\w+)\.outputs\.(\w+)$/.exec(expr);
+      if (output) return outputs[output[1]!]?.[output[2]!] ?? "";
+      throw new Error(`${actionFile} has an expression this walk-through does not know: \${{ ${expr} }}`);
+    });
+  const outputFile = join(project, ".github-output");
+  const logs: Record<string, string> = {};
+  for (const step of action.runs.steps) {
+    const name = step.name ?? step.uses ?? "?";
+    if (step.if !== undefined && !conditionHolds(expression(step.if), project, outputs)) {
+      log(`ok  action step "${name}": skipped (${step.if})`);
+      continue;
+    }
+    if (step.uses) {
+      if (!step.uses.startsWith("actions/upload-artifact@"))
+        throw new Error(`${actionFile} uses ${step.uses}, which this walk-through does not know`);
+      const path = expression(String(step.with?.path ?? ""));
+      if (!existsSync(join(project, path)))
+        throw new Error(`action step "${name}" would upload nothing: no ${path}`);
+      log(`--  action step "${name}": ${step.uses} would upload ${path}`);
+      continue;
+    }
+    if (step.shell !== "bash") throw new Error(`action step "${name}": a run step needs shell: bash`);
+    const stepEnv = Object.fromEntries(
+      Object.entries(step.env ?? {}).map(([k, v]) => [k, expression(String(v))]),
+    );
+    writeFileSync(outputFile, "");
+    const cwd = join(project, expression(step["working-directory"] ?? "."));
+    const script = expression(step.run!)
+      .replaceAll("npx --no-install dramaturg", dramaturg)
+      .replaceAll("npx dramaturg", dramaturg);
+    const r = await bash(script, cwd, {
+      ...env,
+      ...stepEnv,
+      GITHUB_OUTPUT: outputFile,
+      GITHUB_WORKSPACE: project,
+    });
+    logs[name] = r.output;
+    if (step.id) outputs[step.id] = stepOutputs(outputFile);
+    if (r.code !== 0) {
+      log(`x   action step "${name}" exited ${r.code}`);
+      return {
+        outputs: actionOutputs(action, expression),
+        failed: { step: name, code: r.code, output: r.output },
+        logs,
+      };
+    }
+    log(`ok  action step "${name}"${step.id ? ` ${JSON.stringify(outputs[step.id])}` : ""}`);
+  }
+  return { outputs: actionOutputs(action, expression), logs };
+}
+
+const actionOutputs = (action: ActionFile, expression: (text: string) => string) =>
+  Object.fromEntries(Object.entries(action.outputs ?? {}).map(([k, o]) => [k, expression(o.value)]));
+
+/** A step's env with its `${{ secrets.* }}` empty, as on a fork's pull request: the fixture judge needs none. */
+const withoutSecrets = (env: Record<string, string> = {}) =>
+  Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).includes("${{") ? "" : String(v)]));
 
 /** Runs every Next: command, then the workflow's steps; throws naming the first that fails. */
 export async function walkInitProject({
@@ -156,6 +293,30 @@ export async function walkInitProject({
         log(`ok  workflow step "${name}": skipped, as it should be (${step.if})`);
         continue;
       }
+      if (step.uses && DRAMATURG_ACTION.test(step.uses)) {
+        // The runner's context, on a push (no pull request: the comment is skipped, the summary written).
+        const summary = join(project, ".github-step-summary.md");
+        writeFileSync(summary, "");
+        const run = await runAction({
+          project,
+          inputs: step.with ?? {},
+          env: {
+            ...withoutSecrets(step.env),
+            GITHUB_REPOSITORY: "example/project",
+            GITHUB_STEP_SUMMARY: summary,
+          },
+          dramaturg,
+          log: (line) => log(`    ${line}`),
+        });
+        if (run.failed)
+          throw new Error(
+            `workflow step "${name}": the action's step "${run.failed.step}" exited ${run.failed.code}:\n${run.failed.output}`,
+          );
+        if (!readFileSync(summary, "utf8").includes("dramaturg-persona-check"))
+          throw new Error(`workflow step "${name}" wrote no job summary`);
+        log(`ok  workflow step "${name}": ${step.uses} ${JSON.stringify(run.outputs)}`);
+        continue;
+      }
       if (step.uses) {
         log(`--  workflow step "${name}": ${step.uses}, GitHub's own`);
         continue;
@@ -168,20 +329,10 @@ export async function walkInitProject({
         /\$\{\{\s*steps\.(\w+)\.outputs\.(\w+)\s*\}\}/g,
         (_, id: string, key: string) => outputs[id]?.[key] ?? "",
       );
-      // Secrets are absent, as on a fork's pull request: the fixture judge needs none.
-      const env = Object.fromEntries(
-        Object.entries(step.env ?? {}).map(([k, v]) => [k, String(v).includes("${{") ? "" : String(v)]),
-      );
       writeFileSync(outputFile, "");
-      const r = await bash(script, project, { ...env, GITHUB_OUTPUT: outputFile });
+      const r = await bash(script, project, { ...withoutSecrets(step.env), GITHUB_OUTPUT: outputFile });
       if (r.code !== 0) throw new Error(`workflow step "${name}" exited ${r.code}:\n${r.output}`);
-      if (step.id)
-        outputs[step.id] = Object.fromEntries(
-          readFileSync(outputFile, "utf8")
-            .split("\n")
-            .filter((l) => l.includes("="))
-            .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-        );
+      if (step.id) outputs[step.id] = stepOutputs(outputFile);
       log(`ok  workflow step "${name}"${step.id ? ` ${JSON.stringify(outputs[step.id])}` : ""}`);
     }
 }

@@ -63,8 +63,8 @@ describe("dramaturg init", () => {
       expect(readFileSync(join(dir, `propositions/${dimension}/_default.yaml`), "utf8")).toMatch(/^# /);
     const workflow = readFileSync(join(dir, ".github/workflows/persona-check.yml"), "utf8");
     expect(workflow).toMatch(/node-version: 24/);
-    expect(workflow).toMatch(/npx dramaturg ci .*--markdown .* --junit .* --html persona-check\.html/);
-    expect(workflow).toMatch(/path: persona-check\.html/);
+    expect(workflow).toMatch(/^ {8}uses: OWNER\/dramaturg@v1$/m);
+    expect(workflow).toMatch(/^ {10}OPENAI_API_KEY: \$\{\{ secrets\.OPENAI_API_KEY \}\}$/m);
     expect(readFileSync(join(dir, ".gitignore"), "utf8")).toMatch(/^\.dramaturg\/$/m);
   });
 
@@ -81,9 +81,17 @@ describe("dramaturg init", () => {
     });
     expect(passed.join("\n")).toMatch(/ok {2}cd project && npx dramaturg ci\n/);
     expect(passed.join("\n")).toMatch(/ok {2}cd project && npx dramaturg serve {2}\(served the dashboard/);
-    expect(passed.join("\n")).toMatch(/ok {2}workflow step "Persona check" \{"exit_code":"0"\}/);
-    expect(passed.join("\n")).toMatch(/workflow step "Fail on regression": skipped/);
-  }, 60_000);
+    // The Action's own steps ran: the check, both uploads (their files exist), the failing step skipped.
+    expect(passed.join("\n")).toMatch(/ok {2}action step "Persona check" \{"exit_code":"0"\}/);
+    expect(passed.join("\n")).toMatch(/action step "Upload JUnit": .* would upload \.\/persona-check\.xml/);
+    expect(passed.join("\n")).toMatch(
+      /action step "Upload the HTML report": .* would upload \.\/persona-check\.html/,
+    );
+    expect(passed.join("\n")).toMatch(/action step "Fail on regression": skipped/);
+    expect(passed.join("\n")).toMatch(
+      /ok {2}workflow step "Persona check": OWNER\/dramaturg@v1 \{"exit-code":"0"\}/,
+    );
+  }, 120_000);
 
   it("writes the example's baselines, one per character and one for the channels", async () => {
     const dir = emptyFolder();

@@ -9,7 +9,10 @@ import {
   type CiReport,
   checkAgainstBaselines,
   ciExitCode,
+  type GitHubContext,
+  gitHubContextFromEnv,
   measurementOf,
+  publishCiReport,
   readBaselineFolder,
   renderCiJunit,
   renderCiMarkdown,
@@ -32,6 +35,7 @@ export interface CiFlags extends EvalFlags {
   minAgreement?: string;
   calibration?: string;
   dashboardUrl?: string;
+  github?: boolean;
 }
 
 export function registerCiCommand(program: Command): void {
@@ -53,6 +57,10 @@ export function registerCiCommand(program: Command): void {
       "the dashboard (dramaturg serve) that holds this check's runs: the Markdown and HTML reports link each run, regressed dimension and fallen proposition to its verdicts there (also DRAMATURG_DASHBOARD_URL, ci.dashboard_url)",
     )
     .option(
+      "--github",
+      "on GitHub Actions: post the Markdown as the pull request's one comment (updated on each push) and append it to the job summary (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_STEP_SUMMARY); the Action's script",
+    )
+    .option(
       "--min-agreement <kappa>",
       "also fail when a compared proposition's judge agrees with people below this quadratic κ, or was never calibrated (default: thresholds.agreement)",
     )
@@ -72,6 +80,7 @@ export function registerCiCommand(program: Command): void {
         `dramaturg ci ${ENSEMBLE_DEMO_ARGS} --baselines examples/ensemble/baselines --markdown persona-check.md --junit persona-check.xml`,
         "dramaturg ci --trials 3 --threshold 1.5 --format json",
         "dramaturg ci --junit persona-check.xml --html persona-check.html",
+        "dramaturg ci --github --junit persona-check.xml --html persona-check.html",
       )}
 A stale baseline (persona, propositions or judge changed) is reported, not compared, and does not fail.
 With --min-agreement, a compared proposition whose judge is below the κ, not labelled, or whose claim changed
@@ -116,6 +125,8 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
   });
   const html = flags.format === "html";
   const format = html ? "table" : tableOrJson(flags.format);
+  // Read before anything is judged: a malformed GITHUB_* variable or event file stops the check here.
+  const github: GitHubContext | undefined = flags.github ? gitHubContextFromEnv() : undefined;
   const setup = setupEvaluation(sources, flags);
   const { settings } = setup;
   const folder = readBaselineFolder(settings.baselines);
@@ -200,6 +211,17 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
   if (flags.markdown) {
     writeFileSync(flags.markdown, renderCiMarkdown(report, links));
     process.stderr.write(`wrote ${flags.markdown}\n`);
+  }
+  if (github) {
+    const published = await publishCiReport(renderCiMarkdown(report, links), github);
+    if (published.comment)
+      process.stderr.write(
+        `${published.comment.action} the pull request's comment${published.comment.url ? ` ${published.comment.url}` : ""}\n`,
+      );
+    // On a pull request a comment left out is a warning annotation on the run (the check's exit code stands);
+    // on a push it is expected.
+    const prefix = github.pullRequest === undefined ? "dramaturg: " : "::warning::dramaturg: ";
+    for (const note of published.notes) process.stderr.write(`${prefix}${note}\n`);
   }
   if (flags.junit) {
     writeFileSync(flags.junit, renderCiJunit(report));
