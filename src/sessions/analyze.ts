@@ -45,9 +45,9 @@ import type { Session } from "./session-format.ts";
 import { compileSessionTools, type ToolValidation, validateToolCalls } from "./tool-validation.ts";
 
 export interface AnalyzeSessionOptions extends SessionJudgingOptions {
-  /** The importer to use (`session`, `openai`, `openai-agents`, `otlp`, `tau-bench`, `tau2-bench`); default: recognised from the content. */
+  /** The importer to use (`session`, `openai`, `openai-agents`, `otlp`, `tau-bench`, `tau2-bench`, `langfuse`, `langsmith`, `inspect`); default: recognised from the content. */
   from?: string;
-  /** τ-bench records: the reward at which a record counts as a success (default 1, τ-bench's rule). */
+  /** τ-bench, τ²-bench and Inspect: the reward (an Inspect sample's first score) at which a run counts as a success (default 1: τ-bench's rule, Inspect's "C"). */
   successReward?: number;
   /** What the sources (and error messages) call an input given as a value, not a file. Default `<session>`. */
   source?: string;
