@@ -220,6 +220,18 @@ describe("Langfuse traces", () => {
     });
   });
 
+  it("reads a SPAN named as a called tool as that tool's run (an @observe'd tool function)", async () => {
+    const doc = JSON.parse(readFileSync(LANGFUSE, "utf8"));
+    doc.data[0].observations[2].type = "SPAN";
+    const file = join(dir(), "span-tool.json");
+    writeFileSync(file, JSON.stringify(doc));
+    const { readSessionFile } = await import("../../src/sessions/analyze.ts");
+    const imported = readSessionFile(file);
+    expect(imported.notes).toEqual([]);
+    const call = imported.sessions[0]!.turns[0]!.agent_interactions[0]!.agent_steps[0]!.tool_call!;
+    expect(call).toMatchObject({ tool_name: "lookup_order", result: { status: "shipped" }, latency_ms: 250 });
+  });
+
   it("refuses a trace list that gives observation ids only, saying how to export full traces (exit 2)", async () => {
     const file = join(dir(), "list.json");
     writeFileSync(

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { firstIssue, InputError, issuePath, validateInput } from "../../core/index.ts";
 import type { Imported, SessionImporter } from "./importer.ts";
-import { type TraceNode, type TraceRecord, traceSessions } from "./trace-tree.ts";
+import { calledTools, type TraceNode, type TraceRecord, traceSessions } from "./trace-tree.ts";
 
 const Time = z.string().nullable().optional();
 
@@ -96,8 +96,7 @@ export const langfuseImporter: SessionImporter = {
       // The tools the model called: a SPAN of that name is its run (the SDKs' @observe on a tool function).
       const called = new Set<string>();
       for (const o of observations)
-        if (o.type === "GENERATION")
-          for (const m of JSON.stringify(o.output ?? null).matchAll(/"name":"([^"]+)"/g)) called.add(m[1]!);
+        if (o.type === "GENERATION") for (const name of calledTools(o.output)) called.add(name);
       const nodes = observations.map(
         (o): TraceNode => ({
           id: o.id,

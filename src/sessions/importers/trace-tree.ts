@@ -143,6 +143,11 @@ function messagesOf(value: unknown, stringRole = "user"): Message[] {
   return [];
 }
 
+/** The names of the tools a model call's output calls. */
+export function calledTools(output: unknown): string[] {
+  return messagesOf(output, "assistant").flatMap((m) => m.calls.map((c) => c.name));
+}
+
 /** The tools a model call was offered: OpenAI's list in its input or its parameters. */
 function offeredTools(...sources: unknown[]): ToolDefinition[] {
   const out: ToolDefinition[] = [];
@@ -214,11 +219,17 @@ export function traceSessions(
         ? { [`${system.prefix}_${system.conversation}_id`]: conversation }
         : { [`${system.prefix}_trace_id`]: c.traces[0]!.id },
     });
+    const calling = new Set(
+      turns.flatMap((t) =>
+        (t.agent_interactions ?? [])
+          .filter((x) => x.agent_steps?.some((s) => s.tool_call))
+          .map((x) => x.agent_id),
+      ),
+    );
+    const where = key.startsWith("trace:") ? `trace ${key.slice(6)}` : `${system.conversation} ${key}`;
     for (const [id, tools] of c.agents)
-      if (tools.size === 0)
-        notes.push(
-          `${key.startsWith("trace:") ? `trace ${key.slice(6)}` : `${system.conversation} ${key}`}: no tool definitions recorded for ${id}; its calls are checked by name only if at all`,
-        );
+      if (tools.size === 0 && calling.has(id))
+        notes.push(`${where}: no tool definitions recorded for ${id}; its calls are not checked`);
   }
   return { sessions, notes: [...new Set(notes)] };
 }
