@@ -1,7 +1,7 @@
 // The library's session analysis: `analyzeSession(input)` reads a session (any format an importer knows),
 // validates its tools, and builds the analysis. The deterministic parts (tool validation, latency, cost,
 // the formulas over what is known) need no judge: `judge: "none"`.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import {
   DEFAULT_CONCURRENCY,
@@ -28,7 +28,13 @@ import { buildAnalysis, type SessionAnalysis } from "./analysis.ts";
 import { type ExpectedCallsFile, loadExpectedCalls, matchSessionCalls } from "./expected-calls.ts";
 import type { passK } from "./formulas.ts";
 import type { ImportOptions } from "./importers/importer.ts";
-import { type ImportedSessions, importSessions, OpenAIToolsSchema } from "./importers/index.ts";
+import {
+  type ImportedSessions,
+  importSessions,
+  isZipArchive,
+  OpenAIToolsSchema,
+  readInspectArchive,
+} from "./importers/index.ts";
 import {
   SESSIONS_ANALYSIS_FORMAT,
   type SessionJudgingOptions,
@@ -39,9 +45,9 @@ import type { Session } from "./session-format.ts";
 import { compileSessionTools, type ToolValidation, validateToolCalls } from "./tool-validation.ts";
 
 export interface AnalyzeSessionOptions extends SessionJudgingOptions {
-  /** The importer to use (`session`, `openai`, `openai-agents`, `otlp`, `tau-bench`, `tau2-bench`); default: recognised from the content. */
+  /** The importer to use (`session`, `openai`, `openai-agents`, `otlp`, `tau-bench`, `tau2-bench`, `langfuse`, `langsmith`, `inspect`); default: recognised from the content. */
   from?: string;
-  /** τ-bench records: the reward at which a record counts as a success (default 1, τ-bench's rule). */
+  /** τ-bench, τ²-bench and Inspect: the reward (an Inspect sample's first score) at which a run counts as a success (default 1: τ-bench's rule, Inspect's "C"). */
   successReward?: number;
   /** What the sources (and error messages) call an input given as a value, not a file. Default `<session>`. */
   source?: string;
@@ -135,9 +141,27 @@ function tau2Directory(file: string): { file: string; value?: unknown } {
   return { file: results, value: { ...meta, simulations } };
 }
 
+/** An Inspect `.eval` log (a zip archive) as the log its JSON form would be; undefined for any other file. */
+function inspectArchive(file: string): unknown {
+  if (!file.endsWith(".eval")) return undefined;
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new InputError(
+      `cannot read the session file (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      {
+        file,
+        cause: error,
+      },
+    );
+  }
+  return isZipArchive(bytes) ? readInspectArchive(bytes, file) : undefined;
+}
+
 /** Reads a file of sessions: JSON, or JSONL with one document (a session, a chat log) per line. */
 export function readSessionFile(path: string, options: AnalyzeSessionOptions = {}): ImportedSessions {
-  const { file, value } = tau2Directory(path);
+  const { file, value = inspectArchive(path) } = tau2Directory(path);
   const tools = toolsOption(options.tools);
   if (value !== undefined)
     return importSessions(value, { file, from: options.from, tools, successReward: options.successReward });

@@ -8,6 +8,14 @@ export const SESSION_FORMAT = "dramaturg.session/v1";
 
 const Metadata = z.record(z.string(), z.unknown()).optional().describe("Anything else, kept as it is");
 
+/** Where a session, turn or interaction came from in the system it was imported from, by that system's ids. */
+const SourceIds = z
+  .record(z.string(), z.string())
+  .optional()
+  .describe(
+    "Its ids in the system it was imported from (langfuse_trace_id, langfuse_observation_id, langfuse_session_id, langsmith_run_id, inspect_sample_id…), kept so scores can be sent back to them",
+  );
+
 /** A tool's parameters: a JSON Schema, or ReAsk's flat map of parameter name → type name (`{path: "string"}`). */
 const ParametersSchema = z
   .record(z.string(), z.unknown())
@@ -86,6 +94,7 @@ export const AgentInteractionSchema = z
     latency_ms: z.number().nonnegative().optional(),
     cost: z.number().nonnegative().optional(),
     agent_steps: z.array(AgentStepSchema).optional().default([]),
+    source_ids: SourceIds,
     metadata: Metadata,
   })
   .strict();
@@ -97,6 +106,7 @@ export const TurnSchema = z
     knowledge: z.string().optional().describe("Ground truth for the turn's facts, when known"),
     agent_interactions: z.array(AgentInteractionSchema).default([]),
     final_response: z.string().optional(),
+    source_ids: SourceIds,
     metadata: Metadata,
   })
   .strict();
@@ -116,6 +126,7 @@ export const SessionSchema = z
     total_latency_ms: z.number().nonnegative().optional(),
     agents: z.array(SessionAgentSchema).min(1),
     turns: z.array(TurnSchema),
+    source_ids: SourceIds,
     metadata: Metadata,
   })
   .strict();
@@ -167,6 +178,8 @@ export interface AgentInteraction {
   latency_ms?: number;
   cost?: number;
   agent_steps: AgentStep[];
+  /** Its ids in the system it was imported from (Langfuse's observation, LangSmith's run). */
+  source_ids?: Record<string, string>;
 }
 
 export interface Turn {
@@ -175,6 +188,8 @@ export interface Turn {
   knowledge?: string;
   agent_interactions: AgentInteraction[];
   final_response?: string;
+  /** Its ids in the system it was imported from (Langfuse's trace, LangSmith's root run). */
+  source_ids?: Record<string, string>;
 }
 
 export interface Session {
@@ -187,6 +202,8 @@ export interface Session {
   total_latency_ms?: number;
   agents: SessionAgent[];
   turns: Turn[];
+  /** Its ids in the system it was imported from (Langfuse's session or trace, an Inspect sample and epoch). */
+  source_ids?: Record<string, string>;
 }
 
 const JSON_SCHEMA_KEYS = [
@@ -318,6 +335,7 @@ export function parseSession(value: unknown, name = "<session>"): Session {
       if (x.tool_execution_result !== undefined) interaction.tool_execution_result = x.tool_execution_result;
       if (x.latency_ms !== undefined) interaction.latency_ms = x.latency_ms;
       if (x.cost !== undefined) interaction.cost = x.cost;
+      if (x.source_ids !== undefined) interaction.source_ids = x.source_ids;
       return interaction;
     });
     const turn: Turn = {
@@ -328,10 +346,19 @@ export function parseSession(value: unknown, name = "<session>"): Session {
     if (t.knowledge !== undefined) turn.knowledge = t.knowledge;
     const final = t.final_response ?? interactions.findLast((x) => x.output !== undefined)?.output;
     if (final !== undefined) turn.final_response = final;
+    if (t.source_ids !== undefined) turn.source_ids = t.source_ids;
     return turn;
   });
   const session: Session = { format: SESSION_FORMAT, agents, turns };
-  for (const key of ["id", "task_id", "initial_task", "success", "total_cost", "total_latency_ms"] as const)
+  for (const key of [
+    "id",
+    "task_id",
+    "initial_task",
+    "success",
+    "total_cost",
+    "total_latency_ms",
+    "source_ids",
+  ] as const)
     if (input[key] !== undefined) (session as unknown as Record<string, unknown>)[key] = input[key];
   return session;
 }

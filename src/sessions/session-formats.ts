@@ -9,4 +9,7 @@ export const SESSION_FORMATS = [
   "otlp",
   "tau-bench",
   "tau2-bench",
+  "langfuse",
+  "langsmith",
+  "inspect",
 ] as const;

@@ -139,7 +139,7 @@ describe("OpenAI chat logs", () => {
   it("a file in no known format is bad input that says which formats are read", () => {
     const e = inputError(() => importSessions({ events: [] }, { file: "log.json" }));
     expect(e.message).toBe(
-      "log.json: not a format Dramaturg reads as sessions; expected session, openai, openai-agents, otlp, tau-bench, tau2-bench (choose one with --from)",
+      "log.json: not a format Dramaturg reads as sessions; expected session, openai, openai-agents, otlp, tau-bench, tau2-bench, langfuse, langsmith, inspect (choose one with --from)",
     );
   });
 });

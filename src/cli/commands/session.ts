@@ -23,9 +23,12 @@ export function registerSessionCommands(program: Command): void {
   session
     .command("analyze")
     .description(
-      "analyse sessions (our format, ReAsk's, OpenAI chat logs, OpenAI Agents SDK traces, OTLP traces) and print the analysis",
+      "analyse sessions (our format, ReAsk's, OpenAI chat logs, OpenAI Agents SDK, OTLP, Langfuse and LangSmith traces, τ-bench, τ²-bench and Inspect logs) and print the analysis",
     )
-    .argument("[files...]", "session files (JSON, or JSONL with one session or chat log per line)")
+    .argument(
+      "[files...]",
+      "session files (JSON, JSONL with one session or chat log per line, or an Inspect .eval log)",
+    )
     .addOption(
       new Option("--from <format>", "read the files as this format (default: recognised)").choices(
         SESSION_FORMATS,
@@ -33,7 +36,7 @@ export function registerSessionCommands(program: Command): void {
     )
     .option(
       "--success-reward <x>",
-      "τ-bench records: the reward at which a record succeeded, for pass^k (default 1, τ-bench's rule)",
+      "τ-bench, τ²-bench and Inspect: the reward (an Inspect sample's first score) at which a run succeeded, for pass^k (default 1: τ-bench's rule, Inspect's C)",
     )
     .option("--tools <file>", "OpenAI-format tools for chat logs that do not carry them")
     .option(
@@ -77,6 +80,7 @@ export function registerSessionCommands(program: Command): void {
         "OPENAI_API_KEY=… dramaturg session analyze session.json --judge openai:gpt-4o-mini --format markdown",
         "dramaturg session analyze chat-log.jsonl --tools tools.json --format json",
         "dramaturg session analyze historical_trajectories/gpt-4o-airline.json   # τ-bench: pass^k as published",
+        "dramaturg session analyze logs/2026-03-02T09-00-00_task.eval   # Inspect: pass^k over the epochs",
         "dramaturg session analyze sessions/*.json --judge openai:gpt-4o-mini --db postgres://… --queue",
       ),
     )

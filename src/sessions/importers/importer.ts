@@ -9,7 +9,7 @@ export interface ImportOptions {
     type?: "function";
     function: { name: string; description?: string; parameters?: Record<string, unknown> };
   }[];
-  /** τ-bench records and τ²-bench simulations: the reward at which one counts as a success (default 1, their rule). */
+  /** τ-bench records, τ²-bench simulations and Inspect samples (their first score, as Inspect's value_to_float reads it): the reward at which one counts as a success (default 1, their rule; Inspect's "C"). */
   successReward?: number;
 }
 

@@ -3,6 +3,9 @@ import { InputError } from "../../core/index.ts";
 import { parseSession, type Session } from "../session-format.ts";
 import { SESSION_FORMATS } from "../session-formats.ts";
 import type { ImportOptions, SessionImporter } from "./importer.ts";
+import { inspectImporter } from "./inspect.ts";
+import { langfuseImporter } from "./langfuse.ts";
+import { langsmithImporter } from "./langsmith.ts";
 import { openaiAgentsImporter } from "./openai-agents.ts";
 import { OpenAIToolsSchema, openaiChatImporter } from "./openai-chat.ts";
 import { otlpImporter } from "./otlp.ts";
@@ -11,6 +14,8 @@ import { tauBenchImporter } from "./tau-bench.ts";
 import { tau2BenchImporter } from "./tau2-bench.ts";
 
 export type { Imported, ImportOptions, SessionImporter } from "./importer.ts";
+export { readInspectArchive } from "./inspect.ts";
+export { isZipArchive } from "./zip-archive.ts";
 export { OpenAIToolsSchema, SESSION_FORMATS };
 
 export const SESSION_IMPORTERS: SessionImporter[] = [
@@ -20,6 +25,9 @@ export const SESSION_IMPORTERS: SessionImporter[] = [
   otlpImporter,
   tauBenchImporter,
   tau2BenchImporter,
+  langfuseImporter,
+  langsmithImporter,
+  inspectImporter,
 ];
 
 export interface ImportedSessions {
