@@ -5,15 +5,18 @@
 // `node --import tsx scripts/init-next-steps.ts FOLDER INIT_OUTPUT_FILE` (init ran in FOLDER, its stdout in the file).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 
 /** Dramaturg's GitHub Action, which the generated workflow uses. */
 export const ACTION_FILE = fileURLToPath(new URL("../action.yml", import.meta.url));
 
-/** A step that uses Dramaturg's Action: `OWNER/dramaturg@REF`, or `./` in Dramaturg's own repository. */
-const DRAMATURG_ACTION = /^([\w.-]+\/dramaturg@[\w.-]+|\.\/?)$/;
+/**
+ * A step that uses Dramaturg's Action: the installed package's (`./node_modules/dramaturg`, what init writes),
+ * `OWNER/dramaturg@REF`, or `./` in Dramaturg's own repository.
+ */
+const DRAMATURG_ACTION = /^([\w.-]+\/dramaturg@[\w.-]+|\.\/?|\.\/node_modules\/dramaturg)$/;
 
 export interface WalkOptions {
   /** The folder init ran in (the Next: lines `cd` from there). */
@@ -166,6 +169,15 @@ export interface ActionRun {
  * bash in the working directory; an upload-artifact step checks that what it would upload exists. Any other
  * expression, shell or action is an error, for this walk to learn.
  */
+/** `node_modules/dramaturg/action.yml` as Node would find the package from `folder`, if it is there. */
+function installedAction(folder: string): string | undefined {
+  for (let at = resolve(folder); ; at = dirname(at)) {
+    const file = join(at, "node_modules", "dramaturg", "action.yml");
+    if (existsSync(file)) return file;
+    if (dirname(at) === at) return undefined;
+  }
+}
+
 export async function runAction({
   actionFile = ACTION_FILE,
   project,
@@ -297,7 +309,11 @@ export async function walkInitProject({
         // The runner's context, on a push (no pull request: the comment is skipped, the summary written).
         const summary = join(project, ".github-step-summary.md");
         writeFileSync(summary, "");
+        // The installed package's action.yml when the step names it and the project has it (the tarball's).
+        const installed = step.uses === "./node_modules/dramaturg" ? installedAction(project) : undefined;
+        if (installed) log(`    the installed package's ${installed}`);
         const run = await runAction({
+          ...(installed ? { actionFile: installed } : {}),
           project,
           inputs: step.with ?? {},
           env: {

@@ -63,7 +63,7 @@ describe("dramaturg init", () => {
       expect(readFileSync(join(dir, `propositions/${dimension}/_default.yaml`), "utf8")).toMatch(/^# /);
     const workflow = readFileSync(join(dir, ".github/workflows/persona-check.yml"), "utf8");
     expect(workflow).toMatch(/node-version: 24/);
-    expect(workflow).toMatch(/^ {8}uses: OWNER\/dramaturg@v1$/m);
+    expect(workflow).toMatch(/^ {8}uses: \.\/node_modules\/dramaturg$/m);
     expect(workflow).toMatch(/^ {10}OPENAI_API_KEY: \$\{\{ secrets\.OPENAI_API_KEY \}\}$/m);
     expect(readFileSync(join(dir, ".gitignore"), "utf8")).toMatch(/^\.dramaturg\/$/m);
   });
@@ -89,7 +89,7 @@ describe("dramaturg init", () => {
     );
     expect(passed.join("\n")).toMatch(/action step "Fail on regression": skipped/);
     expect(passed.join("\n")).toMatch(
-      /ok {2}workflow step "Persona check": OWNER\/dramaturg@v1 \{"exit-code":"0"\}/,
+      /ok {2}workflow step "Persona check": \.\/node_modules\/dramaturg \{"exit-code":"0"\}/,
     );
   }, 120_000);
 

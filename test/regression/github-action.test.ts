@@ -117,7 +117,7 @@ describe("the workflow dramaturg init writes", () => {
       at((s) => s.uses?.startsWith("actions/checkout@") === true),
       at((s) => s.uses?.startsWith("actions/setup-node@") === true),
       at((s) => s.run === "npm ci"),
-      at((s) => s.uses === "OWNER/dramaturg@v1"),
+      at((s) => s.uses === "./node_modules/dramaturg"),
     ];
     expect(order.every((i) => i >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
