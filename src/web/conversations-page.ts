@@ -163,8 +163,7 @@ function passColumn(p: StoredPass): Html {
 <tr><th>Penalty</th><td class="num">${score1(c.penalty)}</td></tr>
 <tr><th>Tone</th><td class="num">${score1(p.tone)}</td></tr>
 </tbody></table>
-${simulatedUserSection(p)}
-<h3>Tasks</h3>
+${simulatedUserSection(p)}<h3>Tasks</h3>
 <table class="tasks"><thead><tr><th>Task</th><th class="num">Score</th><th>Reasoning</th></tr></thead>
 <tbody>${tasks.map((t) => html`<tr><td>${t.task} <span class="muted">${t.type}</span></td><td class="num">${score1(t.score)}</td><td>${t.reasoning}</td></tr>`)}</tbody></table>
 <h3>Assertions</h3>
@@ -199,7 +198,8 @@ function simulatedUserSection(p: StoredPass): Html | string {
       : "The simulated user kept to its brief."
   } A proposition under ${check.threshold}/9 is a break${check.errored ? `; ${check.errored} not judged (the judge errored)` : ""}.</p>
 <table class="simulated-user"><thead><tr><th>Proposition</th><th class="num">Score</th><th>Reasoning</th></tr></thead>
-<tbody>${(check.findings ?? []).map((f) => html`<tr class="${f.broken ? "failed" : ""}"><td>${f.id}</td><td class="num">${f.score === null ? "—" : `${f.score}/9`}</td><td>${f.reasoning}</td></tr>`)}</tbody></table>`;
+<tbody>${(check.findings ?? []).map((f) => html`<tr class="${f.broken ? "failed" : ""}"><td>${f.id}</td><td class="num">${f.score === null ? "—" : `${f.score}/9`}</td><td>${f.reasoning}</td></tr>`)}</tbody></table>
+`;
 }
 
 export function conversationPage(context: DashboardContext, id: string): Promise<Html | undefined> {
