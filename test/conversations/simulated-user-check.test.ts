@@ -225,6 +225,30 @@ describe("the simulated user, checked", () => {
     expect(on.result.passes[0]!.simulator_fault).toBe(true);
   });
 
+  it("its verdicts go through the verdict cache: a rerun of the same transcripts asks the judge nothing", async () => {
+    const { openStore } = await import("../../src/store/index.ts");
+    const store = await openStore("memory://");
+    try {
+      const run = async () => {
+        const before = scorer.stats.calls;
+        const result = await runConversation(job(), {
+          userModel: leakingOnce(),
+          ...judgeOptions(),
+          passes: "without",
+          store,
+        });
+        return { result, calls: scorer.stats.calls - before };
+      };
+      const first = await run();
+      const again = await run();
+      expect(first.calls).toBe(2);
+      expect(again.calls).toBe(0);
+      expect(again.result.passes[0]!.simulated_user).toEqual(first.result.passes[0]!.simulated_user);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("gives byte-identical results whatever the number of jobs at once", async () => {
     const jobs = ["a.yml", "b.yml", "c.yml"].map((name) => ({ name, job: job() }));
     const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
