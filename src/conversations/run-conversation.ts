@@ -61,7 +61,7 @@ export interface ConversationResult {
   format: typeof CONVERSATION_RESULT_FORMAT;
   job: string;
   passes: PassResult[];
-  /** with_facts − without_facts, when both ran and scored. */
+  /** with_facts − without_facts, when both ran and scored and neither is a simulator fault. */
   difference: number | null;
   judge: { spec: string; requests: number; calls: number; errored: number };
   /**
