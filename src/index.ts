@@ -15,6 +15,7 @@ export type {
   ConversationTrialsOptions,
   PassResult,
   RunConversationOptions,
+  SimulatedUserCheck,
 } from "./conversations/index.ts";
 export {
   CONVERSATION_RESULT_FORMAT,
@@ -177,10 +178,16 @@ export {
   renderTable,
   resumePersonaEvaluation,
 } from "./personas/index.ts";
-export type { LoadedPropositions, LoadPropositionsOptions } from "./propositions/index.ts";
+// The propositions a conversation's simulated user is checked on: the built-in set, or a file of one's own.
+export type {
+  LoadedPropositions,
+  LoadPropositionsOptions,
+  SimulatedUserPropositionSet,
+} from "./propositions/index.ts";
 // ── Propositions ────────────────────────────────────────────────────────────────────────────────
 export {
   loadPropositions,
+  loadSimulatedUserSet,
   withPrecondition,
 } from "./propositions/index.ts";
 export type { Baseline, CheckRule, CiReport, Measurement, MeasurementInput } from "./regression/index.ts";

@@ -57,6 +57,7 @@ const MAIN = [
   "loadEvalResult",
   "loadFixtures",
   "loadPropositions",
+  "loadSimulatedUserSet",
   "loadSimulationResult",
   "loadWorldFile",
   "measurementOf",

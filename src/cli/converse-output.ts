@@ -68,6 +68,12 @@ export function printConversationJobs(
             process.stderr.write(
               `dramaturg: ${r.job}${trials > 1 ? ` trial ${i + 1}` : ""} ${p.pass.replace("_", " ")}: no score: ${redactSecrets(p.unscored)}\n`,
             );
+  // A simulator fault is the simulated user's, not the agent's: said apart, with why.
+  for (const r of done)
+    for (const f of r.simulator_faults ?? [])
+      process.stderr.write(
+        `dramaturg: ${r.job}${trials > 1 ? ` trial ${f.trial}` : ""}: simulator fault (the simulated user broke its brief; kept out of the agent's score${r.pass_k ? " and pass^k" : ""}): ${redactSecrets(f.reason)}\n`,
+      );
   for (const r of unscored)
     process.stderr.write(
       `dramaturg: ${r.job} could not be scored: ${redactSecrets([...new Set(r.trials.map((t) => t.unscored))].join("; "))}\n`,

@@ -5,6 +5,7 @@ import type { ConversationJob } from "../conversations/index.ts";
 import { conversationCassetteFile, loadConversationJob } from "../conversations/index.ts";
 import { expandFilePatterns, InputError } from "../core/index.ts";
 import { Cassette } from "../judge/index.ts";
+import { loadSimulatedUserSet, type SimulatedUserPropositionSet } from "../propositions/index.ts";
 import { resolveSettings, type Settings } from "./settings.ts";
 import type { TargetFlags } from "./target-flags.ts";
 
@@ -29,6 +30,11 @@ export interface ConverseFlags extends TargetFlags {
   config?: string;
   queue?: boolean;
   detach?: boolean;
+  /** Exit 1 when a pass's simulated user broke its brief. */
+  failOnSimulatorFault?: boolean;
+  /** False with --no-simulator-check. */
+  simulatorCheck?: boolean;
+  simulatorPropositions?: string;
 }
 
 export interface ConverseSettings {
@@ -40,6 +46,8 @@ export interface ConverseSettings {
   /** Jobs run at once. */
   jobs: number;
   settings: Settings;
+  /** The simulated user's check: its propositions, or false when it is off. */
+  simulatedUser: false | { propositions: SimulatedUserPropositionSet };
 }
 
 /** The flags checked and the jobs read: bad input stops here, before any model is made or store opened. */
@@ -82,6 +90,24 @@ export function converseSettings(patterns: string[], flags: ConverseFlags): Conv
   const jobs = Number(flags.jobs);
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64)
     throw new InputError(`--jobs must be a whole number from 1 to 64, got "${flags.jobs}"`);
+  if (flags.simulatorCheck === false && flags.simulatorPropositions !== undefined)
+    throw new InputError("--no-simulator-check and --simulator-propositions exclude each other", {
+      place: "--simulator-propositions",
+    });
+  if (flags.simulatorCheck === false && flags.failOnSimulatorFault)
+    throw new InputError("--fail-on-simulator-fault needs the simulator check: drop --no-simulator-check", {
+      place: "--fail-on-simulator-fault",
+    });
+  // A worker checks the simulated user with the built-in set: this machine's choice does not reach it yet.
+  if (flags.queue && (flags.simulatorCheck === false || flags.simulatorPropositions !== undefined))
+    throw new InputError(
+      "--queue takes neither --no-simulator-check nor --simulator-propositions (workers check with the built-in set)",
+      { place: "--queue" },
+    );
+  const simulatedUser =
+    flags.simulatorCheck === false
+      ? (false as const)
+      : { propositions: loadSimulatedUserSet(flags.simulatorPropositions) };
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-  return { loaded, minScore, seed, trials, jobs, settings };
+  return { loaded, minScore, seed, trials, jobs, settings, simulatedUser };
 }

@@ -11,7 +11,7 @@ import { simulatedUserModel } from "./simulated-user-model.ts";
 
 /** Runs the jobs here and returns each one's trials, or why it could not complete. */
 export async function runLocalConversations(
-  { loaded, minScore, seed, trials, jobs, settings }: ConverseSettings,
+  { loaded, minScore, seed, trials, jobs, settings, simulatedUser }: ConverseSettings,
   flags: ConverseFlags,
 ): Promise<ConversationJobsOutcome> {
   const userModel = flags.replay === undefined ? simulatedUserModel(flags) : undefined;
@@ -41,6 +41,7 @@ export async function runLocalConversations(
         targetUrl: flags.targetUrl,
         passes: flags.passes,
         seed,
+        simulatedUser,
         store,
         onTurn: ({ job, trial, pass, turn, of }) =>
           draw(

@@ -75,18 +75,26 @@ export function unscoredJobs(done: readonly ConversationTrials[]): ConversationT
   return done.filter((r) => r.trials.every((t) => t.unscored !== undefined));
 }
 
+/** The jobs with a trial whose simulated user broke its brief (a simulator fault). */
+export function simulatorFaultJobs(done: readonly ConversationTrials[]): ConversationTrials[] {
+  return done.filter((r) => (r.simulator_faults?.length ?? 0) > 0);
+}
+
 /**
- * The exit code of jobs' outcome: 1 when a trial is under `minScore`, 3 when a job could not be scored, a
- * failed job's own (3, or 2 for bad input); the highest wins, so a job that could not complete outweighs a
- * low score.
+ * The exit code of jobs' outcome: 1 when a trial is under `minScore` (a simulator fault is left out of
+ * that), or, with `failOnSimulatorFault`, when a trial's simulated user broke its brief; 3 when a job could
+ * not be scored, a failed job's own (3, or 2 for bad input); the highest wins, so a job that could not
+ * complete outweighs a low score.
  */
 export function conversationJobsExitCode(
   { slots, failures }: ConversationJobsOutcome,
   minScore: number | undefined,
+  { failOnSimulatorFault = false }: { failOnSimulatorFault?: boolean } = {},
 ): number {
   const done = slots.filter((r): r is ConversationTrials => r !== undefined);
   return Math.max(
     minScore !== undefined && done.some((r) => r.passed?.includes(false)) ? 1 : 0,
+    failOnSimulatorFault && simulatorFaultJobs(done).length > 0 ? 1 : 0,
     unscoredJobs(done).length > 0 ? 3 : 0,
     ...failures.map(({ error }) => (DramaturgError.isInstance(error) ? error.exitCode : 3)),
   );

@@ -1,26 +1,49 @@
 // A conversation run as `converse` prints it and `show` reprints it: both passes side by side, the
-// assertions with their actual values, the composite, and pass^k over repeated trials.
+// assertions with their actual values, the composite, and pass^k over repeated trials; a pass whose
+// simulated user broke its brief is marked a simulator fault, with the judge's reasoning, and left out.
 
 import { escapeMarkdown, markdownTable } from "../core/index.ts";
-import type { ConversationResult, ConversationTrials } from "./run-conversation.ts";
+import type { ConversationResult, ConversationTrials, PassResult } from "./run-conversation.ts";
 
 /** A score with `digits` decimals, a dash when there is none. */
 export const num = (v: number | null | undefined, digits = 2) =>
   v === null || v === undefined ? "—" : v.toFixed(digits);
 
-/** A job's score: the mean of its passes' composites (the reference's command-line score), or null. */
+/**
+ * A job's score: the mean of its passes' composites (the reference's command-line score), leaving out the
+ * passes whose simulated user broke its brief; null when a pass it counts has no score, or it counts none.
+ */
 export function jobScore(result: ConversationResult): number | null {
-  const scores = result.passes.map((p) => p.composite.score).filter((s): s is number => s !== null);
-  return scores.length === result.passes.length && scores.length > 0
+  const counted = result.passes.filter((p) => !p.simulator_fault);
+  const scores = counted.map((p) => p.composite.score).filter((s): s is number => s !== null);
+  return scores.length === counted.length && scores.length > 0
     ? scores.reduce((a, b) => a + b, 0) / scores.length
     : null;
+}
+
+/** What the head line adds when passes were left out of the score: which, and why. */
+function leftOut(result: ConversationResult): string {
+  const faulted = result.passes.filter((p) => p.simulator_fault);
+  return faulted.length === 0
+    ? ""
+    : ` (left out: ${faulted.map((p) => p.pass.replace("_", " ")).join(", ")}, a simulator fault)`;
+}
+
+/** The simulated user's check of a pass, in one line: clean, a fault with why, or not checked. */
+export function simulatedUserLine(p: PassResult): string | undefined {
+  const check = p.simulated_user;
+  if (!check) return undefined;
+  const errored = check.errored > 0 ? ` (${check.errored} not judged: the judge errored)` : "";
+  return check.fault
+    ? `SIMULATOR FAULT: the simulated user broke its brief — ${check.reason ?? ""}${errored}`
+    : `the simulated user kept to its brief${errored}`;
 }
 
 export function renderConversationTable(results: readonly ConversationResult[]): string {
   const out: string[] = [];
   for (const r of results) {
     out.push(
-      `${r.job}: score ${num(jobScore(r))}${r.difference !== null ? ` (with facts − without: ${num(r.difference)})` : ""}`,
+      `${r.job}: score ${num(jobScore(r))}${leftOut(r)}${r.difference !== null ? ` (with facts − without: ${num(r.difference)})` : ""}`,
     );
     for (const p of r.passes) {
       const c = p.composite;
@@ -34,6 +57,8 @@ export function renderConversationTable(results: readonly ConversationResult[]):
       out.push(
         `    ${p.transcript.turns.length} messages, ended: ${ended}, failed requests: ${p.transcript.failures}, tone ${num(p.tone)}`,
       );
+      const user = simulatedUserLine(p);
+      if (user) out.push(`    ${user}`);
       for (const t of p.tasks)
         out.push(`    task ${num(t.score)}  ${t.task}${t.reasoning ? ` — ${t.reasoning}` : ""}`);
       for (const a of p.assertions)
@@ -52,7 +77,7 @@ export function renderConversationMarkdown(results: readonly ConversationResult[
   const out: string[] = [];
   for (const r of results) {
     out.push(
-      `### ${escapeMarkdown(r.job)} — score ${num(jobScore(r))}${r.difference !== null ? ` (with facts − without: ${num(r.difference)})` : ""}`,
+      `### ${escapeMarkdown(r.job)} — score ${num(jobScore(r))}${escapeMarkdown(leftOut(r))}${r.difference !== null ? ` (with facts − without: ${num(r.difference)})` : ""}`,
       "",
     );
     const row = (label: string, cell: (p: ConversationResult["passes"][number]) => string) => [
@@ -74,6 +99,17 @@ export function renderConversationMarkdown(results: readonly ConversationResult[
             : p.transcript.ended.replace("_", " "),
         ),
       ),
+      ...(r.passes.some((p) => p.simulated_user)
+        ? [
+            row("simulated user", (p) =>
+              p.simulated_user
+                ? p.simulated_user.fault
+                  ? `⚠️ simulator fault: ${escapeMarkdown(p.simulated_user.reason ?? "")}`
+                  : "kept to its brief"
+                : "—",
+            ),
+          ]
+        : []),
       ...(r.passes[0]?.tasks ?? []).map((t, i) =>
         row(`task: ${escapeMarkdown(t.task)}`, (p) => num(p.tasks[i]?.score)),
       ),
@@ -105,19 +141,29 @@ export function renderTrials(jobs: readonly ConversationTrials[], format: "table
   const out: string[] = [];
   for (const j of jobs) {
     const head = `${j.job}: ${j.trials.length} trials, scores ${j.scores.map((s) => num(s)).join(" ")}`;
+    const faults = j.simulator_faults ?? [];
+    const counted = j.trials.length - faults.length;
     const passK =
       j.pass_k &&
-      `pass^k (a trial passes at score ≥ ${j.min_score}): ${Object.entries(j.pass_k)
-        .map(([k, v]) => `k=${k} ${num(v)}`)
-        .join(", ")}`;
+      `pass^k (a trial passes at score ≥ ${j.min_score}${faults.length > 0 ? `; over ${counted} of ${j.trials.length} trials` : ""}): ${
+        Object.entries(j.pass_k)
+          .map(([k, v]) => `k=${k} ${num(v)}`)
+          .join(", ") || "none (no trial counted)"
+      }`;
+    const apart =
+      faults.length > 0
+        ? `${faults.length} trial${faults.length === 1 ? "" : "s"} left out${j.pass_k ? " of pass^k" : ""}: the simulated user broke its brief (a simulator fault, not the agent's): ${faults.map((f) => `trial ${f.trial} — ${f.reason}`).join("; ")}`
+        : undefined;
     if (format === "markdown") {
       out.push(`## ${escapeMarkdown(head)}`, "");
       if (passK) out.push(escapeMarkdown(passK), "");
+      if (apart) out.push(escapeMarkdown(apart), "");
       for (const [i, t] of j.trials.entries())
         out.push(`#### trial ${i + 1}`, "", renderConversationMarkdown([t]), "");
     } else {
       out.push(head);
       if (passK) out.push(passK);
+      if (apart) out.push(apart);
       for (const [i, t] of j.trials.entries())
         out.push(
           `trial ${i + 1}:`,

@@ -18,4 +18,5 @@ export * from "./cypher.ts";
 export * from "./job.ts";
 export * from "./run-conversation.ts";
 export * from "./simulated-user.ts";
+export * from "./simulated-user-check.ts";
 export { conversationKind } from "./stored-kind.ts";

@@ -19,6 +19,7 @@ import {
   scoreFromVerdict,
 } from "../engine/index.ts";
 import type { Cassette, JudgeItem } from "../judge/index.ts";
+import { loadSimulatedUserSet, type SimulatedUserPropositionSet } from "../propositions/index.ts";
 import { AgentUnavailableError, createAgentClient, unreachable } from "./agent-client.ts";
 import { checkAssertions } from "./assertions.ts";
 import { judgeOnCassette, openConversationCassette, userModelOnCassette } from "./cassette.ts";
@@ -26,6 +27,13 @@ import { type AssertionOutcome, type Composite, compositeScore } from "./composi
 import { type PassTranscript, runConversationPass } from "./conversation-loop.ts";
 import { openGraph } from "./cypher.ts";
 import { type ConversationJob, loadConversationJob } from "./job.ts";
+import {
+  type SimulatedUserBrief,
+  type SimulatedUserCheck,
+  simulatedUserCheckOf,
+  simulatedUserContext,
+  simulatedUserItems,
+} from "./simulated-user-check.ts";
 
 export const CONVERSATION_RESULT_FORMAT = "dramaturg.conversation-result/v1";
 
@@ -40,15 +48,27 @@ export interface PassResult {
   composite: Composite;
   /** Why the pass has no composite, when it has none: the agent failed, or the scorer judged no task. */
   unscored?: string;
+  /** The check of the simulated user's turns (absent when the check was off). */
+  simulated_user?: SimulatedUserCheck;
+  /**
+   * The simulated user broke its brief: the pass says nothing about the agent, and is kept apart from its
+   * failures (left out of the job's score, of the difference and of pass^k). Absent when the check was off.
+   */
+  simulator_fault?: boolean;
 }
 
 export interface ConversationResult {
   format: typeof CONVERSATION_RESULT_FORMAT;
   job: string;
   passes: PassResult[];
-  /** with_facts − without_facts, when both ran and scored. */
+  /** with_facts − without_facts, when both ran and scored and neither is a simulator fault. */
   difference: number | null;
   judge: { spec: string; requests: number; calls: number; errored: number };
+  /**
+   * The check of the simulated user, when it ran: which propositions (their source and hash), the
+   * threshold, and how many passes were simulator faults.
+   */
+  simulated_user?: { propositions: string; hash: string; threshold: number; faults: number };
   /**
    * Set when no pass could be scored, saying why (each pass's `unscored`): the job has no score at all, and
    * the run could not complete (the CLI exits 3). A result where only some passes scored leaves it out.
@@ -93,9 +113,33 @@ export interface RunConversationOptions {
    * conversation however often the job is run.
    */
   evaluationId?: string;
+  /**
+   * The check of the simulated user's own turns: the built-in propositions about the user (default), a set
+   * of one's own (`loadSimulatedUserSet(file)`), or false to skip it. It costs one judge request per pass
+   * (up to 10 propositions a request), through the verdict cache like the others.
+   */
+  simulatedUser?: false | { propositions?: SimulatedUserPropositionSet };
 }
 
-type Meta = { pass: number; item: "tone" | number };
+type Meta = { pass: number; item: "tone" | number | `user:${string}` };
+
+/** What a pass's simulated user was told: the job's persona and tasks, the facts withheld or given. */
+export function simulatedUserBriefOf(job: ConversationJob, transcript: PassTranscript): SimulatedUserBrief {
+  return {
+    name: job.evaluator.name,
+    voice: job.evaluator.voice,
+    signoff: job.evaluator.signoff,
+    tasks: job.tasks.map((t) => t.task),
+    withheldFacts: transcript.with_facts ? [] : job.facts,
+    givenFacts: transcript.with_facts ? job.facts : [],
+    ended:
+      transcript.ended === "signoff"
+        ? "the user said its signoff"
+        : transcript.ended === "max_turns"
+          ? `the turn limit (${job.maxTurns} exchanges) stopped it; the user did not sign off`
+          : "the assistant stopped answering",
+  };
+}
 
 const TONE_CLAIM =
   "The assistant's tone suits the user and the conversation: courteous, clear and natural, neither curt nor padded.";
@@ -103,7 +147,13 @@ const taskClaim = (t: ConversationJob["tasks"][number]) =>
   `The assistant got this ${t.type === "question" ? "question answered" : "task done"}: ${t.task}. It counts as done when: ${t.acceptanceCriteria}`;
 
 /** The scorer's requests for the passes: the tone and every task, at most 10 claims a request. */
-function scoringCalls(job: ConversationJob, name: string, passes: readonly PassTranscript[], trial: number) {
+function scoringCalls(
+  job: ConversationJob,
+  name: string,
+  passes: readonly PassTranscript[],
+  trial: number,
+  userSet: SimulatedUserPropositionSet | undefined,
+) {
   return function* calls(): Generator<PlannedCall<Meta>> {
     for (const [p, pass] of passes.entries()) {
       const items: { item: JudgeItem; meta: Meta }[] = [
@@ -153,6 +203,23 @@ function scoringCalls(job: ConversationJob, name: string, passes: readonly PassT
           }),
         };
       }
+      if (!userSet) continue;
+      // The simulated user's turns, on propositions about the user: a request of their own (another context).
+      const brief = simulatedUserBriefOf(job, pass);
+      const userItems = simulatedUserItems(userSet, brief, {
+        channel: name,
+        message_id: pass.with_facts ? "with_facts" : "without_facts",
+        trial,
+      });
+      for (let at = 0; at < userItems.length; at += 10) {
+        const chunk = userItems.slice(at, at + 10);
+        yield {
+          items: chunk,
+          meta: chunk.map((item): Meta => ({ pass: p, item: `user:${item.key.proposition_id}` })),
+          doubleCheck: false,
+          context: () => simulatedUserContext(brief, pass.turns),
+        };
+      }
     }
   };
 }
@@ -163,6 +230,7 @@ function conversationKind(
   passes: { name: PassName; transcript: PassTranscript; assertions: AssertionOutcome[] }[],
   judgeSpec: string,
   trial: number,
+  userSet: SimulatedUserPropositionSet | undefined,
 ): EvaluationOfKind<Meta, ConversationResult> {
   const verdicts = passes.map(() => new Map<Meta["item"], Verdict>());
   return {
@@ -173,6 +241,7 @@ function conversationKind(
         name,
         passes.map((p) => p.transcript),
         trial,
+        userSet,
       ),
       trivial: () => [],
     },
@@ -209,6 +278,14 @@ function conversationKind(
           failures: p.transcript.failures,
         });
         const unscored = composite.score === null ? unscoredReason(p.transcript, composite) : undefined;
+        let check: SimulatedUserCheck | undefined;
+        if (userSet) {
+          const byId = new Map<string, Verdict>();
+          for (const [item, v] of verdicts[i]!)
+            if (typeof item === "string" && item.startsWith("user:")) byId.set(item.slice(5), v);
+          check = simulatedUserCheckOf(userSet, simulatedUserBriefOf(job, p.transcript), byId);
+          errored += check.errored;
+        }
         return {
           pass: p.name,
           transcript: p.transcript,
@@ -217,11 +294,17 @@ function conversationKind(
           assertions: p.assertions,
           composite,
           ...(unscored !== undefined ? { unscored } : {}),
+          ...(check ? { simulated_user: check, simulator_fault: check.fault } : {}),
         };
       });
       const reasons = [...new Set(results.map((r) => r.unscored))];
-      const without = results.find((r) => r.pass === "without_facts")?.composite.score;
-      const withFacts = results.find((r) => r.pass === "with_facts")?.composite.score;
+      // A pass whose simulated user broke its brief measures nothing of the agent: no difference from it.
+      const agentScore = (name: PassName) => {
+        const pass = results.find((r) => r.pass === name);
+        return pass?.simulator_fault ? undefined : pass?.composite.score;
+      };
+      const without = agentScore("without_facts");
+      const withFacts = agentScore("with_facts");
       return {
         result: {
           format: CONVERSATION_RESULT_FORMAT,
@@ -230,6 +313,16 @@ function conversationKind(
           difference:
             typeof without === "number" && typeof withFacts === "number" ? withFacts - without : null,
           judge: { spec: judgeSpec, requests: totals.requests, calls: totals.calls, errored },
+          ...(userSet
+            ? {
+                simulated_user: {
+                  propositions: userSet.source,
+                  hash: userSet.hash,
+                  threshold: userSet.threshold,
+                  faults: results.filter((r) => r.simulator_fault).length,
+                },
+              }
+            : {}),
           ...(results.length > 0 && results.every((r) => r.unscored !== undefined)
             ? { unscored: reasons.join("; ") }
             : {}),
@@ -360,6 +453,10 @@ async function runOnce(
       : chosen === "with"
         ? ["with_facts"]
         : ["without_facts"];
+  const userSet =
+    options.simulatedUser === false
+      ? undefined
+      : (options.simulatedUser?.propositions ?? loadSimulatedUserSet());
   const built = prepareJudge(judge, options.judgeSettings, { cache: false });
   const passes: { name: PassName; transcript: PassTranscript; assertions: AssertionOutcome[] }[] = [];
   try {
@@ -400,7 +497,7 @@ async function runOnce(
     try {
       const judgeSpec = typeof options.judge === "string" ? options.judge : built.judge.descriptor.model;
       const { evaluationId, result } = await runEvaluation({
-        evaluation: conversationKind(loaded, name, passes, judgeSpec, trial),
+        evaluation: conversationKind(loaded, name, passes, judgeSpec, trial, userSet),
         store,
         judge: ready.judge,
         cache: ready.cache,
@@ -423,12 +520,25 @@ async function runOnce(
 
 export const CONVERSATION_TRIALS_FORMAT = "dramaturg.conversation-trials/v1";
 
-/** A job's score: the mean of its passes' composites (the reference's command-line score), or null. */
+/**
+ * A job's score: the mean of its passes' composites (the reference's command-line score), leaving out the
+ * passes whose simulated user broke its brief; null when a pass it counts has no score, or it counts none.
+ */
 export function conversationScore(result: ConversationResult): number | null {
-  const scores = result.passes.map((p) => p.composite.score).filter((s): s is number => s !== null);
-  return scores.length === result.passes.length && scores.length > 0
+  const counted = result.passes.filter((p) => !p.simulator_fault);
+  const scores = counted.map((p) => p.composite.score).filter((s): s is number => s !== null);
+  return scores.length === counted.length && scores.length > 0
     ? scores.reduce((a, b) => a + b, 0) / scores.length
     : null;
+}
+
+/** Why a trial is a simulator fault (each faulted pass and what its user broke), or undefined when it is not. */
+export function simulatorFaultOf(result: ConversationResult): string | undefined {
+  const faulted = result.passes.filter((p) => p.simulator_fault);
+  if (faulted.length === 0) return undefined;
+  return faulted
+    .map((p) => `${p.pass.replace("_", " ")}: ${p.simulated_user?.reason ?? "broke its brief"}`)
+    .join("; ");
 }
 
 export interface ConversationTrialsOptions extends Omit<RunConversationOptions, "trial"> {
@@ -447,10 +557,15 @@ export interface ConversationTrials {
   trials: ConversationResult[];
   /** Each trial's score ({@link conversationScore}): null when a pass could not be scored. */
   scores: (number | null)[];
-  /** With `minScore`: the threshold, which trials reached it, and pass^k for k = 1…trials. */
+  /**
+   * With `minScore`: the threshold, which trials reached it (null: a simulator fault, left out), and pass^k
+   * for k = 1…the trials counted, over the trials that are not simulator faults.
+   */
   min_score?: number;
-  passed?: boolean[];
+  passed?: (boolean | null)[];
   pass_k?: Record<string, number>;
+  /** The trials whose simulated user broke its brief (1-based), and why: kept apart from the agent's failures. */
+  simulator_faults?: { trial: number; reason: string }[];
 }
 
 /**
@@ -489,17 +604,29 @@ export function conversationTrialsOf(
   minScore?: number,
 ): ConversationTrials {
   const scores = results.map(conversationScore);
-  if (minScore === undefined)
-    return { format: CONVERSATION_TRIALS_FORMAT, job: name, trials: results, scores };
-  const passed = scores.map((s) => s !== null && s >= minScore);
-  return {
+  const faults = results.flatMap((r, i) => {
+    const reason = simulatorFaultOf(r);
+    return reason === undefined ? [] : [{ trial: i + 1, reason }];
+  });
+  const base = {
     format: CONVERSATION_TRIALS_FORMAT,
     job: name,
     trials: results,
     scores,
+  } as const;
+  const apart = faults.length > 0 ? { simulator_faults: faults } : {};
+  if (minScore === undefined) return { ...base, ...apart };
+  // A trial whose simulated user broke its brief is neither a pass nor a failure of the agent's: left out.
+  const passed = scores.map((s, i) =>
+    faults.some((f) => f.trial === i + 1) ? null : s !== null && s >= minScore,
+  );
+  const counted = passed.filter((p): p is boolean => p !== null);
+  return {
+    ...base,
     min_score: minScore,
     passed,
-    pass_k: passK(passed.map((success) => ({ task_id: name, success }))).pass_k,
+    pass_k: counted.length > 0 ? passK(counted.map((success) => ({ task_id: name, success }))).pass_k : {},
+    ...apart,
   };
 }
 

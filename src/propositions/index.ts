@@ -33,3 +33,12 @@ export {
   resolvePropositionSet,
   type SourcedPropositionFile,
 } from "./proposition-set.ts";
+export {
+  BUILTIN_SIMULATED_USER_FILE,
+  loadSimulatedUserSet,
+  SIMULATED_USER_CLAIM_VARIABLES,
+  SIMULATED_USER_WHEN,
+  type SimulatedUserProposition,
+  SimulatedUserPropositionFileSchema,
+  type SimulatedUserPropositionSet,
+} from "./simulated-user-set.ts";

@@ -1,6 +1,7 @@
 // The Conversations pages: stored conversation runs (failures only, sortable columns), and one run's result —
 // both passes side by side, task scores with reasoning, assertions with expected and actual values, the
-// composite and its parts.
+// composite and its parts; a pass whose simulated user broke its brief carries a badge, the judge's
+// reasoning, and is kept apart from the agent's failures.
 
 import {
   CONVERSATION_RESULT_FORMAT,
@@ -35,7 +36,7 @@ interface ConversationListRow {
   status: string;
   job: string;
   agent: string | null;
-  passes: { pass: string; score: number | null }[];
+  passes: { pass: string; score: number | null; simulator_fault: boolean }[];
   failures: string[];
 }
 
@@ -52,6 +53,8 @@ function conversationFailures(status: string, result: Partial<ConversationResult
   const low = (v: number | null | undefined): v is number => typeof v === "number" && v < PASS_THRESHOLD;
   for (const p of (result?.passes ?? []) as StoredPass[]) {
     const title = PASS_TITLE[p.pass] ?? p.pass;
+    // The simulated user broke its brief: the pass says nothing of the agent, and is no failure of its own.
+    if (p.simulator_fault) continue;
     if (p.unscored) out.push(`${title}: not scored (${p.unscored})`);
     else if (low(p.composite?.score))
       out.push(`${title}: composite ${score1(p.composite?.score)} < ${PASS_THRESHOLD}`);
@@ -87,6 +90,7 @@ async function conversationListRows(
           ? ((result.passes ?? []) as StoredPass[]).map((p) => ({
               pass: p.pass,
               score: p.composite?.score ?? null,
+              simulator_fault: p.simulator_fault === true,
             }))
           : [],
         failures: conversationFailures(row.status, ours ? result : undefined),
@@ -98,9 +102,12 @@ async function conversationListRows(
 const CONVERSATION_SORTS = ["created", "job", "agent", "status", "score"] as const;
 type ConversationSort = (typeof CONVERSATION_SORTS)[number];
 
-/** A row's lowest composite score over its passes (none without a scored pass). */
+/** A row's lowest composite score over its passes, simulator faults left out (none without a scored pass). */
 const lowestComposite = (r: ConversationListRow) => {
-  const known = r.passes.map((p) => p.score).filter((v): v is number => v !== null);
+  const known = r.passes
+    .filter((p) => !p.simulator_fault)
+    .map((p) => p.score)
+    .filter((v): v is number => v !== null);
   return known.length > 0 ? Math.min(...known) : null;
 };
 
@@ -122,12 +129,12 @@ export const conversationsList: KindList<ConversationListRow, ConversationSort> 
 <td><a href="/conversations/${r.id}">${shortId(r.id)}</a></td><td>${when(r.created_at)}</td><td>${r.job}</td>
 <td>${r.agent === null ? "—" : html`<a href="${href({ agent: r.agent })}">${r.agent}</a>`}</td>
 <td><span class="status ${r.status}">${r.status}</span></td>
-<td>${r.passes.map((p) => html`<span class="chip">${PASS_TITLE[p.pass] ?? p.pass} ${score1(p.score)}</span> `)}</td>
+<td>${r.passes.map((p) => html`<span class="chip">${PASS_TITLE[p.pass] ?? p.pass} ${score1(p.score)}</span>${p.simulator_fault ? html` <span class="status failed" title="the simulated user broke its brief">simulator fault</span>` : ""} `)}</td>
 <td class="num">${score1(lowestComposite(r))}</td>
 <td>${r.failures.length === 0 ? "—" : html`<ul class="failure-reasons">${r.failures.slice(0, 3).map((f) => html`<li>${f}</li>`)}${r.failures.length > 3 ? html`<li class="muted">and ${r.failures.length - 3} more</li>` : ""}</ul>`}</td>
 </tr>`,
   keep: (r) => r.failures.length > 0,
-  failures: html`runs that failed, passes not scored or whose agent failed, a composite or task under ${PASS_THRESHOLD} (the sessions' threshold: a job stores none), a failed assertion or request.`,
+  failures: html`runs that failed, passes not scored or whose agent failed, a composite or task under ${PASS_THRESHOLD} (the sessions' threshold: a job stores none), a failed assertion or request. A pass whose simulated user broke its brief (a simulator fault) is not the agent's failure.`,
   form: "sessions",
   counted: "runs",
 };
@@ -146,7 +153,7 @@ function passColumn(p: StoredPass): Html {
   const toolCalls = p.transcript?.tool_calls?.length ?? 0;
   const failures = p.transcript?.failures ?? 0;
   return html`<section class="pass" data-pass="${p.pass}">
-<h2>${PASS_TITLE[p.pass] ?? p.pass} <span class="score">${score1(c.score)}</span></h2>
+<h2>${PASS_TITLE[p.pass] ?? p.pass} <span class="score">${score1(c.score)}</span>${p.simulator_fault ? html` <span class="status failed simulator-fault">simulator fault</span>` : ""}</h2>
 <p class="formula">Composite = ${c.formula === "full" ? "(timing + 2·task + 4·assertions) / 7 − penalty" : "(timing + 2·task) / 3 − penalty (no assertions)"}</p>
 <table class="composite">
 <tbody>
@@ -156,7 +163,7 @@ function passColumn(p: StoredPass): Html {
 <tr><th>Penalty</th><td class="num">${score1(c.penalty)}</td></tr>
 <tr><th>Tone</th><td class="num">${score1(p.tone)}</td></tr>
 </tbody></table>
-<h3>Tasks</h3>
+${simulatedUserSection(p)}<h3>Tasks</h3>
 <table class="tasks"><thead><tr><th>Task</th><th class="num">Score</th><th>Reasoning</th></tr></thead>
 <tbody>${tasks.map((t) => html`<tr><td>${t.task} <span class="muted">${t.type}</span></td><td class="num">${score1(t.score)}</td><td>${t.reasoning}</td></tr>`)}</tbody></table>
 <h3>Assertions</h3>
@@ -178,6 +185,21 @@ ${
   )}</ol>
 <p class="muted">${toolCalls} tool call${toolCalls === 1 ? "" : "s"} · ${failures} failed request${failures === 1 ? "" : "s"}</p>
 </section>`;
+}
+
+/** The check of the pass's simulated user: each proposition's score and the judge's reasoning. */
+function simulatedUserSection(p: StoredPass): Html | string {
+  const check = p.simulated_user;
+  if (!check) return "";
+  return html`<h3>Simulated user</h3>
+<p class="${check.fault ? "simulator-fault" : "muted"}">${
+    check.fault
+      ? "The simulated user broke its brief: this pass is a simulator fault, left out of the job's score, the difference and pass^k."
+      : "The simulated user kept to its brief."
+  } A proposition under ${check.threshold}/9 is a break${check.errored ? `; ${check.errored} not judged (the judge errored)` : ""}.</p>
+<table class="simulated-user"><thead><tr><th>Proposition</th><th class="num">Score</th><th>Reasoning</th></tr></thead>
+<tbody>${(check.findings ?? []).map((f) => html`<tr class="${f.broken ? "failed" : ""}"><td>${f.id}</td><td class="num">${f.score === null ? "—" : `${f.score}/9`}</td><td>${f.reasoning}</td></tr>`)}</tbody></table>
+`;
 }
 
 export function conversationPage(context: DashboardContext, id: string): Promise<Html | undefined> {

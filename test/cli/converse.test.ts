@@ -144,6 +144,61 @@ describe("dramaturg converse", () => {
     expect(reprinted).toEqual(first);
   });
 
+  describe("the simulated user, checked", () => {
+    /** The hand-written verdicts with the user found stating a withheld fact (written here, not by a model). */
+    function leakVerdicts(): string {
+      const fixtures = JSON.parse(readFileSync(`${ROOT}test/fixtures/conversations/verdicts.json`, "utf8"));
+      for (const v of fixtures.verdicts)
+        if (v.proposition_id === "keeps-withheld-facts") {
+          v.score = 1;
+          v.reasoning = "The user names its timezone, which it was never told.";
+        }
+      const file = join(dir(), "leak-verdicts.json");
+      writeFileSync(file, JSON.stringify(fixtures));
+      return `fixtures:${file}`;
+    }
+    const judged = (file: string, judge: string, ...extra: string[]) => {
+      const list = args(file, "--passes", "without", ...extra);
+      list[list.indexOf("--judge") + 1] = judge;
+      return list;
+    };
+
+    it("a simulator fault is reported apart; --fail-on-simulator-fault exits 1 on it, 0 on a clean user", async () => {
+      const file = jobFile();
+      const leak = leakVerdicts();
+      const reported = await cli(judged(file, leak));
+      expect(reported.code, reported.stderr).toBe(0);
+      expect(reported.stdout).toContain(
+        "SIMULATOR FAULT: the simulated user broke its brief — keeps-withheld-facts 1/9: The user names its timezone",
+      );
+      expect(reported.stdout).toMatch(/score — \(left out: without facts, a simulator fault\)/);
+      expect(reported.stderr).toMatch(/simulator fault \(the simulated user broke its brief/);
+      const failing = await cli(judged(file, leak, "--fail-on-simulator-fault"));
+      expect(failing.code).toBe(1);
+      const cleanUser = await cli(judged(file, FIXTURES, "--fail-on-simulator-fault"));
+      expect(cleanUser.code, cleanUser.stderr).toBe(0);
+      expect(cleanUser.stdout).toContain("the simulated user kept to its brief");
+    });
+
+    it("--no-simulator-check skips it; with --fail-on-simulator-fault, or a bad propositions file, it is bad input", async () => {
+      const file = jobFile();
+      const off = await cli(judged(file, leakVerdicts(), "--no-simulator-check", "--format", "json"));
+      expect(off.code, off.stderr).toBe(0);
+      const result = JSON.parse(off.stdout);
+      expect(result.simulated_user).toBeUndefined();
+      expect(result.passes[0].simulator_fault).toBeUndefined();
+      const both = await cli(judged(file, FIXTURES, "--no-simulator-check", "--fail-on-simulator-fault"));
+      expect(both.code).toBe(2);
+      expect(both.stderr).toMatch(/--fail-on-simulator-fault needs the simulator check/);
+      const bad = join(dir(), "bad-user.yaml");
+      writeFileSync(bad, "dimension: simulated_user\npropositions:\n  - id: x\n    claim: ''\n");
+      const badFile = await cli(judged(file, FIXTURES, "--simulator-propositions", bad));
+      expect(badFile.code).toBe(2);
+      expect(badFile.stderr).toContain(`${bad}:4:`);
+      expect(badFile.stdout).toBe("");
+    });
+  });
+
   it("runs several jobs at once and reports them in the order given", async () => {
     const first = jobFile();
     const second = join(dir(), "second.yml");

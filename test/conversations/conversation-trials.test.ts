@@ -36,8 +36,13 @@ function job(): ConversationJob {
 /** A user who signs off at once, in every pass of every trial. */
 const user = () => scriptedTextModel("So Long, and Thanks for All the Fish");
 
-/** Trial 2 is judged badly; the others well: which trials pass depends on the verdict key's trial. */
-const byTrial = scriptedJudge((item) => ({ score: item.key.trial === 2 ? 0 : 9 }));
+/**
+ * Trial 2's agent is judged badly; the others well: which trials pass depends on the verdict key's trial.
+ * The simulated user is judged well in every trial (its checks are the `simulated_user` dimension).
+ */
+const byTrial = scriptedJudge((item) => ({
+  score: item.key.trial === 2 && item.key.dimension === "conversation" ? 0 : 9,
+}));
 
 describe("runConversationTrials", () => {
   it("gives each trial its own verdicts and reports pass^k against the threshold", async () => {

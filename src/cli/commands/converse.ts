@@ -1,7 +1,8 @@
 // `dramaturg converse JOB.yml…`: the library's runConversationJobs (--jobs at once), both passes side by side,
 // the assertions with their actual values, the composite, pass^k over --trials; exit 1 when a job's
 // score (any trial's) is under --min-score, 3 when a job could not be scored at all (the agent failed every
-// pass). --record/--replay keep the models' answers in cassettes.
+// pass). --record/--replay keep the models' answers in cassettes. The simulated user's own turns are checked
+// (one more judge request a pass): --fail-on-simulator-fault exits 1 when one broke its brief.
 import { type Command, Option } from "commander";
 import type { ConversationJobsOutcome } from "../../conversations/index.ts";
 import type { ConverseFlags } from "../converse-settings.ts";
@@ -54,6 +55,18 @@ export function registerConverseCommand(program: Command): void {
     .option(
       "--min-score <x>",
       "exit 1 when a job's score (the mean of its passes) is under this, in any trial; with --trials, report pass^k",
+    )
+    .option(
+      "--fail-on-simulator-fault",
+      "exit 1 when a pass's simulated user broke its brief (a simulator fault, kept apart from the agent's score)",
+    )
+    .option(
+      "--no-simulator-check",
+      "do not judge the simulated user's own turns (saves one judge request per pass; no simulator faults are found)",
+    )
+    .option(
+      "--simulator-propositions <file>",
+      "propositions about the simulated user to check it on (YAML; default: the built-in set)",
     )
     .option(
       "--seed <n>",
@@ -115,6 +128,10 @@ export function registerConverseCommand(program: Command): void {
       } else outcome = await (await import("../local-conversations.ts")).runLocalConversations(setup, flags);
       const { printConversationJobs } = await import("../converse-output.ts");
       printConversationJobs(outcome, { format: flags.format, out: flags.out, trials: setup.trials });
-      setExitCode(conversationJobsExitCode(outcome, setup.minScore));
+      setExitCode(
+        conversationJobsExitCode(outcome, setup.minScore, {
+          failOnSimulatorFault: flags.failOnSimulatorFault === true,
+        }),
+      );
     });
 }
