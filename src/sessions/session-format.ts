@@ -160,8 +160,29 @@ export interface AgentStep {
   latency_ms?: number;
 }
 
+/**
+ * Where a session, turn or interaction came from in a tracing tool, kept from its `metadata` (`source`,
+ * `session_id`, `trace_id`, `span_id`, as the OTLP importer writes them) so scores can be exported back onto it.
+ */
+export interface TraceRef {
+  source?: string;
+  session_id?: string;
+  trace_id?: string;
+  span_id?: string;
+}
+
+/** The trace ids of a metadata object, or undefined when it has none. */
+function traceRefOf(metadata: Record<string, unknown> | undefined): TraceRef | undefined {
+  if (!metadata) return undefined;
+  const ref: TraceRef = {};
+  for (const key of ["source", "session_id", "trace_id", "span_id"] as const)
+    if (typeof metadata[key] === "string" && metadata[key] !== "") ref[key] = metadata[key];
+  return Object.keys(ref).length ? ref : undefined;
+}
+
 export interface AgentInteraction {
   agent_id: string;
+  trace?: TraceRef;
   output?: string;
   tool_execution_result?: unknown;
   latency_ms?: number;
@@ -171,6 +192,7 @@ export interface AgentInteraction {
 
 export interface Turn {
   turn_index: number;
+  trace?: TraceRef;
   user_message: string;
   knowledge?: string;
   agent_interactions: AgentInteraction[];
@@ -187,6 +209,7 @@ export interface Session {
   total_latency_ms?: number;
   agents: SessionAgent[];
   turns: Turn[];
+  trace?: TraceRef;
 }
 
 const JSON_SCHEMA_KEYS = [
@@ -318,6 +341,8 @@ export function parseSession(value: unknown, name = "<session>"): Session {
       if (x.tool_execution_result !== undefined) interaction.tool_execution_result = x.tool_execution_result;
       if (x.latency_ms !== undefined) interaction.latency_ms = x.latency_ms;
       if (x.cost !== undefined) interaction.cost = x.cost;
+      const ref = traceRefOf(x.metadata);
+      if (ref) interaction.trace = ref;
       return interaction;
     });
     const turn: Turn = {
@@ -326,6 +351,8 @@ export function parseSession(value: unknown, name = "<session>"): Session {
       agent_interactions: interactions,
     };
     if (t.knowledge !== undefined) turn.knowledge = t.knowledge;
+    const ref = traceRefOf(t.metadata);
+    if (ref) turn.trace = ref;
     const final = t.final_response ?? interactions.findLast((x) => x.output !== undefined)?.output;
     if (final !== undefined) turn.final_response = final;
     return turn;
@@ -333,5 +360,7 @@ export function parseSession(value: unknown, name = "<session>"): Session {
   const session: Session = { format: SESSION_FORMAT, agents, turns };
   for (const key of ["id", "task_id", "initial_task", "success", "total_cost", "total_latency_ms"] as const)
     if (input[key] !== undefined) (session as unknown as Record<string, unknown>)[key] = input[key];
+  const ref = traceRefOf(input.metadata);
+  if (ref) session.trace = ref;
   return session;
 }
