@@ -12,6 +12,7 @@ import {
   stableScoreId,
 } from "../../src/export/index.ts";
 import { evaluatePersonas } from "../../src/personas/index.ts";
+import { createServerApp } from "../../src/server/index.ts";
 import { analyzeSession } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { scriptedJudge } from "../../src/testing/index.ts";
@@ -385,5 +386,16 @@ describe("OTLP", () => {
       await collector.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the dashboard", () => {
+  it("a session analysis's page links the traces it came from to Langfuse, when the server knows its host", async () => {
+    const page = async (langfuseHost?: string) =>
+      (await createServerApp({ store, langfuseHost }).request(`http://localhost/sessions/${session}`)).text();
+    const linked = await page("https://langfuse.example/");
+    expect(linked).toContain(`href="https://langfuse.example/trace/${"a".repeat(32)}"`);
+    expect(linked).toContain(`href="https://langfuse.example/trace/${"b".repeat(32)}"`);
+    expect(await page(undefined)).not.toContain("/trace/");
   });
 });
