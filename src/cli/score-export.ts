@@ -35,11 +35,12 @@ export async function exportAfterRun(
   {
     command,
     db,
-    evaluationId,
-  }: { command: "eval" | "session"; db: string; evaluationId: string | undefined },
+    evaluationIds,
+  }: { command: "eval" | "session" | "converse"; db: string; evaluationIds: readonly (string | undefined)[] },
 ): Promise<number> {
-  const matching = rules.filter((r) => (r.after ?? ["eval", "session"]).includes(command));
-  if (matching.length === 0 || evaluationId === undefined) return 0;
+  const matching = rules.filter((r) => (r.after ?? ["eval", "session", "converse"]).includes(command));
+  const ids = evaluationIds.filter((id) => id !== undefined);
+  if (matching.length === 0 || ids.length === 0) return 0;
   if (parseStoreLocation(db).kind === "memory") {
     process.stderr.write(
       "dramaturg: export: rules skipped: a memory:// store keeps nothing to export from\n",
@@ -54,23 +55,24 @@ export async function exportAfterRun(
   const store = await openStore(db);
   let code = 0;
   try {
-    for (const rule of matching) {
-      try {
-        const outcome = await exportScores({
-          store,
-          id: evaluationId,
-          to: rule.to,
-          propositions: rule.propositions === true,
-          ledger: defaultLedger(db),
-        });
-        process.stderr.write(renderExportOutcome(outcome));
-        if (outcome.refused.length > 0) code = 3;
-      } catch (error) {
-        if (!DramaturgError.isInstance(error)) throw error;
-        process.stderr.write(`dramaturg: export to ${rule.to}: ${error.message}\n`);
-        code = Math.max(code, error.exitCode === 2 ? 2 : 3);
+    for (const rule of matching)
+      for (const evaluationId of ids) {
+        try {
+          const outcome = await exportScores({
+            store,
+            id: evaluationId,
+            to: rule.to,
+            propositions: rule.propositions === true,
+            ledger: defaultLedger(db),
+          });
+          process.stderr.write(renderExportOutcome(outcome));
+          if (outcome.refused.length > 0) code = 3;
+        } catch (error) {
+          if (!DramaturgError.isInstance(error)) throw error;
+          process.stderr.write(`dramaturg: export to ${rule.to}: ${error.message}\n`);
+          code = Math.max(code, error.exitCode === 2 ? 2 : 3);
+        }
       }
-    }
   } finally {
     await store.close();
   }

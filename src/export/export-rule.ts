@@ -1,4 +1,4 @@
-// `export:` in dramaturg.yaml: where `eval`, `session analyze` (and later the other commands) send their scores
+// `export:` in dramaturg.yaml: where `eval`, `session analyze` and `converse` send their scores
 // as they finish. Only zod here: the project file's schema imports it at every command's start-up.
 import { z } from "zod";
 
@@ -8,10 +8,10 @@ export const ExportRuleSchema = z
       .enum(["langfuse", "phoenix", "otlp"])
       .describe("The tracing tool; its host and keys from the environment"),
     after: z
-      .array(z.enum(["eval", "session"]))
+      .array(z.enum(["eval", "session", "converse"]))
       .min(1)
       .optional()
-      .describe("The commands whose runs it exports (default: eval and session analyze)"),
+      .describe("The commands whose runs it exports (default: eval, session analyze and converse)"),
     propositions: z
       .boolean()
       .optional()

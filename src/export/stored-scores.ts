@@ -47,7 +47,12 @@ export async function readStoredScores(
     }
   }
   const { kind, document } = found!;
-  const evaluationId = (document as { evaluation_id?: string }).evaluation_id;
+  // Most documents name their evaluation; a conversation's is found by the id (or its first characters).
+  const evaluationId =
+    (document as { evaluation_id?: string }).evaluation_id ??
+    (await store.evaluations.list({ kind: kind.kind, status: "completed", limit: 500 })).find((e) =>
+      e.id.startsWith(id),
+    )?.id;
   if (!evaluationId) throw new InputError(`${kind.noun} ${id} has no stored evaluation to export`);
   const rows = await store.scores.forEvaluation(evaluationId);
   const input = await store.evaluations.input(evaluationId);

@@ -65,6 +65,33 @@ describe("reading a stored evaluation's scores", () => {
     expect(read.scores.every((s) => s.value >= 0 && s.value <= 1)).toBe(true);
   });
 
+  it("a conversation gives each pass's composite and tone (0–1), its tasks with --propositions", async () => {
+    const row = await store.evaluations.create({
+      kind: "conversation",
+      source: "refund-desk.yml",
+      agents: ["refund-bot"],
+    });
+    await store.evaluations.start(row.id);
+    await store.evaluations.complete(row.id, {
+      result: JSON.parse(
+        readFileSync(`${ROOT}test/fixtures/kinds/refund-desk.conversation-result.json`, "utf8"),
+      ),
+    });
+    const read = await readStoredScores(store, row.id.slice(0, 8), { propositions: true });
+    expect(read.kind).toBe("conversation");
+    expect(read.evaluationId).toBe(row.id);
+    const first = read.scores.filter((s) => s.metadata.pass === "without_facts");
+    expect(first.find((s) => s.name === "composite")).toMatchObject({
+      value: 0.55,
+      scale: { min: 0, max: 1 },
+    });
+    expect(first.find((s) => s.name === "tone")!.value).toBe(0.8);
+    expect(first.filter((s) => s.name === "task").map((s) => s.comment)).toEqual([
+      "asked twice for the order number",
+      "promised an email",
+    ]);
+  });
+
   it("Retry-After is read as seconds or as a date", () => {
     expect(retryAfterMs("2")).toBe(2000);
     expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);

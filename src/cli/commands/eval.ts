@@ -170,7 +170,7 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
   const exported = await exportAfterRun(outcome.settings.export, {
     command: "eval",
     db: outcome.settings.db,
-    evaluationId: outcome.result.evaluation_id,
+    evaluationIds: [outcome.result.evaluation_id],
   });
   return code || exported;
 }

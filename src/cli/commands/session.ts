@@ -108,7 +108,7 @@ export function registerSessionCommands(program: Command): void {
         const code = await exportAfterRun(setup.exportRules, {
           command: "session",
           db: setup.db,
-          evaluationId: result.evaluation_id,
+          evaluationIds: [result.evaluation_id],
         });
         if (code) setExitCode(code);
       }
