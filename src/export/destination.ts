@@ -59,5 +59,8 @@ export function hostFrom(value: string, variable: string, invalid: (message: str
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw invalid(`${variable} must be an http(s) URL`);
+  // The host is printed and kept in the ledger: credentials belong in the key variables, never in it.
+  if (url.username || url.password)
+    throw invalid(`${variable} must not hold credentials; give the keys in their own variables`);
   return value.replace(/\/+$/, "");
 }

@@ -277,6 +277,19 @@ describe("Langfuse", () => {
     }
   });
 
+  it("a host with credentials in it is refused before anything is sent (exit 2)", async () => {
+    const error = await exportScores({
+      store,
+      id: persona,
+      to: "langfuse",
+      env: { ...KEYS, LANGFUSE_BASE_URL: "https://pk:sk-hidden@langfuse.example" },
+      ...fast,
+    }).catch((e) => e);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain("LANGFUSE_BASE_URL must not hold credentials");
+    expect(error.message).not.toContain("sk-hidden");
+  });
+
   it("scores from an OTLP trace go on its trace and observation", async () => {
     const langfuse = await fakeLangfuse();
     try {
