@@ -36,6 +36,11 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
     term: "show [options] [id]",
     description: "print a stored evaluation's result again (no judge calls, no input files needed)",
   },
+  {
+    name: "export",
+    term: "export [options] <id>",
+    description: "send a stored evaluation's scores to Langfuse, Phoenix or an OTLP collector",
+  },
   { name: "schema", term: "schema <format>", description: "print the JSON Schema of a Dramaturg format" },
   {
     name: "baseline",
@@ -339,6 +344,34 @@ export async function buildProgram(): Promise<Command> {
     .action(async (id: string | undefined, flags) => {
       const { showCommand } = await import("./commands/show.ts");
       setExitCode(await showCommand(id, flags));
+    });
+
+  program
+    .command("export")
+    .description("send a stored evaluation's scores to Langfuse, Phoenix or an OTLP collector")
+    .argument("<id>", "evaluation or run id, or its first 8+ characters")
+    .addOption(
+      new Option("--to <tool>", "where to send them")
+        .choices(["langfuse", "phoenix", "otlp"])
+        .makeOptionMandatory(),
+    )
+    .option("--propositions", "also one score per proposition verdict, beside the dimension scores")
+    .option(
+      "--ledger <file>",
+      "what already arrived, so a rerun sends only the rest (default <db>.exports.json)",
+    )
+    .addOption(new Option("--format <format>", "output format").choices(["table", "json"]).default("table"))
+    .option("--db <location>", "store location (default .dramaturg)")
+    .option("--config <file>", "project file to use")
+    .addHelpText(
+      "after",
+      `${examples("dramaturg export 3f2a91c0 --to langfuse", "dramaturg export 3f2a91c0 --to phoenix --propositions")}Hosts and keys come from the environment only: LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY, LANGFUSE_BASE_URL;
+PHOENIX_COLLECTOR_ENDPOINT, PHOENIX_API_KEY; OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS.
+`,
+    )
+    .action(async (id: string, flags) => {
+      const { exportCommand } = await import("./commands/export.ts");
+      setExitCode(await exportCommand(id, flags));
     });
 
   program

@@ -3,6 +3,7 @@
 // analysed here; Ctrl-C keeps what was judged, for `--resume`.
 import { expandFilePatterns, InputError } from "../core/index.ts";
 import type { JudgeSettings } from "../engine/index.ts";
+import type { ExportRule } from "../export/index.ts";
 import type { SessionsAnalysis } from "../sessions/index.ts";
 import type { Store } from "../store/index.ts";
 import { rateLimitSettingsOf } from "./judge-rate-limit.ts";
@@ -41,6 +42,8 @@ export interface SessionAnalysisSetup {
   concurrency: number;
   judgeSettings: JudgeSettings;
   db: string;
+  /** The project's `export:` rules (dramaturg.yaml), applied when the analysis is stored. */
+  exportRules: ExportRule[];
 }
 
 export function sessionAnalysisSetup(files: string[], flags: SessionFlags): SessionAnalysisSetup {
@@ -80,6 +83,7 @@ export function sessionAnalysisSetup(files: string[], flags: SessionFlags): Sess
     concurrency: settings.judge.concurrency,
     judgeSettings,
     db: settings.db,
+    exportRules: settings.export,
   };
 }
 

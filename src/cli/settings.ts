@@ -20,6 +20,7 @@ import {
   readInputFile,
 } from "../core/index.ts";
 // The rules' schema alone (zod): the queue itself loads only for the commands that use it.
+import { type ExportRule, ExportRulesSchema } from "../export/export-rule.ts";
 import { type OnlineRule, OnlineRulesSchema } from "../online/online-rule.ts";
 
 export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
@@ -164,6 +165,7 @@ export const ProjectFileSchema = z
         "Runtime corrections (action gate, interventions, repetition suppression) per agent id, _default for every agent; a setting stored with `dramaturg config agent set` wins",
       ),
     online: OnlineRulesSchema.optional(),
+    export: ExportRulesSchema.optional(),
   })
   .strict()
   .describe("Dramaturg project file (dramaturg.yaml): settings every command reads; flags override them");
@@ -213,6 +215,8 @@ export interface Settings {
   corrections: Record<string, CorrectionSettingsPatch>;
   /** Continuous evaluation rules (`dramaturg online`). */
   online: OnlineRule[];
+  /** Where finished runs' scores are exported (`dramaturg export`), by the commands each rule names. */
+  export: ExportRule[];
 }
 
 export interface ResolvedSettings {
@@ -244,6 +248,7 @@ export const DEFAULT_SETTINGS: Settings = {
   prices: {},
   corrections: {},
   online: [],
+  export: [],
 };
 
 /** Walks up from `cwd` to the nearest project file. */
@@ -445,6 +450,7 @@ export function resolveSettings({
     "prices",
     "corrections",
     "online",
+    "export",
   ])
     origins[path] = "default";
 
@@ -501,6 +507,7 @@ export function resolveSettings({
             },
       ),
     );
+    set("export", "file", p.export);
   }
   // Defaults that are folders live beside the project file (or in the working directory without one).
   if (origins.db === "default") settings.db = resolveLocal(root, DEFAULT_SETTINGS.db);

@@ -57,6 +57,11 @@ export interface ServerAppOptions {
   baselines?: BaselineFolder;
   /** A regression is a 0–9 dimension more than this below its baseline (the project's). Default 1.0. */
   regressionThreshold?: number;
+  /**
+   * The Langfuse host the traces are in, for the dashboard's links to a session's traces. Default
+   * LANGFUSE_BASE_URL or LANGFUSE_HOST from the environment (a host, no key); none: no links.
+   */
+  langfuseHost?: string;
 }
 
 /** The server's routes, in the order they are matched; each is a sub-app with its OpenAPI routes. */
@@ -92,6 +97,7 @@ export function createServerApp({
   judgeSettings,
   baselines,
   regressionThreshold,
+  langfuseHost = process.env.LANGFUSE_BASE_URL || process.env.LANGFUSE_HOST || undefined,
 }: ServerAppOptions): OpenAPIHono {
   const context: ServerContext = { store, judge, judgeSettings };
   const app = new OpenAPIHono({ defaultHook: validationHook });
@@ -121,7 +127,10 @@ export function createServerApp({
   if (signIn) app.route("/", loginRoutes({ ...signIn, throttle: new SignInThrottle({ now }) }));
   for (const routes of ROUTES) app.route("/", routes(context));
   // The pages come after the API and behind the same token and headers.
-  app.route("/", dashboardRoutes({ store, baselines, regressionThreshold, signOut: token !== undefined }));
+  app.route(
+    "/",
+    dashboardRoutes({ store, baselines, regressionThreshold, langfuseHost, signOut: token !== undefined }),
+  );
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",
     info: {

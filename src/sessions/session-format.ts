@@ -171,8 +171,50 @@ export interface AgentStep {
   latency_ms?: number;
 }
 
+/**
+ * Where a session, turn or interaction came from in a tracing tool, kept from its `metadata` (`source`,
+ * `session_id`, `trace_id`, `span_id`, as the OTLP importer writes them) so scores can be exported back onto it.
+ */
+export interface TraceRef {
+  source?: string;
+  session_id?: string;
+  trace_id?: string;
+  span_id?: string;
+}
+
+/** How an importer's `source_ids` name the trace, span and session of the system it read. */
+const SOURCE_ID_KEYS: Record<string, { source: string; key: keyof TraceRef }> = {
+  langfuse_trace_id: { source: "langfuse", key: "trace_id" },
+  langfuse_observation_id: { source: "langfuse", key: "span_id" },
+  langfuse_session_id: { source: "langfuse", key: "session_id" },
+  langsmith_trace_id: { source: "langsmith", key: "trace_id" },
+  langsmith_run_id: { source: "langsmith", key: "span_id" },
+  langsmith_thread_id: { source: "langsmith", key: "session_id" },
+};
+
+/**
+ * The trace ids of a metadata object (an OTLP import's) or of an importer's `source_ids` (Langfuse's,
+ * LangSmith's), or undefined when there are none: what an export attaches scores to.
+ */
+function traceRefOf(
+  metadata: Record<string, unknown> | undefined,
+  sourceIds?: Record<string, string>,
+): TraceRef | undefined {
+  const ref: TraceRef = {};
+  for (const key of ["source", "session_id", "trace_id", "span_id"] as const)
+    if (typeof metadata?.[key] === "string" && metadata[key] !== "") ref[key] = metadata[key];
+  for (const [name, value] of Object.entries(sourceIds ?? {})) {
+    const known = SOURCE_ID_KEYS[name];
+    if (!known || value === "" || ref[known.key] !== undefined) continue;
+    ref.source ??= known.source;
+    ref[known.key] = value;
+  }
+  return Object.keys(ref).length ? ref : undefined;
+}
+
 export interface AgentInteraction {
   agent_id: string;
+  trace?: TraceRef;
   output?: string;
   tool_execution_result?: unknown;
   latency_ms?: number;
@@ -184,6 +226,7 @@ export interface AgentInteraction {
 
 export interface Turn {
   turn_index: number;
+  trace?: TraceRef;
   user_message: string;
   knowledge?: string;
   agent_interactions: AgentInteraction[];
@@ -204,6 +247,7 @@ export interface Session {
   turns: Turn[];
   /** Its ids in the system it was imported from (Langfuse's session or trace, an Inspect sample and epoch). */
   source_ids?: Record<string, string>;
+  trace?: TraceRef;
 }
 
 const JSON_SCHEMA_KEYS = [
@@ -336,6 +380,8 @@ export function parseSession(value: unknown, name = "<session>"): Session {
       if (x.latency_ms !== undefined) interaction.latency_ms = x.latency_ms;
       if (x.cost !== undefined) interaction.cost = x.cost;
       if (x.source_ids !== undefined) interaction.source_ids = x.source_ids;
+      const ref = traceRefOf(x.metadata, x.source_ids);
+      if (ref) interaction.trace = ref;
       return interaction;
     });
     const turn: Turn = {
@@ -344,6 +390,8 @@ export function parseSession(value: unknown, name = "<session>"): Session {
       agent_interactions: interactions,
     };
     if (t.knowledge !== undefined) turn.knowledge = t.knowledge;
+    const ref = traceRefOf(t.metadata, t.source_ids);
+    if (ref) turn.trace = ref;
     const final = t.final_response ?? interactions.findLast((x) => x.output !== undefined)?.output;
     if (final !== undefined) turn.final_response = final;
     if (t.source_ids !== undefined) turn.source_ids = t.source_ids;
@@ -360,5 +408,7 @@ export function parseSession(value: unknown, name = "<session>"): Session {
     "source_ids",
   ] as const)
     if (input[key] !== undefined) (session as unknown as Record<string, unknown>)[key] = input[key];
+  const ref = traceRefOf(input.metadata, input.source_ids);
+  if (ref) session.trace = ref;
   return session;
 }

@@ -9,4 +9,6 @@ export interface DashboardContext {
   baselines?: BaselineFolder;
   /** A regression is a 0–9 dimension more than this below its baseline (the project's `thresholds.regression`). */
   regressionThreshold: number;
+  /** The Langfuse host traces are kept in (LANGFUSE_BASE_URL where the server runs): pages link traces there. */
+  langfuseHost?: string;
 }

@@ -3,6 +3,7 @@
 // recommendations, the turns with their bad-turn detections, the session as a trace (session-timeline.ts),
 // the latency table.
 
+import { langfuseTraceUrl } from "../export/index.ts";
 import {
   type AgentScores,
   loadSessionAnalysis,
@@ -290,6 +291,13 @@ ${session ? sessionTrace(session, a, { idPrefix, onlyIssues }) : ""}
 </section>`;
 }
 
+/** The traces the analysed sessions came from (kept by the importers), the first few, in order. */
+function traceIdsOf(sessions: readonly Session[]): string[] {
+  const ids = new Set<string>();
+  for (const s of sessions) for (const t of s.turns ?? []) if (t.trace?.trace_id) ids.add(t.trace.trace_id);
+  return [...ids].slice(0, 5);
+}
+
 export async function sessionPage(
   context: DashboardContext,
   id: string,
@@ -313,8 +321,12 @@ export async function sessionPage(
         sessions.length === result.analyses.length && Array.isArray(sessions[i]?.turns)
           ? sessions[i]
           : undefined;
+      const traces = context.langfuseHost ? traceIdsOf(sessions) : [];
       return html`<h1>Session analysis ${shortId(id)} <span class="muted">${when(row.created_at)}</span></h1>
-<p class="muted">From ${result.sources.map((s) => `${s.file} (${s.from})`).join(", ")}</p>
+<p class="muted">From ${result.sources.map((s) => `${s.file} (${s.from})`).join(", ")}${traces.map(
+        (t, i) =>
+          html`${i === 0 ? " · in Langfuse: " : ", "}<a href="${langfuseTraceUrl(context.langfuseHost!, t)}" rel="noopener">trace ${t.slice(0, 8)}</a>`,
+      )}</p>
 ${failuresSwitch({ failures: onlyIssues, sort: undefined, order: "asc" }, here, "turns with a bad-turn detection, a tool finding, or a judged metric below its threshold.", { all: "All turns", failures: "Only turns with an issue" })}
 ${result.analyses.map((a, i) => analysisSection(a, sessionOf(i), `s${i + 1}-`, onlyIssues))}`;
     },

@@ -126,6 +126,7 @@ describe("a project file with a mistake", () => {
         prices: {},
         corrections: {},
         online: [],
+        export: [],
       },
       origins: Object.fromEntries(
         [
@@ -146,6 +147,7 @@ describe("a project file with a mistake", () => {
           "prices",
           "corrections",
           "online",
+          "export",
         ].map((path) => [path, "default"]),
       ),
       file,
@@ -204,6 +206,8 @@ prices: { "openai:gpt-test": { input_per_million: 1, output_per_million: 2 } }
 corrections: { marta: { gate_fluency_threshold: 5 } }
 online:
   - { name: voice, sample: { rate: 0.1 }, schedule: "0 * * * *", judge: fixtures:judge.json }
+export:
+  - { to: langfuse, after: [eval], propositions: true }
 `);
     mkdirSync(join(dir, "sub"));
     const { settings, origins } = resolveSettings({ flags: {}, cwd: join(dir, "sub"), env: {} });
@@ -240,6 +244,7 @@ online:
           judge: `fixtures:${join(dir, "judge.json")}`,
         },
       ],
+      export: [{ to: "langfuse", after: ["eval"], propositions: true }],
     });
     expect(new Set(Object.values(origins))).toEqual(new Set(["file"]));
   });

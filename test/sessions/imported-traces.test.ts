@@ -214,6 +214,16 @@ describe("Langfuse traces", () => {
     expect(session!.turns[0]!.agent_interactions[0]!.source_ids).toEqual({
       langfuse_observation_id: "obs-agent-1",
     });
+    // The ids an export attaches scores to (session-format.ts's TraceRef), taken from the same ids.
+    expect(session!.trace).toEqual({ source: "langfuse", session_id: "support-session-42" });
+    expect(session!.turns[0]!.trace).toEqual({
+      source: "langfuse",
+      trace_id: "7f3c1e0a-0001-4c1e-9d7e-langfuse0001",
+    });
+    expect(session!.turns[0]!.agent_interactions[0]!.trace).toEqual({
+      source: "langfuse",
+      span_id: "obs-agent-1",
+    });
     expect(session!.turns[0]!.agent_interactions[0]!.agent_steps[0]!.tool_call!.result).toEqual({
       status: "shipped",
       shipped_at: "2026-03-01",

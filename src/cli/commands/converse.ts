@@ -128,10 +128,21 @@ export function registerConverseCommand(program: Command): void {
       } else outcome = await (await import("../local-conversations.ts")).runLocalConversations(setup, flags);
       const { printConversationJobs } = await import("../converse-output.ts");
       printConversationJobs(outcome, { format: flags.format, out: flags.out, trials: setup.trials });
-      setExitCode(
-        conversationJobsExitCode(outcome, setup.minScore, {
-          failOnSimulatorFault: flags.failOnSimulatorFault === true,
-        }),
-      );
+      const code = conversationJobsExitCode(outcome, setup.minScore, {
+        failOnSimulatorFault: flags.failOnSimulatorFault === true,
+      });
+      setExitCode(code);
+      if (setup.settings.export.length > 0) {
+        const [{ exportAfterRun }, { evaluationIdsOf }] = await Promise.all([
+          import("../score-export.ts"),
+          import("../converse-output.ts"),
+        ]);
+        const exported = await exportAfterRun(setup.settings.export, {
+          command: "converse",
+          db: setup.settings.db,
+          evaluationIds: evaluationIdsOf(outcome),
+        });
+        if (exported && !code) setExitCode(exported);
+      }
     });
 }

@@ -164,7 +164,15 @@ export async function evalCommand(sources: string[], flags: EvalFlags): Promise<
   });
   if (!outcome) return 0;
   await emit(outcome.result, outcome.settings, true);
-  return exitCodeFor(outcome.result, outcome.settings);
+  const code = exitCodeFor(outcome.result, outcome.settings);
+  if (outcome.settings.export.length === 0) return code;
+  const { exportAfterRun } = await import("../score-export.ts");
+  const exported = await exportAfterRun(outcome.settings.export, {
+    command: "eval",
+    db: outcome.settings.db,
+    evaluationIds: [outcome.result.evaluation_id],
+  });
+  return code || exported;
 }
 
 /**

@@ -2,6 +2,7 @@
 // response plus tool findings and latency), a table, or Markdown.
 import { type Command, Option } from "commander";
 import { SESSION_FORMATS } from "../../sessions/session-formats.ts";
+import { setExitCode } from "../exit-code.ts";
 import { CONCURRENCY_HELP } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { writeHtmlReportAfter } from "../html-report.ts";
@@ -100,9 +101,20 @@ export function registerSessionCommands(program: Command): void {
         process.stderr.write(
           `dramaturg: ${result.judge.errored} judge verdict(s) failed; their metrics are null and left out of the scores\n`,
         );
-      if (flags.format !== "html") return emitSessions(result, flags.format, flags.out);
-      if (result.evaluation_id === undefined) throw new Error("the analysis was not stored");
-      await writeHtmlReportAfter(kept, setup.db, { evaluationIds: [result.evaluation_id], out: flags.out });
-      if (flags.out) await emitSessions(result, "table");
+      if (flags.format !== "html") await emitSessions(result, flags.format, flags.out);
+      else {
+        if (result.evaluation_id === undefined) throw new Error("the analysis was not stored");
+        await writeHtmlReportAfter(kept, setup.db, { evaluationIds: [result.evaluation_id], out: flags.out });
+        if (flags.out) await emitSessions(result, "table");
+      }
+      if (setup.exportRules.length > 0) {
+        const { exportAfterRun } = await import("../score-export.ts");
+        const code = await exportAfterRun(setup.exportRules, {
+          command: "session",
+          db: setup.db,
+          evaluationIds: [result.evaluation_id],
+        });
+        if (code) setExitCode(code);
+      }
     });
 }

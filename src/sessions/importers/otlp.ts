@@ -396,8 +396,10 @@ export const otlpImporter: SessionImporter = {
       return undefined;
     };
     const sessions = new Map<string, Map<string, Span[]>>();
+    const conversations = new Set<string>();
     for (const u of units.sort((a, b) => a.start - b.start)) {
       const sid = conversation(u) ?? u.traceId;
+      if (conversation(u) !== undefined) conversations.add(sid);
       const turns = sessions.get(sid) ?? new Map<string, Span[]>();
       sessions.set(sid, turns);
       turns.set(u.traceId, [...(turns.get(u.traceId) ?? []), u]);
@@ -487,16 +489,23 @@ export const otlpImporter: SessionImporter = {
           return {
             agent_id: name,
             agent_steps: steps,
+            // The span judged, for exporting its scores back onto it (`dramaturg export`).
+            metadata: { trace_id: u.traceId, span_id: u.id },
             ...(output !== undefined ? { output } : {}),
             ...(u.end > u.start ? { latency_ms: duration(u) } : {}),
           };
         });
         if (userMessage === undefined)
           notes.push(`trace ${unitsOfTurn[0]!.traceId}: no user message recorded (inputs not captured?)`);
-        turnInputs.push({ user_message: userMessage ?? "", agent_interactions: interactions });
+        turnInputs.push({
+          user_message: userMessage ?? "",
+          agent_interactions: interactions,
+          metadata: { trace_id: unitsOfTurn[0]!.traceId },
+        });
       }
       out.push({
         id: sid,
+        metadata: { source: "otlp", ...(conversations.has(sid) ? { session_id: sid } : {}) },
         agents: [...agents].map(([id, tools]) => ({
           id,
           ...(tools.size ? { tools_available: [...tools.values()] } : {}),

@@ -1,0 +1,137 @@
+// Langfuse: its public scores API (POST /api/public/scores, one score a request, upserted by the score's id),
+// with a NUMERIC score config per dimension (GET/POST /api/public/score-configs) reused when one of that name
+// exists. A score goes on the observation, trace or session its messages came from; with none known, on a
+// session named after the evaluation (`dramaturg-<id>`), so every score of a run is found together.
+// Keys only from LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY (basic auth); the host from LANGFUSE_BASE_URL or
+// LANGFUSE_HOST (default https://cloud.langfuse.com).
+import { InputError } from "../core/index.ts";
+import { type ApiRequest, RejectedRequest, sendRequest } from "./delivery.ts";
+import {
+  type DestinationOptions,
+  type ExportContext,
+  type ExportDestination,
+  hostFrom,
+  type RefusedScore,
+} from "./destination.ts";
+import type { ExportScore } from "./export-score.ts";
+
+const AUTH_HINT =
+  "check LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY (and LANGFUSE_BASE_URL for the project's host)";
+/** Langfuse's rule for a score config's name: up to 35 letters, digits, `_ .()-` and spaces. */
+const CONFIG_NAME = /^[A-Za-z0-9_ .()-]{1,35}$/;
+const CONCURRENT = 4;
+
+interface ScoreConfig {
+  id: string;
+  name: string;
+  dataType: string;
+  isArchived?: boolean;
+}
+
+/** The session scores without a trace or session of their own are put on. */
+export function fallbackSessionId(evaluationId: string): string {
+  return `dramaturg-${evaluationId}`;
+}
+
+/** The Langfuse page of a trace: its host's `/trace/<id>`, which Langfuse redirects to the trace's project. */
+export function langfuseTraceUrl(host: string, traceId: string): string {
+  return `${host.replace(/\/+$/, "")}/trace/${encodeURIComponent(traceId)}`;
+}
+
+export function langfuseDestination({ env, ...delivery }: DestinationOptions): ExportDestination {
+  const publicKey = env.LANGFUSE_PUBLIC_KEY;
+  const secretKey = env.LANGFUSE_SECRET_KEY;
+  if (!publicKey || !secretKey)
+    throw new InputError(
+      "exporting to Langfuse needs LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY in the environment (the project's API keys)",
+    );
+  const host = hostFrom(
+    env.LANGFUSE_BASE_URL || env.LANGFUSE_HOST || "https://cloud.langfuse.com",
+    env.LANGFUSE_BASE_URL ? "LANGFUSE_BASE_URL" : "LANGFUSE_HOST",
+    (m) => new InputError(m),
+  );
+  const headers = { authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString("base64")}` };
+  const request = (r: Omit<ApiRequest, "headers">) => sendRequest({ ...r, headers }, AUTH_HINT, delivery);
+  const configs = new Map<string, string>();
+
+  async function existingConfigs(): Promise<ScoreConfig[]> {
+    const found: ScoreConfig[] = [];
+    for (let page = 1; ; page++) {
+      const answer = (await request({
+        method: "GET",
+        url: `${host}/api/public/score-configs?page=${page}&limit=100`,
+      })) as { data?: ScoreConfig[]; meta?: { totalPages?: number } } | undefined;
+      found.push(...(answer?.data ?? []));
+      if (!answer?.meta?.totalPages || page >= answer.meta.totalPages) return found;
+    }
+  }
+
+  function body(score: ExportScore, { evaluationId }: ExportContext): Record<string, unknown> {
+    const { traceId, spanId, sessionId } = score.attach;
+    const configId = score.level === "dimension" ? configs.get(score.name) : undefined;
+    return {
+      id: score.id,
+      name: score.name,
+      value: score.value,
+      dataType: "NUMERIC",
+      ...(configId ? { configId } : {}),
+      ...(score.comment ? { comment: score.comment } : {}),
+      metadata: score.metadata,
+      ...(traceId
+        ? { traceId, ...(spanId ? { observationId: spanId } : {}) }
+        : { sessionId: sessionId ?? fallbackSessionId(evaluationId) }),
+    };
+  }
+
+  return {
+    target: "langfuse",
+    key: `langfuse ${host}`,
+    batchSize: 20,
+    leftOut: () => undefined,
+    async prepare(scores) {
+      const wanted = new Map<string, ExportScore["scale"]>();
+      for (const s of scores)
+        if (s.level === "dimension" && CONFIG_NAME.test(s.name) && !configs.has(s.name))
+          wanted.set(s.name, s.scale);
+      if (wanted.size === 0) return;
+      for (const c of await existingConfigs())
+        if (wanted.has(c.name) && c.dataType === "NUMERIC" && !c.isArchived && !configs.has(c.name))
+          configs.set(c.name, c.id);
+      for (const [name, scale] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        if (configs.has(name)) continue;
+        const created = (await request({
+          method: "POST",
+          url: `${host}/api/public/score-configs`,
+          body: {
+            name,
+            dataType: "NUMERIC",
+            minValue: scale.min,
+            ...(scale.max === undefined ? {} : { maxValue: scale.max }),
+            description: `Dramaturg's ${name} (${scale.min}–${scale.max ?? "∞"}, higher is better)`,
+          },
+        })) as { id?: string } | undefined;
+        if (created?.id) configs.set(name, created.id);
+      }
+    },
+    async send(batch, context, arrived) {
+      const failed: RefusedScore[] = [];
+      // One request a score: a few at a time, each failing on its own.
+      for (let i = 0; i < batch.length; i += CONCURRENT) {
+        const group = batch.slice(i, i + CONCURRENT);
+        const results = await Promise.allSettled(
+          group.map(async (s) => {
+            await request({ method: "POST", url: `${host}/api/public/scores`, body: body(s, context) });
+            arrived(s);
+          }),
+        );
+        for (const [j, r] of results.entries()) {
+          if (r.status === "fulfilled") continue;
+          if (r.reason instanceof RejectedRequest) failed.push({ item: group[j]!, reason: r.reason.message });
+          // Authentication or an unavailable server ends the export; what arrived was reported.
+          else throw r.reason;
+        }
+      }
+      return failed;
+    },
+  };
+}
