@@ -7,6 +7,7 @@ import { openStore, storeExists } from "../../store/index.ts";
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { emitEvalResult } from "../evaluation-report.ts";
 import { setExitCode } from "../exit-code.ts";
+import { wholeFlag } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { writeHtmlReport, writeHtmlReportFrom } from "../html-report.ts";
 import { withInterrupts } from "../interrupts.ts";
@@ -188,9 +189,7 @@ async function synthesize(sources: string[], flags: EvalFlags, settings: Setting
     throw new InputError("a synthetic transcript does not exist before it runs, so it cannot be estimated", {
       place: "--dry-run",
     });
-  const steps = flags.steps === undefined ? undefined : Number(flags.steps);
-  if (steps !== undefined && !(Number.isInteger(steps) && steps >= 1))
-    throw new InputError(`expected a whole number of 1 or more, got "${flags.steps}"`, { place: "--steps" });
+  const steps = wholeFlag(flags.steps, "--steps", 1);
   const [{ loadWorldFile }, corrections, { createJudge }] = await Promise.all([
     import("../../sim/index.ts"),
     import("../../corrections/index.ts"),
