@@ -5,6 +5,7 @@ export {
   type AnswerTable,
   parseAnswerTable,
   readAnswerTable,
+  requireColumn,
 } from "./answer-table.ts";
 export {
   type CategoryAnswers,
@@ -23,6 +24,13 @@ export {
   surveyAnswerTable,
   validateExperimentArms,
 } from "./experiment-answers.ts";
+export {
+  compareReasonThemes,
+  REASON_BATCH,
+  REASON_THEMES_DIMENSION,
+  type ReasonThemes,
+  ReasonThemesSchema,
+} from "./reason-themes.ts";
 export { validationKind } from "./stored-kind.ts";
 export {
   experimentIdOf,

@@ -3,6 +3,7 @@
 // verdict with its reasons. One zod schema: the type, the validator and the JSON Schema (`dramaturg schema
 // validation`).
 import { z } from "zod";
+import { ReasonThemesSchema } from "./reason-themes.ts";
 
 export const VALIDATION_FORMAT = "dramaturg.validation/v1";
 
@@ -131,6 +132,9 @@ export const ValidationSchema = z
       .describe("the stored experiment (its evaluation id) whose simulated answers these are, when named"),
     thresholds: ValidationThresholdsSchema,
     questions: z.array(ValidationQuestionSchema),
+    reason_themes: ReasonThemesSchema.optional().describe(
+      "the themes of the reasons people gave, real and simulated, compared through the judge (--reasons)",
+    ),
     summary: z
       .object({
         questions: Count,

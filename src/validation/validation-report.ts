@@ -2,6 +2,7 @@
 // tests' p-values, sd ratio, entropy, verdict), then each question's reasons. Question names and categories
 // are data: escaped in Markdown, printed as they are in a terminal.
 import { escapeMarkdown, markdownTable } from "../core/index.ts";
+import { reasonThemesLines } from "./reason-themes.ts";
 import type { Validation, ValidationQuestion } from "./validation-format.ts";
 import { formatP } from "./verdict.ts";
 
@@ -86,6 +87,7 @@ export function renderValidationTable(v: Validation): string {
     out.push(`${q.question}: ${q.verdict}`);
     for (const reason of q.reasons) out.push(`  - ${reason}`);
   }
+  if (v.reason_themes) out.push("", ...reasonThemesLines(v.reason_themes));
   out.push("", validationSummaryLine(v), `Thresholds: ${validationThresholdsLine(v)}.`);
   return `${out.join("\n")}\n`;
 }
@@ -110,6 +112,13 @@ export function renderValidationMarkdown(v: Validation): string {
     for (const reason of q.reasons) out.push(`- ${escapeMarkdown(reason)}`);
     out.push("");
   }
+  if (v.reason_themes)
+    out.push(
+      ...reasonThemesLines(v.reason_themes).map(
+        (l, i) => `${i === 0 ? "" : "- "}${escapeMarkdown(l.trim())}`,
+      ),
+      "",
+    );
   out.push(validationSummaryLine(v), "", `Thresholds: ${escapeMarkdown(validationThresholdsLine(v))}.`);
   return `${out.join("\n")}\n`;
 }

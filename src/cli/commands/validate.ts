@@ -25,6 +25,11 @@ export interface ValidateFlags {
   name?: string;
   experiment?: string;
   arm?: string;
+  reasons?: string;
+  simulatedReasons?: string;
+  judge?: string;
+  judgeBaseUrl?: string;
+  judgeApiKeyEnv?: string;
   db?: string;
   config?: string;
 }
@@ -69,6 +74,20 @@ export function registerValidateCommand(program: Command): void {
     .option("--name <name>", "what the stored validation is called (default: the two files)")
     .option("--experiment <id>", "the stored experiment whose simulated answers these are (its id)")
     .option("--arm <arm>", "with experiment:ID, the arm whose answers are validated (default treatment)")
+    .option(
+      "--reasons <column>",
+      "also compare the themes of the reasons people gave (this column), through --judge",
+    )
+    .option(
+      "--simulated-reasons <column>",
+      "the simulated answers' reasons column, when it is named differently",
+    )
+    .option(
+      "--judge <spec>",
+      "the judge that lists and matches the reasons' themes (a model spec, or fixtures:FILE)",
+    )
+    .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server for the judge")
+    .option("--judge-api-key-env <name>", "environment variable that holds the judge's API key")
     .option("--db <location>", "store location (default .dramaturg; memory:// keeps nothing)")
     .option("--config <file>", "project file to use")
     .addHelpText(
@@ -171,6 +190,22 @@ export async function validateCommand(
   // Both files read and every cell checked before anything is computed or written (an experiment's answers as
   // soon as its store is open).
   let done = fromExperiment === undefined ? compute(simulated) : undefined;
+  const reasons = readReasons(v, real, simulated, fromExperiment, flags);
+  if (reasons && done) {
+    const { createJudge } = await import("../../judge/index.ts");
+    const judge = createJudge(flags.judge!, { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv });
+    try {
+      const themes = await v.compareReasonThemes({ question: flags.reasons!, ...reasons, judge });
+      if (themes.errored > 0)
+        process.stderr.write(
+          `dramaturg: ${themes.errored} judge request(s) for the reasons' themes failed; their figures are null\n`,
+        );
+      const { summary, ...rest } = done.computed;
+      done.computed = { ...rest, reason_themes: themes, summary };
+    } finally {
+      await judge.close?.();
+    }
+  }
 
   // Stored before any file is written: an experiment id that names none stops here, having written nothing.
   const [{ resolveSettings }, { openStore, storeExists }] = await Promise.all([
@@ -225,4 +260,41 @@ function storedLine(db: string, id: string): string {
   if (location.kind === "memory") return `validation ${id} kept in memory:// only (nothing lasting)`;
   const where = location.kind === "folder" ? shownPath(location.path) : location.display;
   return `stored as validation ${id} in ${where}; \`dramaturg show ${id.slice(0, 8)}\` prints it again`;
+}
+
+/** The reasons of both sides (`--reasons`), checked before any judge call; undefined without the flag. */
+function readReasons(
+  v: typeof import("../../validation/index.ts"),
+  real: string,
+  simulated: string,
+  fromExperiment: string | undefined,
+  flags: ValidateFlags,
+): { real: string[]; simulated: string[] } | undefined {
+  if (flags.reasons === undefined) {
+    if (flags.simulatedReasons !== undefined)
+      throw new InputError("--simulated-reasons goes with --reasons COLUMN", {
+        place: "--simulated-reasons",
+      });
+    return undefined;
+  }
+  if (fromExperiment !== undefined)
+    throw new InputError(
+      "an experiment's survey keeps the answers, not the replies' reasons; compare reasons from files",
+      {
+        place: "--reasons",
+      },
+    );
+  if (flags.judge === undefined)
+    throw new InputError("the reasons' themes are listed and matched by a judge: give --judge", {
+      place: "--reasons",
+    });
+  const texts = (file: string, column: string, flag: string) => {
+    const table = v.readAnswerTable(file);
+    v.requireColumn(table, column, flag);
+    return table.cells(column).map((c) => (c === null || c === undefined ? "" : String(c)));
+  };
+  return {
+    real: texts(real, flags.reasons, "--reasons"),
+    simulated: texts(simulated, flags.simulatedReasons ?? flags.reasons, "--simulated-reasons"),
+  };
 }
