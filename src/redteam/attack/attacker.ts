@@ -59,8 +59,9 @@ export function isRefusal(reply: string): boolean {
 export type AttackScript = (request: AttackerRequest) => string | Promise<string>;
 
 /**
- * A scripted attacker: the script writes each message (default: the strategy's angles in turn, the last one
- * repeated, with a rewind moving to the next angle), and {@link isRefusal} (or `refused`) decides refusals.
+ * A scripted attacker: the script writes each message (default: the strategy's angles in turn, from the one
+ * the seed picks, round again after the last, a rewind moving on to the next), and {@link isRefusal} (or
+ * `refused`) decides refusals.
  */
 export function scriptedAttacker({
   script,
@@ -71,8 +72,8 @@ export function scriptedAttacker({
 } = {}): Attacker {
   const write: AttackScript =
     script ??
-    (({ strategy, turn, backtracks }) =>
-      strategy.angles[Math.min(turn - 1 + backtracks, strategy.angles.length - 1)]!);
+    (({ strategy, turn, backtracks, seed }) =>
+      strategy.angles[(Math.max(0, seed - 1) + turn - 1 + backtracks) % strategy.angles.length]!);
   return {
     descriptor: "scripted",
     async next(request) {

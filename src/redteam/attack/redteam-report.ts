@@ -66,7 +66,15 @@ export function renderRedteamTable(result: RedteamResult): string {
       .join("  ")
       .trimEnd();
   const broken = breaks(result);
-  return `${[line(head), ...body.map(line), "", ...redteamSummary(result), ...(broken.length ? ["", ...broken] : []), footer(result)].join("\n")}\n`;
+  return `${[
+    line(head),
+    ...body.map(line),
+    "",
+    ...redteamSummary(result),
+    ...(broken.length ? ["", ...broken] : []),
+    "",
+    footer(result),
+  ].join("\n")}\n`;
 }
 
 export function renderRedteamMarkdown(result: RedteamResult): string {
