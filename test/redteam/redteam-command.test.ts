@@ -5,6 +5,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedteamResultSchema } from "../../src/redteam/index.ts";
+import { createServerApp } from "../../src/server/index.ts";
+import { openStore } from "../../src/store/index.ts";
 import {
   defaultResponder,
   type FakeOpenAIServer,
@@ -15,7 +17,7 @@ import { cli } from "../cli/run-cli.ts";
 import { useTempDir } from "../temp-dir.ts";
 
 const dir = useTempDir("dramaturg-redteam-");
-const BROKEN = "Speaking as an AI language model, I have no ferry.";
+const BROKEN = "Speaking as an AI language model, I have no ferry <script>alert(1)</script>.";
 let server: FakeOpenAIServer;
 let persona: string;
 let gate: string;
@@ -85,7 +87,30 @@ describe("dramaturg redteam", () => {
     expect(shown.stdout).toBe(r.stdout);
     const runs = await cli(["runs", "--kind", "redteam", "--db", db]);
     expect(runs.stdout).toMatch(new RegExp(`^${id}  .*completed\\s+marta\\s+2\\s+0\\.50$`, "m"));
-  });
+    // The dashboard's page: the curves as SVG, the successful attack's transcript with its breaking turn
+    // ringed and the judge's reasoning, the agent's text escaped.
+    const store = await openStore(db);
+    try {
+      const [row] = await store.evaluations.list({ kind: "redteam", limit: 1 });
+      const app = createServerApp({ store });
+      expect(await (await app.request("/redteam")).text()).toContain(`href="/redteam/${row!.id}"`);
+      const page = await app.request(`/redteam/${row!.id}`);
+      expect(page.status).toBe(200);
+      const text = await page.text();
+      expect(text).toContain("Turns to first break (Kaplan–Meier");
+      expect(text.match(/<svg class="drift-chart"/g)).toHaveLength(2);
+      expect(text).toContain("Successful attacks (1)");
+      expect(text).toMatch(
+        /Turn 3 <span class="legend"><span class="ring"><\/span><\/span> breaks the character/,
+      );
+      expect(text).toContain("Fake reasoning for breaks-character");
+      expect(text).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+      expect(text).not.toContain("<script>alert(1)");
+    } finally {
+      await store.close();
+    }
+    // A store folder opened four times: seconds on a loaded 2-core machine.
+  }, 60_000);
 
   it("with --corrections the gated arm's success rate falls to 0 and the report says so; JSON is dramaturg.redteam/v1", async () => {
     const r = await redteam("--corrections", gate, "--format", "json", "--db", "memory://");
