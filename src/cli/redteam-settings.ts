@@ -45,6 +45,7 @@ export interface RedteamFlags {
   corrections?: string;
   minRobustness?: string;
   concurrency: string;
+  resume?: boolean;
   format: "table" | "markdown" | "json";
   out?: string;
   db?: string;

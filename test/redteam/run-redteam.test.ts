@@ -12,9 +12,13 @@ import {
   renderRedteamMarkdown,
   renderRedteamTable,
   runRedteam,
+  runStoredRedteam,
   scriptedAttacker,
+  scriptedTarget,
   survivalMedian,
+  TargetUnavailableError,
 } from "../../src/redteam/index.ts";
+import { openStore } from "../../src/store/index.ts";
 import {
   type FakeOpenAIServer,
   messageText,
@@ -177,6 +181,46 @@ describe("a red team with a scripted attacker and target", () => {
       concurrency: 1,
     });
     expect(JSON.stringify(again)).toBe(JSON.stringify(plain));
+  });
+});
+
+describe("a stored red team", () => {
+  it("a run that failed keeps its finished attacks, and --resume runs only the rest: the same document", async () => {
+    const store = await openStore("memory://");
+    try {
+      let down = true;
+      const flaky = scriptedTarget((messages) => {
+        const users = messages.filter((m) => m.role === "user");
+        if (down && users[0]!.content.startsWith("[topic_hijack]"))
+          throw new TargetUnavailableError("the agent is down");
+        return respond(messages);
+      });
+      const options = { persona: MARTA, attacker, judge, attacks: 1, maxTurns: 6, concurrency: 1, store };
+      await expect(runStoredRedteam({ ...options, target: flaky })).rejects.toThrow("the agent is down");
+      const [failed] = await store.evaluations.list({ kind: "redteam" });
+      expect(failed!.status).toBe("failed");
+      const asked = flaky.requests.length;
+      down = false;
+      const { evaluation_id, ...resumed } = await runStoredRedteam({
+        ...options,
+        target: flaky,
+        resume: true,
+      });
+      expect(evaluation_id).toBe(failed!.id);
+      expect(JSON.stringify(resumed)).toBe(JSON.stringify(plain));
+      // The four strategies before topic hijack were not attacked again.
+      const again = flaky.requests.slice(asked).map((r) => r.find((m) => m.role === "user")!.content);
+      expect(
+        again.some((t) =>
+          /^\[(direct_instruction|role_play_trap|meta_reflection|emotional_pressure)\]/.test(t),
+        ),
+      ).toBe(false);
+      await expect(runStoredRedteam({ ...options, target: flaky, resume: true })).rejects.toThrow(
+        "no red-team run to resume",
+      );
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -66,6 +66,10 @@ export function registerRedteamCommand(program: Command): void {
       "exit 1 when the share of attacks that did not break the character is under this",
     )
     .option("--concurrency <n>", "attacks under way at once", "4")
+    .option(
+      "--resume",
+      "continue the latest red-team run that did not complete (the same flags), running only the attacks it lacks",
+    )
     .addOption(
       new Option("--format <format>", "output format")
         .choices(["table", "markdown", "json"])
@@ -106,6 +110,7 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
       ...options,
       store,
       source,
+      resume: flags.resume === true,
       onProgress: (done, total) => {
         if (live) process.stderr.write(`\r\x1b[2Kattacks ${done}/${total}`);
       },

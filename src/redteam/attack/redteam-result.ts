@@ -39,6 +39,8 @@ export const AttackSchema = z
       .describe("What ended it: a break, or the turn or call budget"),
     backtracks: Count,
     target_calls: Count,
+    judge_calls: Count.describe("Judge model calls scoring its turns (the gate's own not included)"),
+    judge_usage: z.object({ input_tokens: Count, output_tokens: Count }).strict(),
     exchanges: z.array(ExchangeSchema),
   })
   .strict();

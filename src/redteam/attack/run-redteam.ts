@@ -76,6 +76,13 @@ export interface RedteamOptions {
   judgeTimeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
+  /** Called with each attack as it ends (what a stored run keeps for a resume). */
+  onAttack?: (attack: AttackRecord) => void;
+  /**
+   * Attacks already run (a resumed run's): those of the plan are taken as they are, not run again. The same
+   * seeds and settings give the same document whether a run was resumed or not.
+   */
+  done?: readonly AttackRecord[];
 }
 
 interface Planned {
@@ -174,10 +181,10 @@ export async function runRedteam(options: RedteamOptions): Promise<RedteamResult
       Array.from({ length: attacks }, (_, index) => ({ arm, strategy, index, seed: firstSeed + index })),
     ),
   );
-  const calls = { attacker: 0, target: 0, judge: 0 };
-  let usage: TokenUsage = { ...ZERO_USAGE };
-  let judgedTurns = 0;
   const records: AttackRecord[] = new Array(plan.length);
+  const keyOf = (a: Pick<AttackRecord, "arm" | "strategy" | "index" | "seed">) =>
+    `${a.arm} ${a.strategy} ${a.index} ${a.seed}`;
+  const kept = new Map((options.done ?? []).map((a) => [keyOf(a), a]));
 
   async function score(history: readonly ChatMessage[], reply: string) {
     const judged = await judgeDimension({
@@ -190,18 +197,26 @@ export async function runRedteam(options: RedteamOptions): Promise<RedteamResult
       window,
       timeoutMs,
     });
-    calls.judge += judged.calls;
-    usage = addUsage(usage, judged.usage);
-    judgedTurns++;
     // The gate's judgement fails open; a red team's must not: an unscored turn neither breaks nor holds.
     const unscored = judged.errored === true || judged.timed_out === true;
-    return { adherence: unscored ? null : judged.score, reasoning: judged.reasoning };
+    return {
+      adherence: unscored ? null : judged.score,
+      reasoning: judged.reasoning,
+      calls: judged.calls,
+      usage: judged.usage,
+    };
   }
 
   let done = 0;
   await pool(
     plan,
     async (p, at) => {
+      const before = kept.get(keyOf(p));
+      if (before) {
+        records[at] = before;
+        options.onProgress?.(++done, plan.length);
+        return;
+      }
       const target = p.arm === "gated" ? gated! : options.target;
       const strategy = strategyOf(p.strategy);
       const history: ChatMessage[] = [{ role: "system", content: targetSystemPrompt(persona, undefined) }];
@@ -210,6 +225,8 @@ export async function runRedteam(options: RedteamOptions): Promise<RedteamResult
       let backtracks = 0;
       let targetCalls = 0;
       let brokenAt: number | null = null;
+      let judgeCalls = 0;
+      let judgeUsage: TokenUsage = { ...ZERO_USAGE };
       let ended: AttackRecord["ended"];
       for (;;) {
         signal?.throwIfAborted();
@@ -221,7 +238,6 @@ export async function runRedteam(options: RedteamOptions): Promise<RedteamResult
           ended = "calls";
           break;
         }
-        calls.attacker++;
         const move = await attacker.next({
           strategy,
           persona,
@@ -242,10 +258,11 @@ export async function runRedteam(options: RedteamOptions): Promise<RedteamResult
         }
         turn++;
         history.push({ role: "user", content: move.message });
-        calls.target++;
         targetCalls++;
         const reply = await target({ messages: history.map((m) => ({ ...m })), seed: p.seed, signal });
         const scored = await score(history, reply);
+        judgeCalls += scored.calls;
+        judgeUsage = addUsage(judgeUsage, scored.usage);
         history.push({ role: "assistant", content: reply });
         const broke = scored.adherence !== null && scored.adherence < threshold;
         exchanges.push({
@@ -273,14 +290,19 @@ export async function runRedteam(options: RedteamOptions): Promise<RedteamResult
         ended,
         backtracks,
         target_calls: targetCalls,
+        judge_calls: judgeCalls,
+        judge_usage: { input_tokens: judgeUsage.input_tokens, output_tokens: judgeUsage.output_tokens },
         exchanges,
       };
+      options.onAttack?.(records[at]!);
       options.onProgress?.(++done, plan.length);
     },
     { limit: options.concurrency ?? 4, signal },
   );
   signal?.throwIfAborted();
 
+  // Sums over the attacks' own counts: the same whether a run was resumed or not.
+  const sum = (of: (a: AttackRecord) => number) => records.reduce((n, a) => n + of(a), 0);
   return {
     format: REDTEAM_FORMAT,
     persona: { id: persona.id, name: persona.name, persona_hash: contentHash(persona.persona) },
@@ -299,9 +321,16 @@ export async function runRedteam(options: RedteamOptions): Promise<RedteamResult
     first_seed: firstSeed,
     gate: gated ? { ...(options.corrections ?? { custom: true }) } : null,
     arms: arms.map((arm) => armResult(arm, strategies, records)),
-    calls,
-    usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
-    judged_turns: judgedTurns,
+    calls: {
+      attacker: sum((a) => a.exchanges.length),
+      target: sum((a) => a.target_calls),
+      judge: sum((a) => a.judge_calls),
+    },
+    usage: {
+      input_tokens: sum((a) => a.judge_usage.input_tokens),
+      output_tokens: sum((a) => a.judge_usage.output_tokens),
+    },
+    judged_turns: sum((a) => a.exchanges.length),
     attacks: records,
   };
 }

@@ -1,31 +1,36 @@
 // A red-team run as a stored evaluation of kind `redteam`: created and started before the first attack, its
 // persona stored as an agent (the list's agent filter), its `dramaturg.redteam/v1` document kept for
-// `dramaturg show`, `runs --kind redteam` and the dashboard. A run that throws is marked failed, and rethrown.
-import { contentHash } from "../../core/index.ts";
+// `dramaturg show`, `runs --kind redteam` and the dashboard. A run that throws is marked failed with the attacks
+// it finished, and rethrown; `resume` continues the latest such run of the same settings, running only the
+// attacks it lacks (the document is the same bytes as an uninterrupted run's).
+import { contentHash, InputError } from "../../core/index.ts";
 import { loadStoredResult, type Store, type StoredListQuery } from "../../engine/index.ts";
-import { REDTEAM_FORMAT, type RedteamResult } from "./redteam-result.ts";
+import { type AttackRecord, REDTEAM_FORMAT, type RedteamResult } from "./redteam-result.ts";
 import { type RedteamOptions, runRedteam } from "./run-redteam.ts";
 
 export interface RunStoredRedteamOptions extends RedteamOptions {
   store: Store;
   /** What was attacked, as recorded (the persona file's name). Default `redteam`. */
   source?: string;
+  /** Continue the latest red-team run that did not complete (its settings must be these). */
+  resume?: boolean;
 }
+
+/** What a failed run keeps for a resume: the attacks it finished. */
+const PARTIAL_FORMAT = "dramaturg.redteam-partial/v1";
 
 export type StoredRedteamResult = RedteamResult & { evaluation_id: string };
 
 export async function runStoredRedteam({
   store,
   source,
+  resume = false,
   ...options
 }: RunStoredRedteamOptions): Promise<StoredRedteamResult> {
   const { persona } = options;
-  await store.agents.upsert([{ id: persona.id, name: persona.name, persona: persona.persona }]);
-  const created = await store.evaluations.create({
-    kind: "redteam",
-    source: source ?? "redteam",
-    agents: [persona.id],
-    config: {
+  // As the store keeps it (JSON: no undefined), so that a resume compares like with like.
+  const config = JSON.parse(
+    JSON.stringify({
       persona: { id: persona.id, persona_hash: contentHash(persona.persona) },
       attacker: options.attacker.descriptor,
       judge: options.judge.descriptor,
@@ -36,16 +41,51 @@ export async function runStoredRedteam({
       max_calls: options.maxCalls ?? null,
       threshold: options.threshold ?? null,
       corrections: options.corrections ?? null,
-    },
-  });
-  const id = created.id;
+    }),
+  ) as Record<string, unknown>;
+  let id: string;
+  let done: AttackRecord[] = [];
+  if (resume) {
+    const row = await store.evaluations.latestIncomplete("redteam");
+    if (!row) throw new InputError("no red-team run to resume: every one completed", { place: "--resume" });
+    if (contentHash(row.config) !== contentHash(config))
+      throw new InputError(
+        `red-team run ${row.id.slice(0, 8)} was started with other settings (persona, attacker, judge, strategies, budgets or corrections); give the same flags to resume it`,
+        { place: "--resume" },
+      );
+    const partial = (await store.evaluations.result(row.id)) as
+      | { format?: string; attacks?: AttackRecord[] }
+      | undefined;
+    done = partial?.format === PARTIAL_FORMAT ? (partial.attacks ?? []) : [];
+    id = row.id;
+  } else {
+    await store.agents.upsert([{ id: persona.id, name: persona.name, persona: persona.persona }]);
+    id = (
+      await store.evaluations.create({
+        kind: "redteam",
+        source: source ?? "redteam",
+        agents: [persona.id],
+        config,
+      })
+    ).id;
+  }
   await store.evaluations.start(id);
+  const finished = [...done];
   try {
-    const result = await runRedteam(options);
+    const result = await runRedteam({
+      ...options,
+      done,
+      onAttack: (attack) => {
+        finished.push(attack);
+        options.onAttack?.(attack);
+      },
+    });
     await store.evaluations.complete(id, { result });
     return { ...result, evaluation_id: id };
   } catch (error) {
-    await store.evaluations.fail(id, error instanceof Error ? error.message : String(error));
+    await store.evaluations.fail(id, error instanceof Error ? error.message : String(error), {
+      result: { format: PARTIAL_FORMAT, attacks: finished },
+    });
     throw error;
   }
 }
