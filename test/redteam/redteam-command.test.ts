@@ -149,4 +149,12 @@ describe("dramaturg redteam", () => {
     expect(off.stderr).toContain("no gate check is on");
     expect(server.stats.calls).toBe(calls);
   });
+
+  it("schema redteam prints the result format's JSON Schema", async () => {
+    const r = await cli(["schema", "redteam"]);
+    expect(r.code).toBe(0);
+    const schema = JSON.parse(r.stdout);
+    expect(schema.properties.format.const).toBe("dramaturg.redteam/v1");
+    expect(schema.required).toContain("arms");
+  });
 });
