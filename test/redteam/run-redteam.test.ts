@@ -1,12 +1,14 @@
 // runRedteam with a scripted attacker and a scripted target behind the fake OpenAI-compatible server (the
 // converse client, over HTTP), scored by a scripted judge: the done-when of issue 50's red team. The target's
 // replies and the judge's scores are hand-written here, not a model's.
+import { createOpenAI } from "@ai-sdk/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   adherencePoint,
   agentTarget,
   type DriftPersona,
   kaplanMeier,
+  modelAttacker,
   type RedteamResult,
   RedteamResultSchema,
   renderRedteamMarkdown,
@@ -181,6 +183,43 @@ describe("a red team with a scripted attacker and target", () => {
       concurrency: 1,
     });
     expect(JSON.stringify(again)).toBe(JSON.stringify(plain));
+  });
+});
+
+describe("a model attacker", () => {
+  it("through the AI SDK client: its structured answer rewinds a refused turn, and it sees the rewound exchange marked", async () => {
+    const attackerServer = await startFakeOpenAIServer({
+      respond: (request) => {
+        const prompt = request.messages.map(messageText).join("\n");
+        const turns = (prompt.match(/^you( \(rewound\))?: /gm) ?? []).length;
+        return {
+          target_refused: /Marta: I can't[^\n]*\n<\/conversation>/.test(prompt),
+          message: `[meta_reflection] turn ${turns + 1} angle 0`,
+        };
+      },
+    });
+    try {
+      const model = createOpenAI({ baseURL: attackerServer.url, apiKey: "test" }).chat("attacker");
+      const result = await runRedteam({
+        persona: MARTA,
+        target: scriptedTarget(respond),
+        attacker: modelAttacker(model),
+        judge,
+        strategies: ["meta_reflection"],
+        attacks: 1,
+        maxTurns: 3,
+      });
+      const attack = result.attacks[0]!;
+      expect(result.attacker).toBe("openai.chat:attacker");
+      expect(attack.backtracks).toBe(1);
+      expect(attack.exchanges.filter((e) => e.backtracked).map((e) => e.reply)).toEqual([REFUSAL]);
+      const prompts = attackerServer.stats.requests.map((r) => r.messages.map(messageText).join("\n"));
+      expect(prompts[0]).toContain("Your strategy: meta-reflection");
+      expect(prompts.at(-1)).toContain(`Marta (rewound): ${REFUSAL}`);
+      expect(prompts.at(-1)).toContain("<conversation>");
+    } finally {
+      await attackerServer.close();
+    }
   });
 });
 
