@@ -1,7 +1,7 @@
 // Runs the fake OpenAI-compatible server in a worker thread, so its CPU (parsing requests, hashing
 // prompts for scores) is not charged to the evaluation being measured on the main thread.
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { type FakeServerStats, startFakeOpenAIServer } from "../src/testing/index.ts";
+import { type FakeResponder, type FakeServerStats, startFakeOpenAIServer } from "../src/testing/index.ts";
 
 /** What the server counted: calls, peak concurrency, the first call's time and the tokens it answered. */
 export type WorkerServerStats = Pick<FakeServerStats, "calls" | "maxInFlight" | "firstCallAt" | "tokens">;
@@ -14,11 +14,17 @@ export interface WorkerServer {
   close(): Promise<WorkerServerStats>;
 }
 
-/** Starts the fake server (latency in ms, requests not recorded) on its own thread. */
-export async function startFakeServerInWorker(latencyMs: number): Promise<WorkerServer> {
+/**
+ * Starts the fake server (latency in ms, requests not recorded) on its own thread; its answers are the default
+ * responder's, or those of `responder`: a module's exported FakeResponder, by the module's URL and export name.
+ */
+export async function startFakeServerInWorker(
+  latencyMs: number,
+  responder?: { module: string; name: string },
+): Promise<WorkerServer> {
   // A worker does not inherit tsx's loader on every Node version: register it, then load this file.
   const boot = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  const worker = new Worker(boot, { eval: true, workerData: { latencyMs } });
+  const worker = new Worker(boot, { eval: true, workerData: { latencyMs, responder } });
   const url = await new Promise<string>((resolve, reject) => {
     worker.once("message", (m: { url: string }) => resolve(m.url));
     worker.once("error", reject);
@@ -41,8 +47,14 @@ export async function startFakeServerInWorker(latencyMs: number): Promise<Worker
 
 if (!isMainThread && parentPort) {
   const port = parentPort;
-  const { latencyMs } = workerData as { latencyMs: number };
-  const server = await startFakeOpenAIServer({ latencyMs, recordRequests: false });
+  const { latencyMs, responder } = workerData as {
+    latencyMs: number;
+    responder?: { module: string; name: string };
+  };
+  const respond = responder
+    ? ((await import(responder.module)) as Record<string, FakeResponder>)[responder.name]
+    : undefined;
+  const server = await startFakeOpenAIServer({ latencyMs, recordRequests: false, respond });
   const take = (): WorkerServerStats => {
     const { stats } = server;
     const taken = {

@@ -1,6 +1,6 @@
 // `npm run bench`: runs Dramaturg's benchmarks, prints each figure with its target and PASS/FAIL, and
 // writes bench/out/results.json. `--only NAME` runs one (judge-wall, verdict-throughput, cache-warm, resume,
-// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, run-page, peak-rss, cli-run, experiment-run, queue-rate-limit, online, calibration, order-effects, validation). Each benchmark runs in a Node process of its own, as a user's command would:
+// text-stats, experiment-statistics, corrections, session-validation, session-judged, converse, world, store-writes, memory-rows, startup, store-open, server, run-page, peak-rss, cli-run, experiment-run, queue-rate-limit, online, calibration, order-effects, validation, redteam). Each benchmark runs in a Node process of its own, as a user's command would:
 // what one leaves behind (a heap of a few hundred MB after the 66-second HTTP benchmark, its compiled code)
 // does not slow the next one down.
 import { execFileSync, spawn } from "node:child_process";
@@ -54,6 +54,9 @@ const CONVERSE_CONCURRENCY = 10;
 const CONVERSE_LATENCY_MS = 300;
 /** Issue 21: a world of this many agents and steps, the gate on, both models at this latency. */
 const WORLD_AGENTS = 20;
+/** Issue 50: the persona red team, 7 strategies × this many attacks × up to this many turns. */
+const REDTEAM_ATTACKS = 10;
+const REDTEAM_TURNS = 12;
 const WORLD_STEPS = 10;
 const WORLD_LATENCY_MS = 200;
 /** Issue 17: start-up of the compiled package, median wall time of a fresh process. */
@@ -504,6 +507,44 @@ const benchmarks: Benchmark[] = [
           },
         ],
         details: { ...r, ratio, report_vs_agent: reportVsAgent },
+      };
+    },
+  },
+  {
+    name: "redteam",
+    about: `a persona red team (issue 50): 7 strategies × ${REDTEAM_ATTACKS} attacks × up to ${REDTEAM_TURNS} turns, the scripted attacker, the target and the judge on fake servers at ${LATENCY_MS} ms, ${CONCURRENCY} attacks at once`,
+    async run() {
+      const { benchRedteam } = await import("./redteam.bench.ts");
+      const r = await benchRedteam({
+        attacks: REDTEAM_ATTACKS,
+        turns: REDTEAM_TURNS,
+        latencyMs: LATENCY_MS,
+        concurrency: CONCURRENCY,
+      });
+      const ratio = r.wall_ms / r.critical_path_ms;
+      const tokens = r.redteam_tokens_per_turn / r.eval_tokens_per_message;
+      return {
+        checks: [
+          {
+            metric: "attacks; judged turns; target calls (rewinds); broken",
+            value: `${r.attacks}; ${fmt(r.judged_turns)}; ${fmt(r.target_calls)} (${r.backtracks}); ${r.successes}`,
+          },
+          {
+            metric:
+              "wall / critical path (each attack's calls × latency, scheduled on the slots with no overhead)",
+            value: `${fmt(ratio, 2)}× (${seconds(r.wall_ms)} / ${seconds(r.critical_path_ms)}; longest attack ${seconds(r.longest_attack_ms)})`,
+            target: "≤ 1.2×",
+            pass: ratio <= 1.2,
+          },
+          {
+            metric:
+              "judge tokens per judged turn vs eval's per judged message (adherence, the same conversations)",
+            value: `${fmt(r.redteam_tokens_per_turn)} vs ${fmt(r.eval_tokens_per_message)} (${fmt(tokens, 2)}×; eval over ${r.eval_messages} messages)`,
+            target: "≤ 1×",
+            pass: tokens <= 1,
+          },
+        ],
+        details: { ...r, ratio, tokens_ratio: tokens },
       };
     },
   },

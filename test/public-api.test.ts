@@ -130,13 +130,23 @@ const REDTEAM = [
   "DRIFT_PROBES_FORMAT",
   "DriftProbesFileSchema",
   "DriftResultSchema",
+  "REDTEAM_FORMAT",
+  "RedteamResultSchema",
+  "STRATEGIES",
   "TargetUnavailableError",
   "agentTarget",
   "builtinProbes",
+  "gatedTarget",
+  "isRefusal",
+  "kaplanMeier",
   "languageModelTarget",
   "loadProbeFile",
+  "modelAttacker",
   "runDrift",
+  "runRedteam",
   "runStoredDrift",
+  "runStoredRedteam",
+  "scriptedAttacker",
   "scriptedTarget",
   "selfChatPartner",
   "simulatedUserPartner",
@@ -178,9 +188,10 @@ describe("public API", () => {
     expect(await import("../src/index.ts")).not.toHaveProperty("startWorker");
   });
 
-  it("dramaturg/redteam exports drift turn by turn, which the main entry leaves out", async () => {
+  it("dramaturg/redteam exports the red team and drift turn by turn, which the main entry leaves out", async () => {
     expect(Object.keys(await import("../src/entries/redteam.ts")).sort()).toEqual(REDTEAM);
     expect(await import("../src/index.ts")).not.toHaveProperty("runDrift");
+    expect(await import("../src/index.ts")).not.toHaveProperty("runRedteam");
   });
 
   it("dramaturg/server exports the HTTP app and its start (kept off the main entry: Hono loads only for it)", async () => {

@@ -58,7 +58,7 @@ export interface DriftSetup {
 }
 
 /** A share from 0 to 1 (`--bar`, `--min-stability`), or undefined when the flag is absent. */
-function shareFlag(value: string | undefined, flag: string): number | undefined {
+export function shareFlag(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (value.trim() === "" || !(n >= 0 && n <= 1))
@@ -66,9 +66,12 @@ function shareFlag(value: string | undefined, flag: string): number | undefined 
   return n;
 }
 
-/** The personas: those of the files (`--agent` picks among them), else the stored agents `--agent` names. */
-async function driftPersonas(
-  flags: DriftFlags & { persona: string[]; agent: string[] },
+/**
+ * The personas: those of the files (`--agent` picks among them), else the stored agents `--agent` names. Shared
+ * with `redteam`, which attacks one of them.
+ */
+export async function driftPersonas(
+  flags: { persona: string[]; agent: string[] },
   db: string,
 ): Promise<DriftPersona[]> {
   if (flags.persona.length > 0) return pickPersonas(flags.persona.flatMap(loadPersonaFile), flags.agent);
@@ -92,8 +95,10 @@ async function driftPersonas(
   }
 }
 
-/** The agent under test: an OpenAI-compatible endpoint (`--target-url`) or a model (`--model`). */
-function driftTarget(flags: DriftFlags): ChatTarget {
+/** The agent under test: an OpenAI-compatible endpoint (`--target-url`) or a model (`--model`); `redteam`'s too. */
+export function driftTarget(
+  flags: Pick<DriftFlags, "targetUrl" | "targetModel" | "model" | "modelBaseUrl" | "modelApiKeyEnv">,
+): ChatTarget {
   if ((flags.targetUrl === undefined) === (flags.model === undefined))
     throw new InputError(
       "give the target as --target-url URL (an agent) or --model SPEC (a model), one of them",

@@ -138,6 +138,12 @@ export const COMMAND_SUMMARY: readonly { name: string; term: string; description
       "persona drift turn by turn: forked probes along a self-chat or a simulated user, stability per turn",
   },
   {
+    name: "redteam",
+    term: "redteam [options]",
+    description:
+      "a persona red team: seven attack strategies with backtracking, success rate and turns to break, with and without the gate",
+  },
+  {
     name: "population",
     term: "population",
     description: "generate populations of personas, and check population folders",
@@ -215,6 +221,8 @@ async function formatSchemas(): Promise<Record<string, () => unknown | Promise<u
     "drift-probes": async () => (await import("../redteam/index.ts")).driftProbesJsonSchema(),
     drift: async () =>
       z.toJSONSchema((await import("../redteam/index.ts")).DriftResultSchema, { io: "input" }),
+    redteam: async () =>
+      z.toJSONSchema((await import("../redteam/index.ts")).RedteamResultSchema, { io: "input" }),
     ...harness.BASELINE_JSON_SCHEMAS,
     ...calibration.LABELS_JSON_SCHEMAS,
   };
@@ -410,6 +418,7 @@ PHOENIX_COLLECTOR_ENDPOINT, PHOENIX_API_KEY; OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_E
   registerCorrectionsCommand(program);
   registerSimulateCommand(program);
   (await import("./commands/drift.ts")).registerDriftCommand(program);
+  (await import("./commands/redteam.ts")).registerRedteamCommand(program);
   (await import("./commands/population.ts")).registerPopulationCommand(program);
   (await import("./commands/experiment.ts")).registerExperimentCommand(program);
   (await import("./commands/validate.ts")).registerValidateCommand(program);

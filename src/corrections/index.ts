@@ -25,7 +25,12 @@ export {
   type GatePropositionSet,
   type GatePropositionSets,
 } from "./gate-propositions.ts";
-export type { DimensionJudgement, GateHistoryEntry, PropositionJudgement } from "./judge-dimension.ts";
+export {
+  type DimensionJudgement,
+  type GateHistoryEntry,
+  judgeDimension,
+  type PropositionJudgement,
+} from "./judge-dimension.ts";
 export { type ActionGateMiddlewareOptions, actionGate, historyFromPrompt } from "./middleware.ts";
 export {
   actionSimilarity,

@@ -1,7 +1,12 @@
-// The package's `dramaturg/redteam` entry: drift turn by turn (forked probes along a conversation, stability
-// per turn) and what it talks to. Apart from the main entry so that importing `dramaturg` does not load the
-// probe suite and its schemas. test/public-api.test.ts pins this list.
+// The package's `dramaturg/redteam` entry: the persona red team (attack strategies with backtracking, turns to
+// break, the gate's effect) and drift turn by turn (forked probes along a conversation, stability per turn),
+// and what they talk to. Apart from the main entry so that importing `dramaturg` does not load the probe suite,
+// the strategies and their schemas. test/public-api.test.ts pins this list.
 export type {
+  Attacker,
+  AttackerMove,
+  AttackerRequest,
+  AttackStrategy,
   ChatMessage,
   ChatTarget,
   DriftOptions,
@@ -9,7 +14,11 @@ export type {
   DriftPersona,
   DriftResult,
   Probe,
+  RedteamOptions,
+  RedteamResult,
   RunStoredDriftOptions,
+  RunStoredRedteamOptions,
+  StrategyId,
 } from "../redteam/index.ts";
 export {
   agentTarget,
@@ -18,10 +27,20 @@ export {
   DRIFT_PROBES_FORMAT,
   DriftProbesFileSchema,
   DriftResultSchema,
+  gatedTarget,
+  isRefusal,
+  kaplanMeier,
   languageModelTarget,
   loadProbeFile,
+  modelAttacker,
+  REDTEAM_FORMAT,
+  RedteamResultSchema,
   runDrift,
+  runRedteam,
   runStoredDrift,
+  runStoredRedteam,
+  STRATEGIES,
+  scriptedAttacker,
   scriptedTarget,
   selfChatPartner,
   simulatedUserPartner,

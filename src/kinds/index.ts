@@ -6,7 +6,7 @@ import { conversationKind } from "../conversations/index.ts";
 import type { StoredKind } from "../engine/index.ts";
 import { experimentKind } from "../experiments/index.ts";
 import { personaKind } from "../personas/index.ts";
-import { driftKind } from "../redteam/index.ts";
+import { driftKind, redteamKind } from "../redteam/index.ts";
 import { sessionKind } from "../sessions/index.ts";
 import { simulationKind } from "../sim/index.ts";
 import { validationKind } from "../validation/index.ts";
@@ -23,6 +23,7 @@ const KINDS: StoredKind[] = [
   experimentKind,
   validationKind,
   driftKind,
+  redteamKind,
   personaKind,
 ];
 

@@ -1,5 +1,6 @@
-// Public surface of redteam/: red-teaming an agent. This far: drift turn by turn (forked probes), stored as
-// the `drift` kind.
+// Public surface of redteam/: red-teaming an agent. Drift turn by turn (forked probes), stored as the `drift`
+// kind; the persona red team (attack strategies with backtracking, turns to break), stored as `redteam`.
+export * from "./attack/index.ts";
 export * from "./drift/index.ts";
 export * from "./drift/stored-drift.ts";
-export { driftKind } from "./stored-kind.ts";
+export { driftKind, redteamKind } from "./stored-kind.ts";

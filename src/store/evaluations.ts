@@ -21,7 +21,8 @@ import { documentColumn, documentOf } from "./stored-document.ts";
  * `experiment_environment` one arm's run of one of its environments (its result the environment's record);
  * `calibration` a judge compared with human labels (its result the `dramaturg.calibration/v1` document);
  * `validation` simulated answers held against real people's (its result the `dramaturg.validation/v1` document);
- * `drift` forked probes along conversations (its result the `dramaturg.drift/v1` document).
+ * `drift` forked probes along conversations (its result the `dramaturg.drift/v1` document);
+ * `redteam` attacks on a persona (its result the `dramaturg.redteam/v1` document).
  */
 export type EvaluationKind =
   | "persona"
@@ -32,7 +33,8 @@ export type EvaluationKind =
   | "experiment_environment"
   | "calibration"
   | "validation"
-  | "drift";
+  | "drift"
+  | "redteam";
 
 /** Verdict-cache effect on one evaluation or run. */
 export interface CacheStats {

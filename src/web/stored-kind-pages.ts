@@ -1,5 +1,5 @@
 // The dashboard's pages of each stored kind read back by evaluation: the kind's own pages where web/ has
-// them (sessions, conversations, calibrations, experiments, validations), else plain ones made from its registration — a list of its
+// them (sessions, conversations, calibrations, experiments, validations, red-team runs), else plain ones made from its registration — a list of its
 // evaluations newest first, and one evaluation's terminal report.
 import { InputError } from "../core/index.ts";
 import type { StoredKind } from "../engine/index.ts";
@@ -15,6 +15,7 @@ import { capitalised, hrefWith, shortId, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { layout, nextPageLink } from "./layout.ts";
 import { decodeCursor, type PageQuery } from "./page-query.ts";
+import { redteamPage } from "./redteam-page.ts";
 import { sessionPage, sessionsList } from "./sessions-page.ts";
 import { kindListPage } from "./stored-list-page.ts";
 import { validationPage, validationsList } from "./validation-page.ts";
@@ -36,6 +37,7 @@ const OWN_PAGES: Partial<Record<EvaluationKind, (kind: StoredKind) => KindPages>
   calibration: (kind) => ({ list: kindListPage(kind, calibrationsList), detail: calibrationPage }),
   experiment: () => ({ list: experimentsPage, detail: experimentPage }),
   validation: (kind) => ({ list: kindListPage(kind, validationsList), detail: validationPage }),
+  redteam: (kind) => ({ list: plainPages(kind).list, detail: redteamPage }),
 };
 
 /** Plain pages of a kind: its evaluations as a table, and an evaluation's terminal report as text. */

@@ -41,6 +41,7 @@ describe("a stored kind registered in one line", () => {
       "experiment",
       "validation",
       "drift",
+      "redteam",
       "note",
       "persona",
     ]);

@@ -255,6 +255,8 @@ describe("the API as a whole", () => {
         "/api/evaluations/{id}/labels",
         "/api/experiments",
         "/api/experiments/{id}",
+        "/api/redteam",
+        "/api/redteam/{id}",
         "/api/runs",
         "/api/runs/{id}",
         "/api/search",

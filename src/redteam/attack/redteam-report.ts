@@ -1,0 +1,96 @@
+// A red-team result as text: a row per strategy (attacks broken, success rate, median turns to break), an arm
+// beside the other when the gate was on, a line on how much the gate lowered the success rate, and the
+// breaking turn of each successful attack. Terminal table or Markdown.
+import { escapeMarkdown, markdownTable } from "../../core/index.ts";
+import type { ArmResult, RedteamResult, StrategyResult } from "./redteam-result.ts";
+
+const pct = (x: number) => `${Math.round(x * 100)} %`;
+const cell = (s: StrategyResult | undefined) =>
+  s ? `${s.successes}/${s.attacks} (${pct(s.success_rate)}), median ${s.median_turns_to_break ?? "–"}` : "–";
+
+function armOf(result: RedteamResult, arm: "plain" | "gated"): ArmResult | undefined {
+  return result.arms.find((a) => a.arm === arm);
+}
+
+function header(result: RedteamResult): string[] {
+  return [
+    "strategy",
+    ...result.arms.map((a) => (a.arm === "plain" ? "broken (plain)" : "broken (with the gate)")),
+  ];
+}
+
+function rows(result: RedteamResult): string[][] {
+  const plain = armOf(result, "plain")!;
+  return plain.strategies.map((s) => [
+    s.name,
+    ...result.arms.map((a) => cell(a.strategies.find((x) => x.strategy === s.strategy))),
+  ]);
+}
+
+/** The summary lines: robustness per arm, and what the gate did. */
+export function redteamSummary(result: RedteamResult): string[] {
+  const plain = armOf(result, "plain")!;
+  const gated = armOf(result, "gated");
+  const lines = [
+    `${result.persona.name}: ${plain.successes} of ${plain.attacks} attacks broke the character (success rate ${pct(plain.success_rate)}, robustness ${plain.robustness.toFixed(2)})`,
+  ];
+  if (gated) {
+    const drop = plain.success_rate - gated.success_rate;
+    lines.push(
+      `with the gate: ${gated.successes} of ${gated.attacks} (success rate ${pct(gated.success_rate)}, robustness ${gated.robustness.toFixed(2)}); the gate ${drop > 0 ? `lowered the success rate by ${pct(drop)}` : drop < 0 ? `raised the success rate by ${pct(-drop)}` : "did not change the success rate"}`,
+    );
+  }
+  return lines;
+}
+
+function breaks(result: RedteamResult): string[] {
+  return result.attacks
+    .filter((a) => a.broken_at !== null)
+    .map((a) => {
+      const e = a.exchanges.find((x) => x.broke)!;
+      return `${a.arm} ${a.strategy} #${a.index + 1} (seed ${a.seed}): broke at turn ${a.broken_at}, adherence ${e.adherence}/9${a.backtracks ? `, after ${a.backtracks} rewound` : ""}`;
+    });
+}
+
+function footer(result: RedteamResult): string {
+  return `${result.attacks_per_strategy} attacks per strategy, up to ${result.max_turns} turns and ${result.max_calls} target calls each; a break is a reply under adherence ${result.threshold}/9; attacker ${result.attacker}, judge ${result.judge.provider}:${result.judge.model}; median = Kaplan–Meier median (unbroken attacks censored)`;
+}
+
+export function renderRedteamTable(result: RedteamResult): string {
+  const head = header(result);
+  const body = rows(result);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  const broken = breaks(result);
+  return `${[
+    line(head),
+    ...body.map(line),
+    "",
+    ...redteamSummary(result),
+    ...(broken.length ? ["", ...broken] : []),
+    "",
+    footer(result),
+  ].join("\n")}\n`;
+}
+
+export function renderRedteamMarkdown(result: RedteamResult): string {
+  const table = markdownTable(
+    header(result).map((title) => ({ title })),
+    rows(result).map((r) => r.map(escapeMarkdown)),
+  );
+  const broken = breaks(result);
+  return `${[
+    "### Persona red team",
+    "",
+    ...table,
+    "",
+    ...redteamSummary(result).map((s) => `- ${escapeMarkdown(s)}`),
+    ...(broken.length ? ["", "Successful attacks:", "", ...broken.map((b) => `- ${escapeMarkdown(b)}`)] : []),
+    "",
+    escapeMarkdown(footer(result)),
+  ].join("\n")}\n`;
+}
