@@ -2,13 +2,13 @@
 // persona, probe instruction and seed; after turns 2, 4, … a probe is asked in a fork of it and its answer
 // checked. Prints stability per turn per persona with its interval and the first turn under --bar; exit 1
 // when --min-stability is given and a probed turn is under it, 2 bad input, 3 the target could not answer.
-import { writeFileSync } from "node:fs";
 import { type Command, Option } from "commander";
 import type { DriftFlags } from "../drift-settings.ts";
 import { setExitCode } from "../exit-code.ts";
 import { addModelServerOptions } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
+import { emitStored, runStored } from "../stored-run.ts";
 import { addTargetOptions } from "../target-flags.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -97,24 +97,9 @@ export async function driftCommand(flags: DriftFlags): Promise<number> {
     import("../../redteam/index.ts"),
   ]);
   const { options, minStability, judge, db, source } = await driftSetup(flags);
-  const { openStore } = await import("../../store/index.ts");
-  const store = await openStore(db);
-  const live = process.stderr.isTTY === true;
-  let result: Awaited<ReturnType<typeof redteam.runStoredDrift>>;
-  try {
-    result = await redteam.runStoredDrift({
-      ...options,
-      store,
-      source,
-      onProgress: (done, total) => {
-        if (live) process.stderr.write(`\r\x1b[2Kconversations ${done}/${total}`);
-      },
-    });
-  } finally {
-    if (live) process.stderr.write("\r\x1b[2K");
-    await judge?.close?.();
-    await store.close();
-  }
+  const { result, location } = await runStored(db, "conversations", judge, (store, onProgress) =>
+    redteam.runStoredDrift({ ...options, store, source, onProgress }),
+  );
   const { evaluation_id: id, ...document } = result;
   const text =
     flags.format === "json"
@@ -122,11 +107,7 @@ export async function driftCommand(flags: DriftFlags): Promise<number> {
       : flags.format === "markdown"
         ? redteam.renderDriftMarkdown(document)
         : redteam.renderDriftTable(document);
-  if (flags.out) writeFileSync(flags.out, text);
-  else process.stdout.write(text);
-  process.stderr.write(
-    `${flags.out ? `wrote ${flags.out}; ` : ""}stored in ${store.location} (dramaturg show ${id.slice(0, 8)})\n`,
-  );
+  emitStored(text, flags.out, location, id);
   if (minStability === undefined) return 0;
   const under = result.personas.flatMap((persona) =>
     persona.curve

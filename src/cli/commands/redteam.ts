@@ -3,13 +3,13 @@
 // propositions and the first under --threshold breaks the character. Prints success rate and turns to break
 // per strategy, with and without the corrections gate (--corrections); exit 1 when --min-robustness is given
 // and the plain target's robustness (1 − success rate) is under it, 2 bad input, 3 a model could not answer.
-import { writeFileSync } from "node:fs";
 import { type Command, Option } from "commander";
 import { setExitCode } from "../exit-code.ts";
 import { addModelServerOptions } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
 import type { RedteamFlags } from "../redteam-settings.ts";
+import { emitStored, runStored } from "../stored-run.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -101,25 +101,9 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
     import("../../redteam/index.ts"),
   ]);
   const { options, minRobustness, judge, db, source } = await redteamSetup(flags);
-  const { openStore } = await import("../../store/index.ts");
-  const store = await openStore(db);
-  const live = process.stderr.isTTY === true;
-  let result: Awaited<ReturnType<typeof redteam.runStoredRedteam>>;
-  try {
-    result = await redteam.runStoredRedteam({
-      ...options,
-      store,
-      source,
-      resume: flags.resume === true,
-      onProgress: (done, total) => {
-        if (live) process.stderr.write(`\r\x1b[2Kattacks ${done}/${total}`);
-      },
-    });
-  } finally {
-    if (live) process.stderr.write("\r\x1b[2K");
-    await judge.close?.();
-    await store.close();
-  }
+  const { result, location } = await runStored(db, "attacks", judge, (store, onProgress) =>
+    redteam.runStoredRedteam({ ...options, store, source, resume: flags.resume === true, onProgress }),
+  );
   const { evaluation_id: id, ...document } = result;
   const text =
     flags.format === "json"
@@ -127,11 +111,7 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
       : flags.format === "markdown"
         ? redteam.renderRedteamMarkdown(document)
         : redteam.renderRedteamTable(document);
-  if (flags.out) writeFileSync(flags.out, text);
-  else process.stdout.write(text);
-  process.stderr.write(
-    `${flags.out ? `wrote ${flags.out}; ` : ""}stored in ${store.location} (dramaturg show ${id.slice(0, 8)})\n`,
-  );
+  emitStored(text, flags.out, location, id);
   if (minRobustness === undefined) return 0;
   const plain = document.arms.find((a) => a.arm === "plain")!;
   if (plain.robustness >= minRobustness) return 0;

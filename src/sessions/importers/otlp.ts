@@ -9,6 +9,7 @@ import { z } from "zod";
 import { firstIssue, InputError, issuePath, validateInput } from "../../core/index.ts";
 import type { SessionInput } from "../session-format.ts";
 import type { Imported, SessionImporter } from "./importer.ts";
+import { jsonValue } from "./trace-tree.ts";
 
 const AnyValue: z.ZodType<unknown> = z.lazy(() =>
   z
@@ -119,16 +120,6 @@ function toSpan(raw: RawSpan): Span {
   };
 }
 
-/** A JSON text or an already parsed value. */
-function json(v: unknown): unknown {
-  if (typeof v !== "string") return v;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return v;
-  }
-}
-
 const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
 
 /** What kind of span this is, in whichever vocabulary it speaks. */
@@ -182,7 +173,7 @@ interface Message {
 
 /** Messages in any of the three shapes: semconv parts, the AI SDK's provider messages, OpenAI's. */
 function messages(value: unknown): Message[] {
-  const list = json(value);
+  const list = jsonValue(value);
   if (!Array.isArray(list))
     return typeof list === "string" ? [{ role: "user", text: list, calls: [], reasoning: [] }] : [];
   return list.map((m): Message => {
@@ -223,7 +214,7 @@ function llmMessages(s: Span): { input: Message[]; output: Message[] } {
     output.length === 0 &&
     (a["ai.response.text"] !== undefined || a["ai.response.toolCalls"] !== undefined)
   ) {
-    const calls = json(a["ai.response.toolCalls"]);
+    const calls = jsonValue(a["ai.response.toolCalls"]);
     output = [
       {
         role: "assistant",
@@ -247,9 +238,9 @@ function llmMessages(s: Span): { input: Message[]; output: Message[] } {
     for (const e of s.events) {
       const body = e.attrs;
       if (e.name === "gen_ai.user.message")
-        input.push({ role: "user", text: String(json(body.content) ?? ""), calls: [], reasoning: [] });
+        input.push({ role: "user", text: String(jsonValue(body.content) ?? ""), calls: [], reasoning: [] });
       if (e.name === "gen_ai.choice") {
-        const message = json(body.message) as Record<string, unknown> | undefined;
+        const message = jsonValue(body.message) as Record<string, unknown> | undefined;
         output.push(...messages([{ role: "assistant", ...(message ?? { content: body.content }) }]));
       }
     }
@@ -287,12 +278,12 @@ interface ToolDefinition {
 function offeredTools(s: Span): ToolDefinition[] {
   const a = s.attrs;
   const entries: unknown[] = [];
-  const defs = json(a["gen_ai.tool.definitions"]);
+  const defs = jsonValue(a["gen_ai.tool.definitions"]);
   if (Array.isArray(defs)) entries.push(...defs);
   const aiTools = a["ai.prompt.tools"];
-  if (Array.isArray(aiTools)) entries.push(...aiTools.map(json));
+  if (Array.isArray(aiTools)) entries.push(...aiTools.map(jsonValue));
   for (let n = 0; a[`llm.tools.${n}.tool.json_schema`] !== undefined; n++)
-    entries.push(json(a[`llm.tools.${n}.tool.json_schema`]));
+    entries.push(jsonValue(a[`llm.tools.${n}.tool.json_schema`]));
   return entries.flatMap((e): ToolDefinition[] => {
     const t = (e ?? {}) as Record<string, unknown>;
     const fn = (t.function ?? t) as Record<string, unknown>;
@@ -312,7 +303,7 @@ function offeredTools(s: Span): ToolDefinition[] {
 }
 
 function argumentsOf(args: unknown): { parameters: Record<string, unknown>; arguments_text?: string } {
-  const v = json(args);
+  const v = jsonValue(args);
   if (v && typeof v === "object" && !Array.isArray(v)) return { parameters: v as Record<string, unknown> };
   if (v === undefined || v === "") return { parameters: {} };
   return { parameters: {}, arguments_text: typeof args === "string" ? args : JSON.stringify(args) };
@@ -329,7 +320,7 @@ function toolExecution(s: Span): { id?: string; name: string; args: unknown; res
       s.name.replace(/^execute_tool /, ""),
     args:
       a["gen_ai.tool.call.arguments"] ?? a["ai.toolCall.args"] ?? a["input.value"] ?? a["tool.parameters"],
-    result: json(a["gen_ai.tool.call.result"] ?? a["ai.toolCall.result"] ?? a["output.value"]),
+    result: jsonValue(a["gen_ai.tool.call.result"] ?? a["ai.toolCall.result"] ?? a["output.value"]),
   };
 }
 

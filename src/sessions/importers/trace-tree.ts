@@ -55,8 +55,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
 
-/** A JSON text or an already parsed value. */
-function json(v: unknown): unknown {
+/** A JSON text parsed, or an already parsed value (or a text that is not JSON) as it is. */
+export function jsonValue(v: unknown): unknown {
   if (typeof v !== "string") return v;
   try {
     return JSON.parse(v);
@@ -118,7 +118,7 @@ function message(raw: unknown, stringRole = "user"): Message | undefined {
 
 /** The messages a model call was given or gave, in whichever wrapping the system records them. */
 function messagesOf(value: unknown, stringRole = "user"): Message[] {
-  const v = json(value);
+  const v = jsonValue(value);
   if (typeof v === "string") return [{ role: stringRole, text: v, calls: [] }];
   if (Array.isArray(v)) return v.flat(2).flatMap((m) => message(m, stringRole) ?? []);
   if (!isObject(v)) return [];
@@ -152,7 +152,7 @@ export function calledTools(output: unknown): string[] {
 function offeredTools(...sources: unknown[]): ToolDefinition[] {
   const out: ToolDefinition[] = [];
   for (const source of sources) {
-    const v = json(source);
+    const v = jsonValue(source);
     const list = isObject(v) ? (v.tools ?? v.functions) : undefined;
     if (!Array.isArray(list)) continue;
     for (const t of list) {
@@ -172,7 +172,7 @@ function offeredTools(...sources: unknown[]): ToolDefinition[] {
 }
 
 function argumentsOf(args: unknown): { parameters: Record<string, unknown>; arguments_text?: string } {
-  const v = json(args);
+  const v = jsonValue(args);
   if (isObject(v)) return { parameters: v };
   if (v === undefined || v === null || v === "") return { parameters: {} };
   return { parameters: {}, arguments_text: typeof args === "string" ? args : JSON.stringify(args) };
@@ -180,8 +180,8 @@ function argumentsOf(args: unknown): { parameters: Record<string, unknown>; argu
 
 /** A tool node's result: LangChain wraps it as `{output}`. */
 function resultOf(output: unknown): unknown {
-  const v = json(output);
-  return isObject(v) && Object.keys(v).length === 1 && "output" in v ? json(v.output) : v;
+  const v = jsonValue(output);
+  return isObject(v) && Object.keys(v).length === 1 && "output" in v ? jsonValue(v.output) : v;
 }
 
 const ms = (n: { start: number; end?: number }) =>
@@ -284,7 +284,7 @@ function traceTurn(
       for (const m of given)
         if (m.role === "tool" && m.callId) {
           const call = byCallId.get(m.callId);
-          if (call && call.result === undefined) call.result = json(m.text);
+          if (call && call.result === undefined) call.result = jsonValue(m.text);
         }
       for (const m of messagesOf(llm.output, "assistant")) {
         for (const call of m.calls) {
