@@ -1,10 +1,11 @@
-// τ²-bench's results files read as its `Results` model writes them (test/fixtures/tau2-bench: a HAND-WRITTEN file in
-// that shape, see its README — the repository's own results files are not in the snapshot this was built from):
+// τ²-bench's results files read as its `Results` model writes them (test/fixtures/tau2-bench, see its README: a
+// published leaderboard run whose pass^1 is its submission's, and a HAND-WRITTEN file in that shape for the rest):
 // every simulation a session of its task and trial, success by τ²-bench's rule (reward 1), pass^k hand-computed,
 // the agent's tool calls checked against the environment's tool_defs, the user's own calls and the infrastructure
 // errors left out as τ²-bench leaves them, the directory format read like the single file, bad input placed.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { analyzeSession } from "../../src/sessions/index.ts";
 import { cli } from "../cli/run-cli.ts";
@@ -30,6 +31,17 @@ function passK(successes: number[], trials: number, k: number): number {
 const dir = useTempDir("dramaturg-tau2-bench-");
 
 describe("τ²-bench's results files", () => {
+  it("reads a published leaderboard run and gives its submission's pass^1 (airline, 56.0 %)", async () => {
+    const file = join(dir(), "toolorchestra-airline.json");
+    writeFileSync(file, gunzipSync(readFileSync("test/fixtures/tau2-bench/toolorchestra-airline-1trial.json.gz")));
+    const result = await analyzeSession(file);
+    expect(result.sources[0]!.from).toBe("tau2-bench");
+    expect(result.analyses).toHaveLength(50);
+    expect(result.pass_k).toMatchObject({ tasks: 50, runs_per_task: 1 });
+    expect(result.pass_k!.pass_k[1]).toBeCloseTo(0.56, 12);
+    expect(result.analyses.filter((a) => a.task_completion === true)).toHaveLength(28);
+  });
+
   it("reads each simulation as a session of its task and trial; pass^k is τ²-bench's over the rewarded ones", async () => {
     const result = await analyzeSession(FILE);
     expect(result.sources[0]!.from).toBe("tau2-bench");
