@@ -40,6 +40,12 @@ describe("τ²-bench's results files", () => {
     expect(result.pass_k).toMatchObject({ tasks: 50, runs_per_task: 1 });
     expect(result.pass_k!.pass_k[1]).toBeCloseTo(0.56, 12);
     expect(result.analyses.filter((a) => a.task_completion === true)).toHaveLength(28);
+    // Its tool_defs are null: the calls are left unchecked (and the notes say why), not all "unauthorized".
+    const calls = result.analyses.reduce((n, a) => n + a.tool_calls.total, 0);
+    expect(calls).toBeGreaterThan(500);
+    expect(result.analyses.reduce((n, a) => n + a.tool_calls.unchecked, 0)).toBe(calls);
+    expect(result.analyses.flatMap((a) => a.tool_validation)).toEqual([]);
+    expect(result.sources[0]!.notes.join("\n")).toContain("gives no tool_defs");
   });
 
   it("reads each simulation as a session of its task and trial; pass^k is τ²-bench's over the rewarded ones", async () => {

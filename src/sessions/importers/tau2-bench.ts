@@ -148,16 +148,21 @@ export const tau2BenchImporter: SessionImporter = {
       throw new InputError(issue.message, { file, place: issuePath(issue.path) });
     }
     const { info, tasks } = results.data;
+    // No tool_defs (a leaderboard file may write null) is not "no tools": the calls are left unchecked, as a
+    // τ-bench file's are, unless --tools gives the domain's.
+    const defs = info.environment_info?.tool_defs;
     const tools =
       options.tools ??
-      Object.values(info.environment_info?.tool_defs ?? {}).map((t) => ({
-        type: "function" as const,
-        function: {
-          name: t.name,
-          ...(t.doc ? { description: t.doc } : {}),
-          ...(t.params ? { parameters: t.params } : {}),
-        },
-      }));
+      (defs == null
+        ? undefined
+        : Object.values(defs).map((t) => ({
+            type: "function" as const,
+            function: {
+              name: t.name,
+              ...(t.doc ? { description: t.doc } : {}),
+              ...(t.params ? { parameters: t.params } : {}),
+            },
+          })));
     const purposes = new Map(tasks.map((t) => [String(t.id), t.description?.purpose ?? undefined]));
     const sessions: SessionInput[] = [];
     const left = { infrastructure: 0, unrewarded: 0, userToolCalls: 0 };
@@ -201,6 +206,10 @@ export const tau2BenchImporter: SessionImporter = {
     said.unshift(
       `a simulation succeeded when its reward is ${successReward === 1 ? "1 (τ²-bench's rule, within 1e-6; --success-reward changes it)" : `at least ${successReward}`}`,
     );
+    if (tools === undefined)
+      said.push(
+        "the file gives no tool_defs: the agent's calls are not checked against schemas (--tools FILE gives the domain's)",
+      );
     if (left.infrastructure > 0)
       said.push(
         `${left.infrastructure} simulation(s) ended by an infrastructure error: left out, as τ²-bench does`,
