@@ -33,7 +33,10 @@ const dir = useTempDir("dramaturg-tau2-bench-");
 describe("τ²-bench's results files", () => {
   it("reads a published leaderboard run and gives its submission's pass^1 (airline, 56.0 %)", async () => {
     const file = join(dir(), "toolorchestra-airline.json");
-    writeFileSync(file, gunzipSync(readFileSync("test/fixtures/tau2-bench/toolorchestra-airline-1trial.json.gz")));
+    writeFileSync(
+      file,
+      gunzipSync(readFileSync("test/fixtures/tau2-bench/toolorchestra-airline-1trial.json.gz")),
+    );
     const result = await analyzeSession(file);
     expect(result.sources[0]!.from).toBe("tau2-bench");
     expect(result.analyses).toHaveLength(50);
