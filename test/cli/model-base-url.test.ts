@@ -36,7 +36,7 @@ function simulate(...serverFlags: string[]) {
 }
 
 describe("the base URL of a model's server", () => {
-  it("every command's help names it --judge-base-url, --model-base-url or --user-base-url, never another way", async () => {
+  it("every command's help names it --<role>-base-url (judge, model, user, attacker), never another way", async () => {
     const { buildProgram } = await import("../../src/cli/program.ts");
     const program = await buildProgram();
     const leaves = program.commands.flatMap((c) => (c.commands.length ? c.commands : [c]));
@@ -49,7 +49,12 @@ describe("the base URL of a model's server", () => {
       for (const flag of stdout.match(/--[a-z-]*base-url\b/g) ?? []) names.add(flag);
       expect(stdout, name).not.toMatch(/(^|\s)--(base-url|api-key-env)\b/);
     }
-    expect([...names].sort()).toEqual(["--judge-base-url", "--model-base-url", "--user-base-url"]);
+    expect([...names].sort()).toEqual([
+      "--attacker-base-url",
+      "--judge-base-url",
+      "--model-base-url",
+      "--user-base-url",
+    ]);
   });
 
   it("simulate reaches the agents' model at --model-base-url", async () => {

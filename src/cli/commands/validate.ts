@@ -7,32 +7,12 @@ import { InputError, parseStoreLocation, shownPath } from "../../core/index.ts";
 import { setExitCode } from "../exit-code.ts";
 import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
-
-export interface ValidateFlags {
-  column?: string;
-  simulatedColumn?: string;
-  kind?: string;
-  scale?: string;
-  options?: string[];
-  spec?: string;
-  alpha?: string;
-  collapseSdRatio?: string;
-  collapseEntropyRatio?: string;
-  seed?: string;
-  format: "table" | "markdown" | "json";
-  out?: string;
-  svg?: string;
-  name?: string;
-  experiment?: string;
-  arm?: string;
-  reasons?: string;
-  simulatedReasons?: string;
-  judge?: string;
-  judgeBaseUrl?: string;
-  judgeApiKeyEnv?: string;
-  db?: string;
-  config?: string;
-}
+import {
+  readReasons,
+  type ValidateFlags,
+  validationQuestions,
+  withReasonThemes,
+} from "../validate-inputs.ts";
 
 export function registerValidateCommand(program: Command): void {
   program
@@ -106,20 +86,6 @@ export function registerValidateCommand(program: Command): void {
     );
 }
 
-/** A threshold flag as a number in (low, high), or an InputError naming the flag. */
-function numberFlag(value: string | undefined, flag: string, low: number, high: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n <= low || n >= high)
-    throw new InputError(
-      `expected a number above ${low}${Number.isFinite(high) ? ` and below ${high}` : ""}, got "${value}"`,
-      {
-        place: flag,
-      },
-    );
-  return n;
-}
-
 export async function validateCommand(
   real: string,
   simulated: string,
@@ -127,44 +93,7 @@ export async function validateCommand(
 ): Promise<number> {
   checkOutputPaths({ "--out": flags.out, "--svg": flags.svg });
   const v = await import("../../validation/index.ts");
-  if (flags.spec !== undefined && flags.column !== undefined)
-    throw new InputError("give either --spec or --column, not both", { place: "--spec" });
-  let questions: import("../../validation/index.ts").QuestionSpec[];
-  let thresholds = {};
-  if (flags.spec !== undefined) {
-    const spec = v.readValidationSpec(flags.spec);
-    questions = spec.questions;
-    thresholds = spec.thresholds;
-  } else {
-    if (flags.column === undefined)
-      throw new InputError("which question? give --column NAME --kind KIND (or --spec FILE)", {
-        place: "--column",
-      });
-    if (flags.kind === undefined)
-      throw new InputError(`expected one of ${v.ANSWER_KINDS.join(", ")}`, { place: "--kind" });
-    questions = [v.questionFromFlags({ ...flags, column: flags.column, kind: flags.kind })];
-  }
-  const seed = flags.seed === undefined ? undefined : Number(flags.seed);
-  if (seed !== undefined && !Number.isInteger(seed))
-    throw new InputError(`expected a whole number, got "${flags.seed}"`, { place: "--seed" });
-  const overrides = Object.fromEntries(
-    Object.entries({
-      alpha: numberFlag(flags.alpha, "--alpha", 0, 1),
-      collapse_sd_ratio: numberFlag(
-        flags.collapseSdRatio,
-        "--collapse-sd-ratio",
-        0,
-        Number.POSITIVE_INFINITY,
-      ),
-      collapse_entropy_ratio: numberFlag(
-        flags.collapseEntropyRatio,
-        "--collapse-entropy-ratio",
-        0,
-        Number.POSITIVE_INFINITY,
-      ),
-      seed,
-    }).filter(([, value]) => value !== undefined),
-  );
+  const { questions, thresholds } = validationQuestions(v, flags);
 
   if (flags.name !== undefined && flags.name.trim() === "")
     throw new InputError("expected a name, got an empty one", { place: "--name" });
@@ -183,7 +112,7 @@ export async function validateCommand(
       questions: answers,
       real,
       simulated: typeof simulatedAnswers === "string" ? simulatedAnswers : simulatedAnswers.file,
-      thresholds: { ...thresholds, ...overrides },
+      thresholds,
     });
     return { answers, computed };
   };
@@ -191,21 +120,7 @@ export async function validateCommand(
   // soon as its store is open).
   let done = fromExperiment === undefined ? compute(simulated) : undefined;
   const reasons = readReasons(v, real, simulated, fromExperiment, flags);
-  if (reasons && done) {
-    const { createJudge } = await import("../../judge/index.ts");
-    const judge = createJudge(flags.judge!, { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv });
-    try {
-      const themes = await v.compareReasonThemes({ question: flags.reasons!, ...reasons, judge });
-      if (themes.errored > 0)
-        process.stderr.write(
-          `dramaturg: ${themes.errored} judge request(s) for the reasons' themes failed; their figures are null\n`,
-        );
-      const { summary, ...rest } = done.computed;
-      done.computed = { ...rest, reason_themes: themes, summary };
-    } finally {
-      await judge.close?.();
-    }
-  }
+  if (reasons && done) done.computed = await withReasonThemes(v, done.computed, reasons, flags);
 
   // Stored before any file is written: an experiment id that names none stops here, having written nothing.
   const [{ resolveSettings }, { openStore, storeExists }] = await Promise.all([
@@ -260,41 +175,4 @@ function storedLine(db: string, id: string): string {
   if (location.kind === "memory") return `validation ${id} kept in memory:// only (nothing lasting)`;
   const where = location.kind === "folder" ? shownPath(location.path) : location.display;
   return `stored as validation ${id} in ${where}; \`dramaturg show ${id.slice(0, 8)}\` prints it again`;
-}
-
-/** The reasons of both sides (`--reasons`), checked before any judge call; undefined without the flag. */
-function readReasons(
-  v: typeof import("../../validation/index.ts"),
-  real: string,
-  simulated: string,
-  fromExperiment: string | undefined,
-  flags: ValidateFlags,
-): { real: string[]; simulated: string[] } | undefined {
-  if (flags.reasons === undefined) {
-    if (flags.simulatedReasons !== undefined)
-      throw new InputError("--simulated-reasons goes with --reasons COLUMN", {
-        place: "--simulated-reasons",
-      });
-    return undefined;
-  }
-  if (fromExperiment !== undefined)
-    throw new InputError(
-      "an experiment's survey keeps the answers, not the replies' reasons; compare reasons from files",
-      {
-        place: "--reasons",
-      },
-    );
-  if (flags.judge === undefined)
-    throw new InputError("the reasons' themes are listed and matched by a judge: give --judge", {
-      place: "--reasons",
-    });
-  const texts = (file: string, column: string, flag: string) => {
-    const table = v.readAnswerTable(file);
-    v.requireColumn(table, column, flag);
-    return table.cells(column).map((c) => (c === null || c === undefined ? "" : String(c)));
-  };
-  return {
-    real: texts(real, flags.reasons, "--reasons"),
-    simulated: texts(simulated, flags.simulatedReasons ?? flags.reasons, "--simulated-reasons"),
-  };
 }
