@@ -295,12 +295,12 @@ async function askSurvey(
       world.agents.map((_, i) => answer(world, i, step, prompt, i, signal, spend)),
     );
     messages.push(prompt, ...replies.flat());
+    // In the world's order: the document reads them by sorted agent id (assemble).
     answers[question.id] = Object.fromEntries(
-      world.agents
-        .map(
-          (a, i) => [a.agent.id, surveyAnswer(question, replies[i]!.map((m) => m.text).join("\n"))] as const,
-        )
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      world.agents.map((a, i) => [
+        a.agent.id,
+        surveyAnswer(question, replies[i]!.map((m) => m.text).join("\n")),
+      ]),
     );
   }
   return { messages, answers };
