@@ -2,7 +2,7 @@
 // of both sides for \`--reasons\`, and the reasons' themes compared through the judge. Everything here is checked
 // before any judge call or write.
 import { InputError } from "../core/index.ts";
-import type { QuestionSpec, Validation, ValidationThresholds } from "../validation/index.ts";
+import type { AnswerTable, QuestionSpec, Validation, ValidationThresholds } from "../validation/index.ts";
 
 type ValidationModule = typeof import("../validation/index.ts");
 
@@ -93,12 +93,13 @@ export function validationQuestions(
   return { questions, thresholds: { ...thresholds, ...overrides } };
 }
 
-/** The reasons of both sides (`--reasons`), checked before any judge call; undefined without the flag. */
+/**
+ * The reasons of both sides (`--reasons`) from the answer tables already read, checked before any judge call;
+ * undefined without the flag. `simulated` is undefined when the answers come from an experiment.
+ */
 export function readReasons(
   v: ValidationModule,
-  real: string,
-  simulated: string,
-  fromExperiment: string | undefined,
+  tables: { real: AnswerTable; simulated: AnswerTable | undefined },
   flags: ValidateFlags,
 ): { real: string[]; simulated: string[] } | undefined {
   if (flags.reasons === undefined) {
@@ -108,7 +109,7 @@ export function readReasons(
       });
     return undefined;
   }
-  if (fromExperiment !== undefined)
+  if (tables.simulated === undefined)
     throw new InputError(
       "an experiment's survey keeps the answers, not the replies' reasons; compare reasons from files",
       {
@@ -119,14 +120,13 @@ export function readReasons(
     throw new InputError("the reasons' themes are listed and matched by a judge: give --judge", {
       place: "--reasons",
     });
-  const texts = (file: string, column: string, flag: string) => {
-    const table = v.readAnswerTable(file);
+  const texts = (table: AnswerTable, column: string, flag: string) => {
     v.requireColumn(table, column, flag);
     return table.cells(column).map((c) => (c === null || c === undefined ? "" : String(c)));
   };
   return {
-    real: texts(real, flags.reasons, "--reasons"),
-    simulated: texts(simulated, flags.simulatedReasons ?? flags.reasons, "--simulated-reasons"),
+    real: texts(tables.real, flags.reasons, "--reasons"),
+    simulated: texts(tables.simulated, flags.simulatedReasons ?? flags.reasons, "--simulated-reasons"),
   };
 }
 

@@ -10,8 +10,8 @@ import type { Validation, ValidationThresholds } from "./validation-format.ts";
 import type { QuestionSpec } from "./validation-spec.ts";
 
 export interface ReadAnswersOptions {
-  /** The real people's answers: CSV, JSON (an array of records) or JSONL. */
-  real: string;
+  /** The real people's answers: CSV, JSON (an array of records) or JSONL, or a table already read. */
+  real: string | AnswerTable;
   /** The simulated answers, in any of the same shapes, or a table already read (an experiment's survey). */
   simulated: string | AnswerTable;
   questions: readonly QuestionSpec[];
@@ -23,15 +23,15 @@ export interface ValidateFilesOptions extends ReadAnswersOptions {
 
 /** Both files' answers to each question, typed; an `InputError` at the first bad file, row or cell. */
 export function readAnswers({ real, simulated, questions }: ReadAnswersOptions): QuestionAnswers[] {
-  const realTable = readAnswerTable(real);
-  const simulatedTable = typeof simulated === "string" ? readAnswerTable(simulated) : simulated;
+  const table = (t: string | AnswerTable) => (typeof t === "string" ? readAnswerTable(t) : t);
+  const [realTable, simulatedTable] = [table(real), table(simulated)];
   return questions.map((q) => typedAnswers(q, realTable, simulatedTable));
 }
 
 export function validateFiles({ thresholds, ...files }: ValidateFilesOptions): Validation {
   return validateAnswers({
     questions: readAnswers(files),
-    real: files.real,
+    real: typeof files.real === "string" ? files.real : files.real.file,
     simulated: typeof files.simulated === "string" ? files.simulated : files.simulated.file,
     thresholds,
   });

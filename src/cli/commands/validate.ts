@@ -106,20 +106,23 @@ export async function validateCommand(
     });
   const experiment = fromExperiment ?? flags.experiment;
 
-  const compute = (simulatedAnswers: string | import("../../validation/index.ts").AnswerTable) => {
-    const answers = v.readAnswers({ real, simulated: simulatedAnswers, questions });
+  // Each file read once: the answers and the reasons come from the same tables.
+  const realTable = v.readAnswerTable(real);
+  const compute = (simulatedTable: import("../../validation/index.ts").AnswerTable) => {
+    const answers = v.readAnswers({ real: realTable, simulated: simulatedTable, questions });
     const computed = v.validateAnswers({
       questions: answers,
       real,
-      simulated: typeof simulatedAnswers === "string" ? simulatedAnswers : simulatedAnswers.file,
+      simulated: simulatedTable.file,
       thresholds,
     });
     return { answers, computed };
   };
   // Both files read and every cell checked before anything is computed or written (an experiment's answers as
   // soon as its store is open).
-  let done = fromExperiment === undefined ? compute(simulated) : undefined;
-  const reasons = readReasons(v, real, simulated, fromExperiment, flags);
+  const simulatedTable = fromExperiment === undefined ? v.readAnswerTable(simulated) : undefined;
+  let done = simulatedTable ? compute(simulatedTable) : undefined;
+  const reasons = readReasons(v, { real: realTable, simulated: simulatedTable }, flags);
   if (reasons && done) done.computed = await withReasonThemes(v, done.computed, reasons, flags);
 
   // Stored before any file is written: an experiment id that names none stops here, having written nothing.
