@@ -23,14 +23,24 @@ const SurveyArmsSchema = z.object({
   ),
 });
 
+type SurveyArms = z.infer<typeof SurveyArmsSchema>["arms"];
+
+/** The arms of an experiment document, with their survey answers. */
+function surveyArmsOf(document: unknown, source: string): SurveyArms {
+  const parsed = SurveyArmsSchema.safeParse(document);
+  if (!parsed.success) throw new InputError("not an experiment result with arms", { file: source });
+  return parsed.data.arms;
+}
+
 /**
  * The survey answers of one arm of an experiment document, as a table: a row per agent of each environment,
  * a column per question. `source` names it in messages (`experiment 3f2a91c0, arm treatment`).
  */
 export function surveyAnswerTable(document: unknown, arm: string, source: string): AnswerTable {
-  const parsed = SurveyArmsSchema.safeParse(document);
-  if (!parsed.success) throw new InputError("not an experiment result with arms", { file: source });
-  const arms = parsed.data.arms;
+  return armAnswerTable(surveyArmsOf(document, source), arm, source);
+}
+
+function armAnswerTable(arms: SurveyArms, arm: string, source: string): AnswerTable {
   const survey = arms[arm]?.survey;
   if (arms[arm] === undefined)
     throw new InputError(`no arm "${arm}"; its arms are ${Object.keys(arms).join(", ")}`, { place: "--arm" });
@@ -129,9 +139,9 @@ export function validateExperimentArms({
   const questions = empiricalQuestions(survey);
   if (questions.length === 0) return [];
   const source = `experiment ${experimentId.slice(0, 8)}`;
-  const arms = SurveyArmsSchema.parse(document).arms;
+  const arms = surveyArmsOf(document, source);
   return Object.keys(arms).map((arm) => {
-    const simulated = surveyAnswerTable(document, arm, source);
+    const simulated = armAnswerTable(arms, arm, source);
     const answers = questions.map((q) =>
       typedAnswers(surveyQuestionSpec(q), tables.get(q.empirical.file)!, simulated),
     );
