@@ -2,7 +2,6 @@
 // queued for `dramaturg worker`s, then followed until a worker completes it (its document, as stored), or
 // with --detach its id printed.
 import { InputError, parseStoreLocation } from "../core/index.ts";
-import type { Store } from "../engine/index.ts";
 import type { ExperimentPerson, ExperimentResultDocument, Scenario } from "../experiments/index.ts";
 
 export interface QueuedExperimentOptions {
@@ -28,15 +27,11 @@ export function requireQueueLocation(location: string): void {
     );
 }
 
-/**
- * Queues the experiment and follows it to its document (or, detached, prints its id and returns undefined);
- * `then` runs on the finished experiment while its store is open.
- */
+/** Queues the experiment and follows it to its id and document (or, detached, prints its id and returns undefined). */
 export async function runQueuedExperiment(
   scenario: Scenario,
   { store: location, detach, ...options }: QueuedExperimentOptions,
-  then?: (store: Store, experimentId: string, document: ExperimentResultDocument) => Promise<void>,
-): Promise<ExperimentResultDocument | undefined> {
+): Promise<{ evaluation_id: string; document: ExperimentResultDocument } | undefined> {
   requireQueueLocation(location);
   const { checkQueueSettings, followTellingOfNoWorker } = await import("./queued-wait.ts");
   await checkQueueSettings();
@@ -65,8 +60,7 @@ export async function runQueuedExperiment(
         },
       }),
     );
-    await then?.(store, id, document);
-    return document;
+    return { evaluation_id: id, document };
   } finally {
     await store.close();
   }

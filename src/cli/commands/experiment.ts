@@ -191,43 +191,35 @@ export async function experimentRunCommand(name: string, flags: RunFlags): Promi
   const checking = await import("../experiment-validation.ts");
   // The real answers the survey names are read before any model is called.
   const tables = await checking.readScenarioEmpirical(scenario);
+  const options = { ...setup.runOptions, ...people };
+  // With real answers to validate against, the store stays open past the run (a memory:// one ends with it),
+  // and the validations are stored under the experiment after either path.
+  const store =
+    tables === undefined ? undefined : await (await import("../../store/index.ts")).openStore(options.store);
+  let document: import("../../experiments/index.ts").ExperimentResultDocument;
   let validated = "";
-  const validate = async (
-    store: import("../../engine/index.ts").Store,
-    experimentId: string,
-    document: import("../../experiments/index.ts").ExperimentResultDocument,
-  ) => {
-    if (tables !== undefined)
+  try {
+    const run = queue
+      ? await queue.runQueuedExperiment(scenario, { ...options, detach: flags.detach })
+      : await (await import("../experiment-runs.ts")).runExperimentHere(
+          scenario,
+          store ? { ...options, store } : options,
+          name,
+        );
+    if (!run) return 0;
+    document = run.document;
+    if (store && tables)
       validated = await checking.validateExperimentHere({
         store,
-        experimentId,
+        experimentId: run.evaluation_id,
         document,
         scenario,
         tables,
         format: flags.format,
       });
-  };
-  const options = { ...setup.runOptions, ...people };
-  let document: import("../../experiments/index.ts").ExperimentResultDocument | undefined;
-  if (queue)
-    document = await queue.runQueuedExperiment(scenario, { ...options, detach: flags.detach }, validate);
-  else {
-    const { runExperimentHere } = await import("../experiment-runs.ts");
-    if (tables === undefined) document = (await runExperimentHere(scenario, options, name)).document;
-    else {
-      // The store stays open past the run, for the validations stored under the experiment.
-      const { openStore } = await import("../../store/index.ts");
-      const store = await openStore(options.store);
-      try {
-        const run = await runExperimentHere(scenario, { ...options, store }, name);
-        document = run.document;
-        await validate(store, run.evaluation_id, document);
-      } finally {
-        await store.close();
-      }
-    }
+  } finally {
+    await store?.close();
   }
-  if (!document) return 0;
   if (flags.out) output.writeResultDocument(document, { file: flags.out });
   output.emitReport(experiments.experimentReport(document, { alpha }), flags);
   if (validated !== "") process.stdout.write(validated);
