@@ -1,7 +1,9 @@
 // OTLP: each score as a `gen_ai.evaluation.result` event (a log record with that event name) on the judged span,
-// with the GenAI semantic conventions' evaluation attributes (v1.38.0, where they were introduced, still in
-// development): gen_ai.evaluation.name, gen_ai.evaluation.score.value, gen_ai.evaluation.score.label,
-// gen_ai.evaluation.explanation. OTLP/HTTP JSON to OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, or
+// with the GenAI semantic conventions' evaluation attributes: gen_ai.evaluation.name, gen_ai.evaluation.score.value,
+// gen_ai.evaluation.score.label, gen_ai.evaluation.explanation. They came with v1.38.0 (open-telemetry/
+// semantic-conventions#2563, status development); v1.42.0 moved the GenAI conventions to the
+// semantic-conventions-genai repository (#3696), whose model/gen-ai/events.yaml keeps the event and these four
+// names unchanged (checked 2026-11-29). OTLP/HTTP JSON to OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, or
 // OTEL_EXPORTER_OTLP_ENDPOINT + /v1/logs (default http://localhost:4318); OTEL_EXPORTER_OTLP_HEADERS (`k=v,…`)
 // are sent and never shown. OTLP has no upsert: the export ledger is what keeps a re-export from repeating one.
 // Records the collector rejects in a partial success are not retried (the OTLP specification forbids it).
