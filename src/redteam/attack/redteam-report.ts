@@ -69,7 +69,9 @@ export function simulatorFaultLines(result: RedteamResult): string[] {
   return [
     ...result.attacks
       .filter((a) => a.simulator_fault)
-      .map((a) => `${attackName(a)}: left out, ${a.simulated_user?.reason ?? "the attacker broke its brief"}`),
+      .map(
+        (a) => `${attackName(a)}: left out, ${a.simulated_user?.reason ?? "the attacker broke its brief"}`,
+      ),
     ...result.attacks
       .filter((a) => !a.simulator_fault && (a.simulated_user?.errored ?? 0) > 0)
       .map(
