@@ -133,6 +133,9 @@ export async function benchRedteam({
       attacks,
       maxTurns: turns,
       concurrency,
+      // The figures are the turns' own (their critical path, their tokens beside eval's): the attacker check,
+      // one more judge request per attack after its last turn, is left out of what is timed and counted.
+      simulatedUser: false,
     });
     const wall = performance.now() - started;
     // Each attack's own chain: one target call and one judge call per exchange, one after the other.

@@ -1,7 +1,7 @@
 // `redteam`'s flags checked, once, into what runRedteam needs: the persona (a file, or a stored agent), the
 // target (an agent's endpoint or a model, as `drift` takes them), the attacker (scripted, or a model through
 // the judge's providers), the judge, the strategies and budgets, and the corrections settings of the gated
-// arm. Bad input stops here, before any model is called.
+// arm, and the check of the attacker as a simulated user. Bad input stops here, before any model is called.
 import {
   type CorrectionSettingsPatch,
   CorrectionSettingsPatchSchema,
@@ -10,6 +10,7 @@ import {
   readInputFile,
 } from "../core/index.ts";
 import { createJudge, createJudgeModel, type Judge } from "../judge/index.ts";
+import { loadSimulatedUserSet } from "../propositions/index.ts";
 import {
   type Attacker,
   modelAttacker,
@@ -44,6 +45,11 @@ export interface RedteamFlags {
   threshold: string;
   corrections?: string;
   minRobustness?: string;
+  /** Exit 1 when an attacker broke its brief. */
+  failOnSimulatorFault?: boolean;
+  /** False with --no-simulator-check. */
+  simulatorCheck?: boolean;
+  simulatorPropositions?: string;
   concurrency: string;
   resume?: boolean;
   format: "table" | "markdown" | "json";
@@ -86,6 +92,20 @@ function attackerOf(flags: RedteamFlags): Attacker {
   return modelAttacker(model, { descriptor: flags.attacker });
 }
 
+/** The attacker's check as the flags set it: its propositions (converse's file format), or off. */
+function attackerCheckOf(flags: RedteamFlags): RedteamOptions["simulatedUser"] {
+  if (flags.simulatorCheck === false && flags.simulatorPropositions !== undefined)
+    throw new InputError("--no-simulator-check and --simulator-propositions exclude each other", {
+      place: "--simulator-propositions",
+    });
+  if (flags.simulatorCheck === false && flags.failOnSimulatorFault)
+    throw new InputError("--fail-on-simulator-fault needs the simulator check: drop --no-simulator-check", {
+      place: "--fail-on-simulator-fault",
+    });
+  if (flags.simulatorCheck === false) return false;
+  return { propositions: loadSimulatedUserSet(flags.simulatorPropositions, "attacker") };
+}
+
 export async function redteamSetup(given: RedteamFlags): Promise<RedteamSetup> {
   const flags = { ...given, persona: given.persona ?? [], agent: given.agent ?? [] };
   const attacks = wholeFlag(flags.attacks, "--attacks", 1)!;
@@ -116,6 +136,7 @@ export async function redteamSetup(given: RedteamFlags): Promise<RedteamSetup> {
   if (flags.judge === undefined)
     throw new InputError("give --judge SPEC: each reply is scored on the persona's adherence propositions");
   const corrections = flags.corrections === undefined ? undefined : loadCorrectionsFile(flags.corrections);
+  const simulatedUser = attackerCheckOf(flags);
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   const personas = await driftPersonas(flags, settings.db);
   if (personas.length !== 1)
@@ -144,6 +165,7 @@ export async function redteamSetup(given: RedteamFlags): Promise<RedteamSetup> {
       ...(maxCalls !== undefined ? { maxCalls } : {}),
       threshold,
       ...(corrections ? { corrections } : {}),
+      simulatedUser,
       concurrency,
     },
     minRobustness,

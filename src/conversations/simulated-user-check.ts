@@ -3,7 +3,9 @@
 // user broke its brief is a simulator fault, kept apart from the agent's failures. The pieces are
 // independent of the conversation kind — the judge items, their context, and the check made of their
 // verdicts — so any kind with a simulated user (converse, a red team's attacker) plans them on its engine.
-import { renderTemplate, type Verdict } from "../core/index.ts";
+// The role-generic pieces (`simulatedRole…`) take what a set's propositions need of a brief (their claims'
+// variables, the `when` conditions that hold); the `simulatedUser…` ones are a conversation's user's.
+import { renderTemplate, type Verdict, type VerdictKey } from "../core/index.ts";
 import type { JudgeContext, JudgeItem } from "../judge/index.ts";
 import type { SimulatedUserProposition, SimulatedUserPropositionSet } from "../propositions/index.ts";
 
@@ -49,30 +51,61 @@ export interface SimulatedUserCheck {
   reason?: string;
 }
 
+/** What a set's propositions need of any simulated user's brief, whatever its role. */
+export interface SimulatedRoleBrief {
+  /** The claims' variables: `user_name` and `signoff` for a conversation's user, `character` and `strategy` for an attacker. */
+  variables: Readonly<Record<string, string>>;
+  /** The `when` conditions that hold (a proposition asked only under another one is left out). */
+  holds: readonly NonNullable<SimulatedUserProposition["when"]>[];
+}
+
+/** What a conversation's user's brief gives its propositions. */
+function userRole(brief: SimulatedUserBrief): SimulatedRoleBrief {
+  return {
+    variables: { user_name: brief.name, signoff: brief.signoff },
+    holds: [
+      ...(brief.withheldFacts.length > 0 ? (["facts_withheld"] as const) : []),
+      ...(brief.givenFacts.length > 0 ? (["facts_given"] as const) : []),
+    ],
+  };
+}
+
+/** The propositions of `set` that apply to a simulated user of this brief (its `when` among those that hold). */
+export function simulatedRolePropositions(
+  set: SimulatedUserPropositionSet,
+  role: SimulatedRoleBrief,
+): SimulatedUserProposition[] {
+  return set.propositions.filter((p) => p.when === undefined || role.holds.includes(p.when));
+}
+
 /** The propositions of `set` that apply to a conversation with this brief (`when` against its facts). */
 export function simulatedUserPropositions(
   set: SimulatedUserPropositionSet,
   brief: SimulatedUserBrief,
 ): SimulatedUserProposition[] {
-  return set.propositions.filter(
-    (p) =>
-      p.when === undefined ||
-      (p.when === "facts_withheld" ? brief.withheldFacts.length > 0 : brief.givenFacts.length > 0),
-  );
+  return simulatedRolePropositions(set, userRole(brief));
 }
 
 /** The judge items of a check: one score per applicable proposition, keyed under {@link SIMULATED_USER_DIMENSION}. */
+export function simulatedRoleItems(
+  set: SimulatedUserPropositionSet,
+  role: SimulatedRoleBrief,
+  key: Omit<VerdictKey, "dimension" | "proposition_id">,
+): JudgeItem[] {
+  return simulatedRolePropositions(set, role).map((p) => ({
+    key: { dimension: SIMULATED_USER_DIMENSION, proposition_id: p.id, ...key },
+    kind: "score",
+    claim: renderTemplate(p.claim, role.variables),
+  }));
+}
+
+/** The judge items of a conversation's user's check (see {@link simulatedRoleItems}). */
 export function simulatedUserItems(
   set: SimulatedUserPropositionSet,
   brief: SimulatedUserBrief,
   key: { channel: string; message_id: string; trial: number },
 ): JudgeItem[] {
-  const variables = { user_name: brief.name, signoff: brief.signoff };
-  return simulatedUserPropositions(set, brief).map((p) => ({
-    key: { dimension: SIMULATED_USER_DIMENSION, proposition_id: p.id, ...key },
-    kind: "score",
-    claim: renderTemplate(p.claim, variables),
-  }));
+  return simulatedRoleItems(set, userRole(brief), key);
 }
 
 /**
@@ -108,17 +141,18 @@ export function simulatedUserContext(
 }
 
 /**
- * The check made of the verdicts (by proposition id) of the items {@link simulatedUserItems} planned: a
+ * The check made of the verdicts (by proposition id) of the items {@link simulatedRoleItems} planned: a
  * proposition scored under the threshold (after inversion) is broken, and any broken one is a fault. A
- * verdict that errored counts as errored, never as a pass or a fault. Order-independent: it reads the map.
+ * verdict that errored (or is missing) counts as errored, never as a pass or a fault. Order-independent: it
+ * reads the map.
  */
-export function simulatedUserCheckOf(
+export function simulatedRoleCheckOf(
   set: SimulatedUserPropositionSet,
-  brief: SimulatedUserBrief,
+  role: SimulatedRoleBrief,
   verdicts: ReadonlyMap<string, Verdict>,
 ): SimulatedUserCheck {
   let errored = 0;
-  const findings = simulatedUserPropositions(set, brief).map((p): SimulatedUserFinding => {
+  const findings = simulatedRolePropositions(set, role).map((p): SimulatedUserFinding => {
     const v = verdicts.get(p.id);
     if (!v?.ok || v.score === undefined) {
       errored++;
@@ -141,4 +175,13 @@ export function simulatedUserCheckOf(
         }
       : {}),
   };
+}
+
+/** The check of a conversation's user made of its verdicts (see {@link simulatedRoleCheckOf}). */
+export function simulatedUserCheckOf(
+  set: SimulatedUserPropositionSet,
+  brief: SimulatedUserBrief,
+  verdicts: ReadonlyMap<string, Verdict>,
+): SimulatedUserCheck {
+  return simulatedRoleCheckOf(set, userRole(brief), verdicts);
 }

@@ -34,10 +34,13 @@ export {
   type SourcedPropositionFile,
 } from "./proposition-set.ts";
 export {
+  ATTACKER_CLAIM_VARIABLES,
+  BUILTIN_ATTACKER_FILE,
   BUILTIN_SIMULATED_USER_FILE,
   loadSimulatedUserSet,
   SIMULATED_USER_CLAIM_VARIABLES,
   SIMULATED_USER_WHEN,
+  type SimulatedRole,
   type SimulatedUserProposition,
   SimulatedUserPropositionFileSchema,
   type SimulatedUserPropositionSet,

@@ -1,11 +1,14 @@
 // One red-team run's page (`/redteam/{id}`): the strategies × success table per arm, the turns-to-break
 // (Kaplan–Meier) and adherence curves drawn as SVG from numbers (the drift chart's classes: no script, no style
 // attribute, so the CSP lets it show), and each successful attack's transcript, the breaking turn ringed with the
-// judge's reasoning and rewound exchanges marked. Every text from the run (messages, replies, reasoning) is escaped.
+// judge's reasoning and rewound exchanges marked; then the attacks left out because their attacker broke its brief
+// (simulator faults), each with the check's findings and its transcript. Every text from the run (messages,
+// replies, reasoning) is escaped.
 import { InputError } from "../core/index.ts";
 import {
   type ArmResult,
   type AttackRecord,
+  attackName,
   loadRedteamResult,
   type RedteamResult,
   redteamSummary,
@@ -74,10 +77,14 @@ function legend(arm: ArmResult): Html {
 function armSection(result: RedteamResult, arm: ArmResult): Html {
   const title = arm.arm === "plain" ? "The target as it is" : "With the corrections gate";
   return html`<section><h2>${title}</h2>
-<table><thead><tr><th>Strategy</th><th>Broken</th><th>Success rate</th><th>Median turns to break</th></tr></thead>
+<table><thead><tr><th>Strategy</th><th>Broken</th><th>Success rate</th><th>Median turns to break</th>${
+    arm.simulator_faults === undefined ? "" : html`<th>Left out (simulator faults)</th>`
+  }</tr></thead>
 <tbody>${arm.strategies.map(
     (s) =>
-      html`<tr><td>${s.name}</td><td>${s.successes} / ${s.attacks}</td><td>${pct(s.success_rate)}</td><td>${s.median_turns_to_break ?? "–"}</td></tr>`,
+      html`<tr><td>${s.name}</td><td>${s.successes} / ${s.attacks}</td><td>${s.attacks ? pct(s.success_rate) : "–"}</td><td>${s.median_turns_to_break ?? "–"}</td>${
+        s.simulator_faults === undefined ? "" : html`<td>${s.simulator_faults}</td>`
+      }</tr>`,
   )}</tbody></table>
 <figure class="drift"><p>Turns to first break (Kaplan–Meier: the share of attacks not yet broken; unbroken attacks censored)</p>
 ${chart(
@@ -103,7 +110,11 @@ ${chart(
 
 function transcript(attack: AttackRecord): Html {
   return html`<article class="card"><h3>${attack.arm === "gated" ? "With the gate: " : ""}${attack.strategy} #${attack.index + 1} (seed ${attack.seed}) — broke at turn ${attack.broken_at}</h3>
-<ol>${attack.exchanges.map(
+${exchangeList(attack)}</article>`;
+}
+
+function exchangeList(attack: AttackRecord): Html {
+  return html`<ol>${attack.exchanges.map(
     (
       e,
     ) => html`<li class="${e.broke ? "regression" : e.backtracked ? "muted" : ""}"><p><strong>Turn ${e.turn}${
@@ -114,17 +125,45 @@ function transcript(attack: AttackRecord): Html {
 <p class="muted">Adherence ${e.adherence ?? "not scored"}</p>${
       e.broke ? html`<pre class="report">${e.reasoning}</pre>` : ""
     }</li>`,
-  )}</ol></article>`;
+  )}</ol>`;
+}
+
+/** An attack left out because its attacker broke its brief: the check's findings, then its transcript. */
+function faulted(attack: AttackRecord): Html {
+  const check = attack.simulated_user!;
+  return html`<article class="card"><h3>${attackName(attack)} — left out: the attacker broke its brief</h3>
+<p class="simulator-fault">A simulator fault: this attack says nothing about the target. A proposition under ${check.threshold}/9 is a break${check.errored ? `; ${check.errored} not judged (the judge errored)` : ""}.</p>
+<table class="simulated-user"><thead><tr><th>Proposition</th><th class="num">Score</th><th>Reasoning</th></tr></thead>
+<tbody>${check.findings.map((f) => html`<tr class="${f.broken ? "failed" : ""}"><td>${f.id}</td><td class="num">${f.score === null ? "—" : `${f.score}/9`}</td><td>${f.reasoning}</td></tr>`)}</tbody></table>
+${exchangeList(attack)}</article>`;
+}
+
+/** The attacker check: the attacks it left out, with why, and those it could not complete. */
+function checkSection(result: RedteamResult): Html | string {
+  const check = result.simulated_user;
+  if (!check) return "";
+  const left = result.attacks.filter((a) => a.simulator_fault);
+  const errored = result.attacks.filter((a) => !a.simulator_fault && (a.simulated_user?.errored ?? 0) > 0);
+  return html`<section><h2>Left out: the attacker broke its brief (${left.length})</h2>
+<p class="muted">Each attacker was checked as a simulated user on ${check.propositions} (it stays in its strategy's role, pursues its goal, keeps the frame of the exercise, writes only its own lines), on the exchanges kept in the target's history. An attack whose attacker broke its brief is left out of the success rate, the turns to break, the adherence curve and the robustness.</p>
+${left.length === 0 ? html`<p>No attacker broke its brief.</p>` : left.map(faulted)}
+${
+  errored.length === 0
+    ? ""
+    : html`<p>The judge could not complete the check of ${errored.length} attack${errored.length === 1 ? "" : "s"} (counted as errors; scored, neither faulted nor cleared):</p>
+<ul>${errored.map((a) => html`<li>${attackName(a)}: ${a.simulated_user!.error ?? `${a.simulated_user!.errored} without a verdict`}</li>`)}</ul>`
+}</section>`;
 }
 
 function body(result: RedteamResult, heading: string): Html {
-  const broken = result.attacks.filter((a) => a.broken_at !== null);
+  const broken = result.attacks.filter((a) => a.broken_at !== null && !a.simulator_fault);
   return html`<h1>${heading}</h1>
 ${redteamSummary(result).map((line) => html`<p>${line}</p>`)}
 <p class="muted">${result.attacks_per_strategy} attacks per strategy, up to ${result.max_turns} turns; attacker ${result.attacker}, judge ${result.judge.provider}:${result.judge.model}; a break is a reply under adherence ${result.threshold}/9.</p>
 ${result.arms.map((arm) => armSection(result, arm))}
 <section><h2>Successful attacks (${broken.length})</h2>
-${broken.length === 0 ? html`<p>No attack broke the character.</p>` : broken.map(transcript)}</section>`;
+${broken.length === 0 ? html`<p>No attack broke the character.</p>` : broken.map(transcript)}</section>
+${checkSection(result)}`;
 }
 
 export function redteamPage(context: DashboardContext, id: string): Promise<Html | undefined> {

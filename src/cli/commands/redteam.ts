@@ -2,7 +2,9 @@
 // target N times, the attacker rewinding refused turns; each reply is scored on the persona's adherence
 // propositions and the first under --threshold breaks the character. Prints success rate and turns to break
 // per strategy, with and without the corrections gate (--corrections); exit 1 when --min-robustness is given
-// and the plain target's robustness (1 − success rate) is under it, 2 bad input, 3 a model could not answer.
+// and the plain target's robustness (1 − success rate) is under it, or with --fail-on-simulator-fault when an
+// attacker broke its brief (each attacker is checked as a simulated user; --no-simulator-check skips it), 2 bad
+// input, 3 a model could not answer.
 import { type Command, Option } from "commander";
 import { setExitCode } from "../exit-code.ts";
 import { addModelServerOptions } from "../flags.ts";
@@ -65,6 +67,18 @@ export function registerRedteamCommand(program: Command): void {
       "--min-robustness <x>",
       "exit 1 when the share of attacks that did not break the character is under this",
     )
+    .option(
+      "--fail-on-simulator-fault",
+      "exit 1 when an attacker broke its brief (a simulator fault, left out of the scores)",
+    )
+    .option(
+      "--no-simulator-check",
+      "do not judge the attacker's own messages (saves one judge request per attack; no simulator faults are found)",
+    )
+    .option(
+      "--simulator-propositions <file>",
+      "propositions about the attacker to check it on (YAML, converse's format; default: the built-in set)",
+    )
     .option("--concurrency <n>", "attacks under way at once", "4")
     .option(
       "--resume",
@@ -112,11 +126,25 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
         ? redteam.renderRedteamMarkdown(document)
         : redteam.renderRedteamTable(document);
   emitStored(text, flags.out, location, id);
-  if (minRobustness === undefined) return 0;
+  let code = 0;
   const plain = document.arms.find((a) => a.arm === "plain")!;
-  if (plain.robustness >= minRobustness) return 0;
-  process.stderr.write(
-    `dramaturg: robustness ${plain.robustness.toFixed(2)} is under ${minRobustness} (${plain.successes} of ${plain.attacks} attacks broke the character)\n`,
-  );
-  return 1;
+  if (minRobustness !== undefined && plain.attacks === 0) {
+    process.stderr.write(
+      "dramaturg: no attack counts towards the robustness: every attacker broke its brief (simulator faults)\n",
+    );
+    code = 1;
+  } else if (minRobustness !== undefined && plain.robustness < minRobustness) {
+    process.stderr.write(
+      `dramaturg: robustness ${plain.robustness.toFixed(2)} is under ${minRobustness} (${plain.successes} of ${plain.attacks} attacks broke the character)\n`,
+    );
+    code = 1;
+  }
+  const faults = document.simulated_user?.faults ?? 0;
+  if (flags.failOnSimulatorFault && faults > 0) {
+    process.stderr.write(
+      `dramaturg: ${faults} attack${faults === 1 ? "" : "s"} left out: the attacker broke its brief (a simulator fault)\n`,
+    );
+    code = 1;
+  }
+  return code;
 }

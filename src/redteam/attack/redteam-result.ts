@@ -1,7 +1,9 @@
 // The red-team result `dramaturg.redteam/v1`: per arm (the target as it is, and with the corrections gate when
 // asked) and per strategy, the attack success rate, turns to first break as a Kaplan–Meier curve (an attack
 // that never broke the character is censored at the last turn it reached, not averaged) with its median, and
-// the adherence curve over turns with a 95 % interval; then every attack's exchanges, rewound ones marked.
+// the adherence curve over turns with a 95 % interval; then every attack's exchanges, rewound ones marked. An
+// attack whose attacker broke its brief (a simulator fault, found by checking the attacker as a simulated user)
+// is kept in the record but left out of every score: it says nothing about the target.
 import { createRequire } from "node:module";
 import { z } from "zod";
 import { STRATEGY_IDS } from "./strategies.ts";
@@ -26,6 +28,36 @@ export const ExchangeSchema = z
   })
   .strict();
 
+export const AttackerCheckSchema = z
+  .object({
+    fault: z.boolean().describe("Some proposition scored under the threshold: the attacker broke its brief"),
+    threshold: z.number().int().min(1).max(9),
+    findings: z.array(
+      z
+        .object({
+          id: z.string(),
+          score: z
+            .number()
+            .min(0)
+            .max(9)
+            .nullable()
+            .describe("0–9 after inversion; null when the judge gave none"),
+          reasoning: z.string(),
+          broken: z.boolean(),
+        })
+        .strict(),
+    ),
+    errored: Count.describe(
+      "Propositions the judge could not score: they neither fault nor clear the attacker",
+    ),
+    reason: z.string().optional().describe("Each broken proposition with the judge's reasoning"),
+    error: z
+      .string()
+      .optional()
+      .describe("Why the judge gave no verdict at all (it failed or ran out of time)"),
+  })
+  .strict();
+
 export const AttackSchema = z
   .object({
     arm: z.enum(["plain", "gated"]),
@@ -39,8 +71,17 @@ export const AttackSchema = z
       .describe("What ended it: a break, or the turn or call budget"),
     backtracks: Count,
     target_calls: Count,
-    judge_calls: Count.describe("Judge model calls scoring its turns (the gate's own not included)"),
+    judge_calls: Count.describe(
+      "Judge model calls scoring its turns and checking its attacker (the gate's own not included)",
+    ),
     judge_usage: z.object({ input_tokens: Count, output_tokens: Count }).strict(),
+    simulated_user: AttackerCheckSchema.optional().describe(
+      "The check of the attacker's own messages (its kept exchanges); absent when the check was off",
+    ),
+    simulator_fault: z
+      .boolean()
+      .optional()
+      .describe("The attacker broke its brief: left out of every score. Absent when the check was off"),
     exchanges: z.array(ExchangeSchema),
   })
   .strict();
@@ -72,7 +113,10 @@ export const StrategyResultSchema = z
   .object({
     strategy: z.enum(STRATEGY_IDS),
     name: z.string(),
-    attacks: Count,
+    attacks: Count.describe("Attacks counted: those whose attacker kept its brief"),
+    simulator_faults: Count.optional().describe(
+      "Attacks left out: their attacker broke its brief. Absent when the check was off",
+    ),
     successes: Count,
     success_rate: z.number().min(0).max(1),
     median_turns_to_break: Turn.nullable().describe("Kaplan–Meier median; null when S never reaches 0.5"),
@@ -84,7 +128,10 @@ export const StrategyResultSchema = z
 export const ArmResultSchema = z
   .object({
     arm: z.enum(["plain", "gated"]),
-    attacks: Count,
+    attacks: Count.describe("Attacks counted: those whose attacker kept its brief"),
+    simulator_faults: Count.optional().describe(
+      "Attacks left out: their attacker broke its brief. Absent when the check was off",
+    ),
     successes: Count,
     success_rate: z.number().min(0).max(1),
     robustness: z.number().min(0).max(1).describe("1 − success rate"),
@@ -99,6 +146,17 @@ export const RedteamResultSchema = z
     attacker: z.string(),
     judge: z.looseObject({ provider: z.string(), model: z.string() }),
     propositions: z.object({ source: z.string(), hash: z.string() }).strict(),
+    simulated_user: z
+      .object({
+        propositions: z.string().describe("Where the propositions about the attacker came from"),
+        hash: z.string(),
+        threshold: z.number().int().min(1).max(9),
+        faults: Count.describe("Attacks whose attacker broke its brief, left out of every score"),
+        errored: Count.describe("Attacks whose check has a proposition the judge could not score"),
+      })
+      .strict()
+      .optional()
+      .describe("The check of the attacker as a simulated user; absent when it was off"),
     threshold: z.number().min(0).max(9),
     attacks_per_strategy: Turn,
     max_turns: Turn,

@@ -5,6 +5,7 @@
 // attacks it lacks (the document is the same bytes as an uninterrupted run's).
 import { contentHash, InputError } from "../../core/index.ts";
 import { loadStoredResult, type Store, type StoredListQuery } from "../../engine/index.ts";
+import { attackerCheckSet } from "./attacker-check.ts";
 import { type AttackRecord, REDTEAM_FORMAT, type RedteamResult } from "./redteam-result.ts";
 import { type RedteamOptions, runRedteam } from "./run-redteam.ts";
 
@@ -41,6 +42,9 @@ export async function runStoredRedteam({
       max_calls: options.maxCalls ?? null,
       threshold: options.threshold ?? null,
       corrections: options.corrections ?? null,
+      // The attacker check's propositions (their hash), or false when it is off: a resumed run's stored
+      // attacks keep the check they had, so the rest must have the same one.
+      simulator_check: attackerCheckSet(options.simulatedUser)?.hash ?? false,
     }),
   ) as Record<string, unknown>;
   let id: string;
@@ -50,7 +54,7 @@ export async function runStoredRedteam({
     if (!row) throw new InputError("no red-team run to resume: every one completed", { place: "--resume" });
     if (contentHash(row.config) !== contentHash(config))
       throw new InputError(
-        `red-team run ${row.id.slice(0, 8)} was started with other settings (persona, attacker, judge, strategies, budgets or corrections); give the same flags to resume it`,
+        `red-team run ${row.id.slice(0, 8)} was started with other settings (persona, attacker, judge, strategies, budgets, corrections or the attacker check); give the same flags to resume it`,
         { place: "--resume" },
       );
     const partial = (await store.evaluations.result(row.id)) as
