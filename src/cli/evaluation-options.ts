@@ -1,6 +1,7 @@
 // The flags of a persona evaluation, shared by the commands that run one (eval, baseline, ci, record) and by
 // `config print`, which shows what they resolve to.
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
+import { SESSION_FORMATS } from "../sessions/session-formats.ts";
 import { DEFAULT_SETTINGS, type FlagSettings } from "./settings.ts";
 
 export interface EvalFlags extends FlagSettings {
@@ -11,6 +12,8 @@ export interface EvalFlags extends FlagSettings {
   windowStart?: string;
   windowEnd?: string;
   fromStore?: boolean;
+  /** Read the files as this session format (langfuse, langsmith, inspect…) instead of recognising each. */
+  from?: string;
   progress?: boolean;
   config?: string;
   /** `true` for the last interrupted evaluation, or an evaluation or run id (or its first 8+ characters). */
@@ -70,6 +73,12 @@ export function addEvaluationOptions(command: Command): Command {
     .option("--window-start <iso>", "only messages at or after this time")
     .option("--window-end <iso>", "only messages at or before this time")
     .option("--from-store", "evaluate the messages stored by `dramaturg import` instead of a file")
+    .addOption(
+      new Option(
+        "--from <format>",
+        "read the files as this trace or log format (default: a transcript as it is, any other file recognised)",
+      ).choices(SESSION_FORMATS),
+    )
     .option("--db <location>", `store: a PGlite folder, memory://, or postgres://… (default: ${d.db})`)
     .option("--config <file>", "project file to use instead of searching for dramaturg.yaml")
     .option("--dry-run", "print the judge calls, tokens and cost this needs; judge nothing, write nothing")

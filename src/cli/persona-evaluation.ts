@@ -1,6 +1,8 @@
 // The one persona evaluation behind eval, baseline, ci and record: settings and sources from the flags and
-// the project file, every input of a file source read and validated before the store is opened, then the
-// library judges, stores and returns the result with the stored runs the harness reads hashes from.
+// the project file, every input of a file source read and validated before the store is opened (a file that
+// is not a transcript imported as sessions first), then the library judges, stores and returns the result with
+// the stored runs the harness reads hashes from.
+import { resolve } from "node:path";
 import { InputError, parseJudgeSpec, parseStoreLocation, type Transcript } from "../core/index.ts";
 import {
   cachedShare,
@@ -47,7 +49,9 @@ export function prepareEvaluation(sources: string[], flags: EvalFlags) {
     throw new InputError(
       "no transcript given; pass a transcript file, --from-store, or list sources in dramaturg.yaml (dramaturg init)",
     );
-  return { resolved, settings, windowStart, windowEnd, fromStore, files };
+  if (flags.from !== undefined && (fromStore || files.length === 0))
+    throw new InputError("--from says how to read files; give the files to read", { place: "--from" });
+  return { resolved, settings, windowStart, windowEnd, fromStore, files, from: flags.from };
 }
 
 export interface EvaluationSetup extends ReturnType<typeof prepareEvaluation> {
@@ -103,12 +107,21 @@ export function judgeSettingsOf(settings: Settings) {
   };
 }
 
-/** The library's input of a persona evaluation from the CLI's settings and sources. */
-function personaInput(setup: EvaluationSetup, transcript: Transcript | undefined) {
+/**
+ * The library's input of a persona evaluation from the CLI's settings and sources: a transcript given, or the
+ * files (those that are not transcripts imported here, named by their paths as the files would be), or the store.
+ */
+async function personaInput(setup: EvaluationSetup, given: Transcript | undefined) {
   const { settings, fromStore, files, windowStart, windowEnd } = setup;
   const judgeSpec = requireJudgeSpec(settings);
+  const imported =
+    given || fromStore || files.length === 0
+      ? undefined
+      : await (await import("./transcript-sources.ts")).importedTranscript(files, { from: setup.from });
+  const transcript = given ?? imported?.transcript;
   const input: PersonaInputOptions & { judgeSpec: string; judgeBaseUrl?: string } = {
     transcript: transcript ?? (fromStore ? { store: true } : files),
+    ...(imported ? { source: imported.files.map((f) => resolve(f)).join(",") } : {}),
     propositions: settings.propositions,
     dimensions: settings.dimensions,
     agents: settings.agents,
@@ -137,7 +150,7 @@ export async function evaluateQueued(
       "--queue needs a PostgreSQL store that workers can reach: pass --db postgres://… (this store is local to this process)",
       { place: "--queue" },
     );
-  const { input, judgeSpec } = personaInput(setup, undefined);
+  const { input, judgeSpec } = await personaInput(setup, undefined);
   const { checkQueueSettings, followTellingOfNoWorker } = await import("./queued-wait.ts");
   await checkQueueSettings();
   const [{ enqueuePersonaEvaluation, followEvaluation, PERSONA_CHUNKS }, opened] = await Promise.all([
@@ -179,7 +192,7 @@ export async function evaluate(
   options: EvaluateOptions = {},
 ): Promise<EvaluationOutcome | undefined> {
   const { settings, fromStore } = setup;
-  const { input, judgeSpec } = personaInput(setup, options.transcript);
+  const { input, judgeSpec } = await personaInput(setup, options.transcript);
   // The caller may narrow the agents once it has seen the transcript (ci: the agents with baselines).
   const adjust = (prepared: PreparedPersonaEvaluation): PreparedPersonaEvaluation => {
     warnOfUnmarkedSenders(prepared.transcript);

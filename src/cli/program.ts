@@ -302,7 +302,14 @@ export async function buildProgram(): Promise<Command> {
   program
     .command("import")
     .description("store a transcript's agents and messages for later evaluations (--from-store)")
-    .argument("<transcripts...>", "transcript files (JSON or JSONL)")
+    .argument(
+      "<transcripts...>",
+      "transcript files (JSON or JSONL), or trace and log files read as sessions (Langfuse, LangSmith, Inspect…)",
+    )
+    .option(
+      "--from <format>",
+      "read the files as this trace or log format (langfuse, langsmith, inspect, openai, …; default: recognised)",
+    )
     .option("--db <location>", "store location (default .dramaturg)")
     .option("--source <name>", "name of this import batch (default: the file names)")
     .option("--config <file>", "project file to use")
@@ -311,6 +318,7 @@ export async function buildProgram(): Promise<Command> {
       examples(
         "dramaturg import logs/2026-03-*.jsonl",
         "dramaturg import chat.json --db postgres://user@db/dramaturg",
+        "dramaturg import langfuse-traces.json --from langfuse",
       ),
     )
     .action(async (files: string[], flags) => {

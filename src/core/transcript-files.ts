@@ -17,11 +17,22 @@ export function readTranscriptFile(file: string): Transcript {
 export function loadTranscripts(patterns: readonly string[]): { transcript: Transcript; files: string[] } {
   const files = expandFilePatterns(patterns, { noun: "transcript file" });
   if (files.length === 1) return { transcript: readTranscriptFile(files[0]!), files };
+  return {
+    transcript: mergeTranscripts(files.map((file) => ({ file, transcript: readTranscriptFile(file) }))),
+    files,
+  };
+}
+
+/**
+ * Transcripts read apart merged into one: episodes of the same ensemble. An agent defined differently in two of
+ * them, or a message id used twice, is an error naming both files.
+ */
+export function mergeTranscripts(parts: readonly { file: string; transcript: Transcript }[]): Transcript {
+  if (parts.length === 1) return parts[0]!.transcript;
   const agents = new Map<string, { agent: Transcript["agents"][number]; file: string }>();
   const messages = new Map<string, { message: Message; file: string }>();
   const channels = new Map<string, NonNullable<Transcript["channels"]>[number]>();
-  for (const file of files) {
-    const t = readTranscriptFile(file);
+  for (const { file, transcript: t } of parts) {
     for (const agent of t.agents) {
       const seen = agents.get(agent.id);
       if (seen && stableStringify(seen.agent) !== stableStringify(agent))
@@ -43,7 +54,7 @@ export function loadTranscripts(patterns: readonly string[]): { transcript: Tran
       .sort((a, b) => Date.parse(a.at) - Date.parse(b.at)),
   };
   if (channels.size) merged.channels = [...channels.values()];
-  return { transcript: merged, files };
+  return merged;
 }
 
 /** Identifies a transcript's content: a resumed evaluation checks it is judging the same messages. */

@@ -10,6 +10,7 @@ export * from "./latency.ts";
 export * from "./recommendations.ts";
 export * from "./session-format.ts";
 export { renderSessionMarkdown, renderSessionTable, score as sessionScore } from "./session-report.ts";
+export * from "./session-transcript.ts";
 export { sessionKind } from "./stored-kind.ts";
 export * from "./tool-validation.ts";
 export * from "./trajectory-match.ts";

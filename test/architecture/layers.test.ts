@@ -66,6 +66,7 @@ const PAST_THE_INDEX: Record<string, string> = {
   "cli/commands/eval.ts -> sim/simulation-report.ts": "start-up",
   "cli/commands/simulate.ts -> sim/simulation-report.ts": "start-up",
   "cli/commands/session.ts -> sessions/session-formats.ts": "start-up",
+  "cli/evaluation-options.ts -> sessions/session-formats.ts": "start-up",
 };
 
 /** Every relative module a file names: static imports and re-exports (type-only too) and `import()`. */

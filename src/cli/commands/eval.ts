@@ -25,7 +25,7 @@ export function registerEvalCommand(program: Command): void {
       .description("evaluate personas in transcripts (or stored messages) and print the scores")
       .argument(
         "[transcripts...]",
-        "transcript files (JSON or JSONL, globs allowed); default: the project's sources",
+        "transcript files (JSON or JSONL, globs allowed), or trace and log files read as sessions (Langfuse, LangSmith, Inspect…: --from); default: the project's sources",
       ),
   )
     .addOption(

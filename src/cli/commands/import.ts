@@ -1,4 +1,5 @@
-// `dramaturg import`: stores a transcript's agents and messages so later evaluations can read them.
+// `dramaturg import`: stores a transcript's agents and messages so later evaluations can read them; a file that
+// is not a transcript (a trace export, an Inspect log) is read as sessions and turned into one first.
 import { basename } from "node:path";
 import { loadTranscripts } from "../../core/index.ts";
 import { openStore } from "../../store/index.ts";
@@ -7,10 +8,12 @@ import { warnOfUnmarkedSenders } from "../unmarked-senders.ts";
 
 export async function importCommand(
   files: string[],
-  flags: { db?: string; source?: string; config?: string },
+  flags: { db?: string; source?: string; config?: string; from?: string },
 ): Promise<number> {
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-  const { transcript, files: read } = loadTranscripts(files);
+  const { importedTranscript } = await import("../transcript-sources.ts");
+  const { transcript, files: read } =
+    (await importedTranscript(files, { from: flags.from })) ?? loadTranscripts(files);
   warnOfUnmarkedSenders(transcript);
   const store = await openStore(settings.db);
   try {

@@ -1,7 +1,8 @@
 // The OpenAI Agents SDK's trace export (`{data: [trace, trace.span…]}`, or the spans alone) as sessions,
 // one per trace: agent spans are the interactions (the agent's name its id, its tools by name: calls are
 // checked against the list, not against schemas the export does not carry), function spans its tool
-// calls, handoff spans its handoffs, generation spans its words. What the export leaves out stays out.
+// calls, handoff spans its handoffs, generation spans its words (and the system message of its first, its
+// instructions: the agent's description). What the export leaves out stays out.
 import { z } from "zod";
 import { firstIssue, InputError, issuePath, validateInput } from "../../core/index.ts";
 import type { SessionInput } from "../session-format.ts";
@@ -71,7 +72,7 @@ function traceTurn(
   traceId: string,
   traceSpans: Span[],
   notes: string[],
-): { turn: Turn; agents: Map<string, Set<string>> } | undefined {
+): { turn: Turn; agents: Map<string, Set<string>>; instructions: Map<string, string> } | undefined {
   const byId = new Map(traceSpans.map((s) => [s.id, s]));
   /** The agent span a span belongs to: its nearest agent ancestor. */
   const agentOf = (s: Span): Span | undefined => {
@@ -90,6 +91,8 @@ function traceTurn(
     return undefined;
   }
   const agents = new Map<string, Set<string>>();
+  // An agent's instructions: the system message of its first model call (the SDK sends them as one).
+  const instructions = new Map<string, string>();
   const interactions = new Map<string, Interaction>();
   let userMessage: string | undefined;
   for (const a of agentSpans) {
@@ -138,6 +141,8 @@ function traceTurn(
       if (!agents.has(to)) agents.set(to, new Set());
     } else if (s.span_data.type === "generation") {
       userMessage ??= lastText(d.input, "user");
+      const told = lastText(d.input, "system")?.trim();
+      if (x && told && !instructions.has(x.agent_id)) instructions.set(x.agent_id, told);
       const said = lastText(d.output, "assistant");
       if (x && said) x.output = said;
     } else if (s.span_data.type !== "agent" && s.span_data.type !== "response")
@@ -152,6 +157,7 @@ function traceTurn(
   return {
     turn: { user_message: userMessage ?? "", agent_interactions: [...interactions.values()] },
     agents,
+    instructions,
   };
 }
 
@@ -194,19 +200,28 @@ export const openaiAgentsImporter: SessionImporter = {
     for (const s of spans) byTrace.set(s.trace_id, [...(byTrace.get(s.trace_id) ?? []), s]);
     const conversations = new Map<
       string,
-      { agents: Map<string, Set<string>>; turns: { at: number; turn: Turn }[] }
+      {
+        agents: Map<string, Set<string>>;
+        instructions: Map<string, string>;
+        turns: { at: number; turn: Turn }[];
+      }
     >();
     for (const [traceId, traceSpans] of byTrace) {
       const read = traceTurn(traceId, traceSpans, notes);
       if (!read) continue;
       const key = groupOf.get(traceId) ?? traceId;
-      const c = conversations.get(key) ?? { agents: new Map<string, Set<string>>(), turns: [] };
+      const c = conversations.get(key) ?? {
+        agents: new Map<string, Set<string>>(),
+        instructions: new Map<string, string>(),
+        turns: [],
+      };
       conversations.set(key, c);
       for (const [id, tools] of read.agents) {
         const known = c.agents.get(id) ?? new Set<string>();
         for (const t of tools) known.add(t);
         c.agents.set(id, known);
       }
+      for (const [id, told] of read.instructions) if (!c.instructions.has(id)) c.instructions.set(id, told);
       c.turns.push({ at: Math.min(...traceSpans.map(time)), turn: read.turn });
     }
     // The export names each agent's tools but carries no schemas: `--tools FILE` gives them.
@@ -219,6 +234,7 @@ export const openaiAgentsImporter: SessionImporter = {
       id,
       agents: [...c.agents].map(([agent, tools]) => ({
         id: agent,
+        ...(c.instructions.has(agent) ? { description: c.instructions.get(agent) } : {}),
         tools_available: [...tools].map((name) => {
           const known = schemas.get(name);
           return {

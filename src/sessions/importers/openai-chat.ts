@@ -1,8 +1,9 @@
 // OpenAI chat-completions messages as a session: each user message opens a turn; the assistant messages
 // after it are the agents' interactions (an assistant's `name` is its agent id; an unnamed reply continues the
 // named agent it follows in the turn), their `tool_calls` the steps, `tool` messages the results. The
-// request's `tools` (in the file or given apart) are every agent's tools. Nothing is invented: handoffs and
-// latencies the log does not record stay absent.
+// request's `tools` (in the file or given apart) are every agent's tools, its system (or developer) messages
+// every agent's description (one with a `name`, that agent's): the instructions a persona evaluation reads as
+// the persona. Nothing is invented: handoffs and latencies the log does not record stay absent.
 import { z } from "zod";
 import { firstIssue, InputError, issuePath, validateInput } from "../../core/index.ts";
 import type { SessionInput } from "../session-format.ts";
@@ -92,8 +93,13 @@ export const openaiChatImporter: SessionImporter = {
     type Interaction = NonNullable<(typeof turns)[number]["agent_interactions"]>[number];
     let current: Interaction | undefined;
     const calls = new Map<string, { tool_name: string; result?: unknown }>();
+    const instructions: { to?: string; text: string }[] = [];
     messages.forEach((m, i) => {
-      if (m.role === "system" || m.role === "developer") return;
+      if (m.role === "system" || m.role === "developer") {
+        const said = text(m.content).trim();
+        if (said) instructions.push({ ...(m.name ? { to: m.name } : {}), text: said });
+        return;
+      }
       if (m.role === "user") {
         turns.push({ user_message: text(m.content), agent_interactions: [] });
         current = undefined;
@@ -170,7 +176,17 @@ export const openaiChatImporter: SessionImporter = {
       notes.push(`the request's tools are every agent's (${agentIds.join(", ")})`);
     const session: SessionInput = {
       ...(id ? { id } : {}),
-      agents: agentIds.map((a) => ({ id: a, ...(toolList ? { tools_available: toolList } : {}) })),
+      agents: agentIds.map((a) => {
+        const description = instructions
+          .filter((x) => x.to === undefined || x.to === a)
+          .map((x) => x.text)
+          .join("\n\n");
+        return {
+          id: a,
+          ...(description ? { description } : {}),
+          ...(toolList ? { tools_available: toolList } : {}),
+        };
+      }),
       turns,
     };
     return { sessions: [session], notes };

@@ -2,8 +2,8 @@
 // calls, tool runs), one trace is one turn, traces of one conversation (a session, a thread) one session. The
 // importers map their own fields to these nodes; this file makes the turns: each agent node an interaction
 // (the trace's root when there is none), its model calls' tool calls its steps, matched to the tool nodes that
-// ran them (by call id, else by name in order), their words its output. What the trace does not record (a
-// tool's schema, the user's words) stays out and is said.
+// ran them (by call id, else by name in order), their words its output, the system message they were first
+// given its description. What the trace does not record (a tool's schema, the user's words) stays out and is said.
 import type { SessionInput } from "../session-format.ts";
 
 export interface TraceNode {
@@ -189,29 +189,40 @@ const ms = (n: { start: number; end?: number }) =>
     ? Math.round((n.end - n.start) * 10) / 10
     : undefined;
 
+/** A conversation's traces, and what its agents were seen with: tools offered, their first system message. */
+interface Conversation {
+  traces: TraceRecord[];
+  agents: Map<string, Map<string, ToolDefinition>>;
+  instructions: Map<string, string>;
+}
+
 /** The turns of traces, grouped into sessions by conversation (ordered by their first trace). */
 export function traceSessions(
   traces: readonly TraceRecord[],
   system: TraceSystem,
 ): { sessions: SessionInput[]; notes: string[] } {
   const notes: string[] = [];
-  type Conversation = { traces: TraceRecord[]; agents: Map<string, Map<string, ToolDefinition>> };
   const conversations = new Map<string, Conversation>();
   for (const t of traces) {
     const key = t.conversation ?? `trace:${t.id}`;
-    const c: Conversation = conversations.get(key) ?? { traces: [], agents: new Map() };
+    const c: Conversation = conversations.get(key) ?? {
+      traces: [],
+      agents: new Map(),
+      instructions: new Map(),
+    };
     c.traces.push(t);
     conversations.set(key, c);
   }
   const sessions: SessionInput[] = [];
   for (const [key, c] of conversations) {
     c.traces.sort((a, b) => a.start - b.start);
-    const turns = c.traces.map((t) => traceTurn(t, c.agents, system, notes));
+    const turns = c.traces.map((t) => traceTurn(t, c, system, notes));
     const conversation = c.traces[0]!.conversation;
     sessions.push({
       id: conversation ?? c.traces[0]!.id,
       agents: [...c.agents].map(([id, tools]) => ({
         id,
+        ...(c.instructions.has(id) ? { description: c.instructions.get(id) } : {}),
         ...(tools.size ? { tools_available: [...tools.values()] } : {}),
       })),
       turns,
@@ -236,7 +247,7 @@ export function traceSessions(
 
 function traceTurn(
   t: TraceRecord,
-  agents: Map<string, Map<string, ToolDefinition>>,
+  { agents, instructions }: Pick<Conversation, "agents" | "instructions">,
   system: TraceSystem,
   notes: string[],
 ): Turn {
@@ -279,6 +290,12 @@ function traceTurn(
       if (llm.cost !== undefined) cost += llm.cost;
       for (const tool of offeredTools(llm.input)) tools.set(tool.name, tool);
       const given = messagesOf(llm.input);
+      const told = given
+        .filter((m) => m.role === "system" || m.role === "developer")
+        .map((m) => m.text.trim())
+        .filter(Boolean)
+        .join("\n\n");
+      if (told && !instructions.has(unit.name)) instructions.set(unit.name, told);
       userMessage ??= given.findLast((m) => m.role === "user")?.text;
       // A later call's input carries the results of the calls before it.
       for (const m of given)
