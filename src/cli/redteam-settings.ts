@@ -48,6 +48,8 @@ export interface RedteamFlags {
   resume?: boolean;
   format: "table" | "markdown" | "json";
   out?: string;
+  /** Also write the JUnit XML here: a test case per arm × strategy and one for the robustness. */
+  junit?: string;
   db?: string;
   config?: string;
 }

@@ -3,6 +3,7 @@
 // propositions and the first under --threshold breaks the character. Prints success rate and turns to break
 // per strategy, with and without the corrections gate (--corrections); exit 1 when --min-robustness is given
 // and the plain target's robustness (1 − success rate) is under it, 2 bad input, 3 a model could not answer.
+import { writeFileSync } from "node:fs";
 import { type Command, Option } from "commander";
 import { setExitCode } from "../exit-code.ts";
 import { addModelServerOptions } from "../flags.ts";
@@ -77,6 +78,10 @@ export function registerRedteamCommand(program: Command): void {
     )
     .option("--out <file>", "write the output to a file instead of stdout")
     .option(
+      "--junit <file>",
+      "also write JUnit XML here: a test case per arm × strategy and one for the robustness, failing as the exit code does",
+    )
+    .option(
       "--db <location>",
       "store location: the run is kept there, and --agent reads agents from it (default .dramaturg; memory:// keeps nothing)",
     )
@@ -95,7 +100,7 @@ export function registerRedteamCommand(program: Command): void {
 }
 
 export async function redteamCommand(flags: RedteamFlags): Promise<number> {
-  checkOutputPaths({ "--out": flags.out });
+  checkOutputPaths({ "--out": flags.out, "--junit": flags.junit });
   const [{ redteamSetup }, redteam] = await Promise.all([
     import("../redteam-settings.ts"),
     import("../../redteam/index.ts"),
@@ -112,6 +117,10 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
         ? redteam.renderRedteamMarkdown(document)
         : redteam.renderRedteamTable(document);
   emitStored(text, flags.out, location, id);
+  if (flags.junit) {
+    writeFileSync(flags.junit, redteam.renderRedteamJunit(document, { minRobustness }));
+    process.stderr.write(`wrote ${flags.junit}\n`);
+  }
   if (minRobustness === undefined) return 0;
   const plain = document.arms.find((a) => a.arm === "plain")!;
   if (plain.robustness >= minRobustness) return 0;
