@@ -2,7 +2,7 @@
 // by that command's own setup before the persona check judges anything (a bad key is exit 2 naming the project
 // file and the key), run after it through the same stored run, and its outcome as parts of the check's reports:
 // a section of the PR comment, a `redteam` JUnit suite, lines of the table and a field of the JSON.
-import { DramaturgError, escapeMarkdown, InputError, shownPath } from "../core/index.ts";
+import { DramaturgError, escapeMarkdown, InputError, parseJudgeSpec, shownPath } from "../core/index.ts";
 import type { RedteamJunitSuite, RedteamResult } from "../redteam/index.ts";
 import type { RedteamFlags, RedteamSetup } from "./redteam-settings.ts";
 import { placeInProjectFile, type ResolvedSettings } from "./settings.ts";
@@ -28,11 +28,18 @@ export type CiRedteamOutcome =
 /** `--strategy` is `strategies` in the file; every other flag is its key in snake_case. */
 const keyOf = (flag: string) => (flag === "--strategy" ? "strategies" : flag.slice(2).replace(/-/g, "_"));
 
-/** The block as `dramaturg redteam`'s flags, with their defaults; the project's judge when it names none. */
+/**
+ * The block as `dramaturg redteam`'s flags, with their defaults. Without a judge of its own, the project's when
+ * it is a model: fixtures recorded for the persona check hold no verdict on an attack's replies.
+ */
 function redteamFlagsOf({ settings, file }: ResolvedSettings, db: string | undefined): RedteamFlags {
   const b = settings.redteam!;
   const text = (n: number | undefined, fallback: string) => (n === undefined ? fallback : String(n));
   const ownJudge = b.judge !== undefined;
+  const projectJudge =
+    settings.judge.model && parseJudgeSpec(settings.judge.model).kind === "model"
+      ? settings.judge.model
+      : undefined;
   return {
     persona: b.persona,
     agent: b.agent,
@@ -44,7 +51,7 @@ function redteamFlagsOf({ settings, file }: ResolvedSettings, db: string | undef
     attacker: b.attacker ?? "scripted",
     attackerBaseUrl: b.attacker_base_url,
     attackerApiKeyEnv: b.attacker_api_key_env,
-    judge: ownJudge ? b.judge : settings.judge.model || undefined,
+    judge: ownJudge ? b.judge : projectJudge,
     judgeBaseUrl: ownJudge ? b.judge_base_url : (b.judge_base_url ?? settings.judge.base_url),
     judgeApiKeyEnv: ownJudge ? b.judge_api_key_env : (b.judge_api_key_env ?? settings.judge.api_key_env),
     strategy: b.strategies,

@@ -55,7 +55,7 @@ export const RedteamBlockSchema = z
       .min(1)
       .optional()
       .describe(
-        "Scores each reply on the adherence propositions: a model spec or fixtures:FILE (default: the project's judge)",
+        "Scores each reply on the adherence propositions: a model spec or fixtures:FILE (default: the project's judge when it is a model)",
       ),
     judge_base_url: baseUrl("the judge"),
     judge_api_key_env: keyEnv("the judge"),

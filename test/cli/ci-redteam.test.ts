@@ -24,7 +24,7 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-/** The demo with a red team of Marta appended to its project file; `lines` add or replace keys of the block. */
+/** The demo with a red team of Marta appended to its project file; `lines` add, replace or (`key:`) drop keys. */
 function demoWithRedteam(...lines: string[]): string {
   const dir = copyDemo();
   writeFileSync(join(dir, "marta.yml"), MARTA);
@@ -37,7 +37,11 @@ function demoWithRedteam(...lines: string[]): string {
     ["attacks", "1"],
     ["turns", "4"],
   ]);
-  for (const line of lines) block.set(line.split(":")[0]!, line.slice(line.indexOf(":") + 1).trim());
+  for (const line of lines) {
+    const [key, value] = [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()];
+    if (value === "") block.delete(key);
+    else block.set(key, value);
+  }
   appendFileSync(
     join(dir, "dramaturg.yaml"),
     ["redteam:", ...[...block].map(([key, value]) => `  ${key}: ${value}`), ""].join("\n"),
@@ -116,6 +120,8 @@ describe("dramaturg ci with a redteam block", () => {
       ],
       ["min_robustness: 2", /dramaturg\.yaml:\d+:\d+: redteam\.min_robustness: expected a share from 0 to 1/],
       ["attack: 3", /dramaturg\.yaml:20:3: unknown key "attack"; expected one of persona, agent/],
+      // The project's judge replays the persona check's fixtures: no judge of the red team's.
+      ["judge:", /dramaturg\.yaml:13:3: redteam: give redteam\.judge SPEC: each reply is scored/],
     ] as const) {
       const dir = demoWithRedteam(line);
       const md = join(dir, "check.md");
@@ -166,4 +172,17 @@ describe("dramaturg ci with a redteam block", () => {
     )!;
     expect(suite.attributes).toMatchObject({ tests: "1", errors: "1" });
   }, 60_000);
+});
+
+describe("dramaturg schema config", () => {
+  it("describes the redteam block, its keys those of dramaturg redteam's flags", async () => {
+    const r = await cli(["schema", "config"]);
+    expect(r.code).toBe(0);
+    const block = JSON.parse(r.stdout).properties.redteam;
+    expect(block.additionalProperties).toBe(false);
+    expect(Object.keys(block.properties)).toContain("min_robustness");
+    expect(Object.keys(block.properties)).toContain("judge_api_key_env");
+    for (const [key, value] of Object.entries(block.properties))
+      expect((value as { description?: string }).description, key).toBeTruthy();
+  });
 });
