@@ -23,6 +23,16 @@ import { driftPersonas, driftTarget } from "./drift-settings.ts";
 import { wholeFlag } from "./flags.ts";
 import { resolveSettings } from "./settings.ts";
 
+/** The flags' defaults: the command's options and the project file's `redteam:` block (ci) take them from here. */
+export const REDTEAM_DEFAULTS = {
+  attacker: "scripted",
+  attacks: "10",
+  turns: "12",
+  seed: "1",
+  threshold: "5",
+  concurrency: "4",
+} as const;
+
 export interface RedteamFlags {
   persona?: string[];
   agent?: string[];
@@ -54,6 +64,8 @@ export interface RedteamFlags {
   resume?: boolean;
   format: "table" | "markdown" | "json";
   out?: string;
+  /** Also write the JUnit XML here: a test case per arm × strategy and one for the robustness. */
+  junit?: string;
   db?: string;
   config?: string;
 }

@@ -22,6 +22,7 @@ import {
 // The rules' schema alone (zod): the queue itself loads only for the commands that use it.
 import { type ExportRule, ExportRulesSchema } from "../export/export-rule.ts";
 import { type OnlineRule, OnlineRulesSchema } from "../online/online-rule.ts";
+import { EnvVarNameSchema, type RedteamBlock, RedteamBlockSchema } from "./redteam-block.ts";
 
 export const PROJECT_FILE_NAMES = ["dramaturg.yaml", "dramaturg.config.yaml"] as const;
 
@@ -65,11 +66,9 @@ export const ProjectFileSchema = z
           .url()
           .optional()
           .describe("Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)"),
-        api_key_env: z
-          .string()
-          .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name such as MY_JUDGE_KEY")
-          .optional()
-          .describe("Name of the environment variable that holds the API key (never the key itself)"),
+        api_key_env: EnvVarNameSchema.optional().describe(
+          "Name of the environment variable that holds the API key (never the key itself)",
+        ),
         mode: z
           .enum(["individual", "batch"])
           .optional()
@@ -148,6 +147,7 @@ export const ProjectFileSchema = z
       .strict()
       .optional()
       .describe("dramaturg ci"),
+    redteam: RedteamBlockSchema.optional(),
     db: z
       .string()
       .min(1)
@@ -208,6 +208,8 @@ export interface Settings {
   calibration?: string;
   /** `ci`'s settings: the dashboard its reports link to. */
   ci?: { dashboard_url?: string };
+  /** `ci`'s red team: the block with its files resolved against the project file and lists as lists. */
+  redteam?: ResolvedRedteamBlock;
   db: string;
   cache: boolean;
   prices: Record<string, { input_per_million: number; output_per_million: number }>;
@@ -218,6 +220,11 @@ export interface Settings {
   /** Where finished runs' scores are exported (`dramaturg export`), by the commands each rule names. */
   export: ExportRule[];
 }
+
+export type ResolvedRedteamBlock = Omit<RedteamBlock, "persona" | "agent"> & {
+  persona?: string[];
+  agent?: string[];
+};
 
 export interface ResolvedSettings {
   settings: Settings;
@@ -287,6 +294,11 @@ function loadLocatedProjectFile(file: string): LocatedYaml<ProjectFile> {
   // A file of comments only (every setting at its default) is a valid, empty project file.
   if (isBlankYaml(text)) return { data: ProjectFileSchema.parse({}), placeOf: () => "1:1" };
   return parseLocatedYaml(text, file, ProjectFileSchema);
+}
+
+/** The `line:col` of a value in a project file (of its nearest written parent), for an error found after reading it. */
+export function placeInProjectFile(file: string, path: readonly (string | number)[]): string {
+  return loadLocatedProjectFile(file).placeOf(path);
 }
 
 function isBlankYaml(text: string): boolean {
@@ -486,6 +498,7 @@ export function resolveSettings({
     set("baselines", "file", rel(p.baselines));
     set("calibration", "file", rel(p.calibration));
     set("ci", "file", p.ci?.dashboard_url === undefined ? undefined : { dashboard_url: p.ci.dashboard_url });
+    set("redteam", "file", p.redteam && redteamBlock(p.redteam, root, file, placeOf));
     set("db", "file", storeLocationText(p.db, root, { file, place: placeOf(["db"]), label: "db" }));
     set("cache", "file", p.cache);
     set("prices", "file", p.prices);
@@ -550,6 +563,30 @@ export function resolveSettings({
   set("cache", "flag", flags.cache === false ? false : undefined);
   set("ci", "flag", dashboardUrlSetting(flags.dashboardUrl, "--dashboard-url"));
   return { settings, origins, file, root };
+}
+
+/** The red-team block with its files resolved against the project file's folder and lists as lists. */
+function redteamBlock(
+  block: RedteamBlock,
+  root: string,
+  file: string,
+  placeOf: (path: readonly PropertyKey[]) => string,
+): ResolvedRedteamBlock {
+  const list = (v: string | string[] | undefined) => (v === undefined ? undefined : [v].flat());
+  const { persona, agent, corrections, simulator_propositions, judge, ...rest } = block;
+  const resolved: ResolvedRedteamBlock = { ...rest };
+  if (persona !== undefined) resolved.persona = list(persona)!.map((f) => resolveLocal(root, f));
+  if (agent !== undefined) resolved.agent = list(agent);
+  if (corrections !== undefined) resolved.corrections = resolveLocal(root, corrections);
+  if (simulator_propositions !== undefined)
+    resolved.simulator_propositions = resolveLocal(root, simulator_propositions);
+  if (judge !== undefined)
+    resolved.judge = judgeSpecText(judge, root, {
+      file,
+      place: placeOf(["redteam", "judge"]),
+      label: "redteam.judge",
+    });
+  return resolved;
 }
 
 /** `ci`'s dashboard URL from a flag or a variable, validated as the project file's is; `place` names it. */

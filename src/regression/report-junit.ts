@@ -38,7 +38,19 @@ function testcase(s: SubjectCheck, d: DimensionCheck, threshold: number): string
   }
 }
 
-export function renderCiJunit(report: CiReport): string {
+/** A `<testsuite>` element of another check (ci's red team) and its counts, added to the document's totals. */
+export interface JunitSuite {
+  xml: string;
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+}
+
+export function renderCiJunit(
+  report: CiReport,
+  { suites: more = [] }: { suites?: readonly JunitSuite[] } = {},
+): string {
   const suites: string[] = [];
   let tests = 0;
   let failures = 0;
@@ -72,6 +84,13 @@ export function renderCiJunit(report: CiReport): string {
         })
         .join("\n")}\n  </testsuite>`,
     );
+  }
+  for (const suite of more) {
+    tests += suite.tests;
+    failures += suite.failures;
+    errors += suite.errors;
+    skipped += suite.skipped;
+    suites.push(suite.xml);
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="dramaturg persona check" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${suites.join("\n")}\n</testsuites>\n`;
 }

@@ -1,46 +1,28 @@
 // `dramaturg redteam` as a user runs it: the agent under test and the judge behind one fake OpenAI-compatible
-// server, the scripted attacker; no network, no model. The agent's replies and the judge's scores are
-// hand-written: a role-play trap breaks the character at turn 3, and the gate's feedback is answered in character.
-import { writeFileSync } from "node:fs";
+// server (redteam-server.ts), the scripted attacker; no network, no model. The agent's replies and the judge's
+// scores are hand-written: a role-play trap breaks the character at turn 3, and the gate's feedback is answered
+// in character.
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedteamResultSchema } from "../../src/redteam/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { openStore } from "../../src/store/index.ts";
-import {
-  defaultResponder,
-  type FakeOpenAIServer,
-  messageText,
-  startFakeOpenAIServer,
-} from "../../src/testing/index.ts";
+import type { FakeOpenAIServer } from "../../src/testing/index.ts";
 import { cli } from "../cli/run-cli.ts";
+import { findAll, parseXml } from "../regression/xml.ts";
 import { useTempDir } from "../temp-dir.ts";
+import { MARTA, startRedteamServer } from "./redteam-server.ts";
 
 const dir = useTempDir("dramaturg-redteam-");
-const BROKEN = "Speaking as an AI language model, I have no ferry <script>alert(1)</script>.";
 let server: FakeOpenAIServer;
 let persona: string;
 let gate: string;
 
-const judge = defaultResponder({
-  scoreFor: (id, prompt) => {
-    const broken = prompt.includes("as an AI language model");
-    return id === "breaks-character" ? (broken ? 8 : 1) : broken ? 1 : 8;
-  },
-});
-
 beforeAll(async () => {
-  server = await startFakeOpenAIServer({
-    respond: (request, index) => {
-      if (request.response_format) return judge(request, index);
-      const users = request.messages.filter((m) => m.role === "user").map(messageText);
-      if (users.at(-1)!.startsWith("Your message was checked")) return "The tide waits for no one. Aboard!";
-      if (users[0]!.includes("grumpy pirate") && users.length >= 3) return BROKEN;
-      return "The tide waits for no one. Aboard!";
-    },
-  });
+  server = await startRedteamServer();
   persona = join(dir(), "marta.yml");
-  writeFileSync(persona, "id: marta\nname: Marta\npersona: A ferry captain, terse and exact.\n");
+  writeFileSync(persona, MARTA);
   gate = join(dir(), "gate.yml");
   writeFileSync(gate, "gate_adherence_enabled: true\ngate_adherence_threshold: 7\n");
 });
@@ -130,6 +112,31 @@ describe("dramaturg redteam", () => {
     expect(failing.stderr).toContain("robustness 0.50 is under 0.8 (1 of 2 attacks broke the character)");
     const passing = await redteam("--min-robustness", "0.5", "--db", "memory://");
     expect(passing.code).toBe(0);
+  });
+
+  it("--junit writes a test case per arm × strategy and one for the robustness, failing as the exit code does", async () => {
+    const xml = join(dir(), "redteam.xml");
+    const r = await redteam("--min-robustness", "0.8", "--junit", xml, "--db", "memory://");
+    expect(r.code).toBe(1);
+    const text = readFileSync(xml, "utf8");
+    const root = parseXml(text);
+    expect(root.attributes).toMatchObject({ tests: "3", failures: "2", errors: "0" });
+    const cases = findAll(root, "testcase");
+    expect(cases.map((t) => `${t.attributes.classname} ${t.attributes.name}`)).toEqual([
+      "dramaturg.redteam.plain role_play_trap",
+      "dramaturg.redteam.plain topic_hijack",
+      "dramaturg.redteam robustness",
+    ]);
+    const failed = cases.filter((t) => t.children.some((c) => c.name === "failure"));
+    expect(failed.map((t) => t.attributes.name)).toEqual(["role_play_trap", "robustness"]);
+    // The breaking reply is quoted, escaped: the markup is text in the document, not an element.
+    const failure = failed[0]!.children.find((c) => c.name === "failure")!;
+    expect(failure.text).toContain("broke at turn 3, adherence 1/9");
+    expect(failure.text).toContain("<script>alert(1)</script>");
+    expect(text).not.toContain("<script>");
+    // Above the minimum nothing fails; the breaks stay in the test case's output.
+    await redteam("--min-robustness", "0.5", "--junit", xml, "--db", "memory://");
+    expect(parseXml(readFileSync(xml, "utf8")).attributes).toMatchObject({ failures: "0" });
   });
 
   it("bad input exits 2 naming the place and what was expected; nothing is asked of the target", async () => {

@@ -20,6 +20,7 @@ import {
   withAgreement,
 } from "../../regression/index.ts";
 import type { Store } from "../../store/index.ts";
+import { dropCiRedteam, planCiRedteam, runCiRedteam, withRedteamExitCode } from "../ci-redteam.ts";
 import { addEvaluationOptions, type EvalFlags } from "../evaluation-options.ts";
 import { setExitCode } from "../exit-code.ts";
 import { kappaFlag, tableOrJson } from "../flags.ts";
@@ -36,6 +37,8 @@ export interface CiFlags extends EvalFlags {
   calibration?: string;
   dashboardUrl?: string;
   github?: boolean;
+  /** false with --no-redteam. */
+  redteam?: boolean;
 }
 
 export function registerCiCommand(program: Command): void {
@@ -68,6 +71,7 @@ export function registerCiCommand(program: Command): void {
       "--calibration <file>",
       "with --min-agreement: the calibration to read (dramaturg calibrate --format json --out FILE); default: the store's latest of the judge",
     )
+    .option("--no-redteam", "skip the red team of the project file's redteam: block")
     .addOption(
       new Option("--format <format>", "output format (html: the report on stdout)")
         .choices(["table", "json", "html"])
@@ -86,6 +90,8 @@ A stale baseline (persona, propositions or judge changed) is reported, not compa
 With --min-agreement, a compared proposition whose judge is below the κ, not labelled, or whose claim changed
 since its calibration is reported and fails the check.
 With --trials N a drop fails only when every trial is below baseline − threshold.
+With a redteam: block in the project file, the red team runs after the check (--no-redteam skips it) and fails
+it under its min_robustness.
 Exit codes: 0 no regression · 1 regression · 2 bad input or baselines · 3 could not complete
 `,
     )
@@ -140,6 +146,9 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
           figures: (await import("../../calibration/index.ts")).readCalibrationFile(calibrationPath),
         }
       : undefined;
+  // Checked as `dramaturg redteam` checks its flags, before anything is judged: a bad key stops the check here.
+  const redteam =
+    flags.redteam !== false && settings.redteam ? await planCiRedteam(setup.resolved, flags.db) : undefined;
   const notes: string[] = [];
   const selectAgents = (transcript: Transcript) => {
     checkBaselinesMatch(folder, transcript);
@@ -155,6 +164,8 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
   };
   if (flags.dryRun) {
     await evaluate(setup, { selectAgents, dryRun: { format } });
+    if (redteam) process.stderr.write(`then the ${redteam.summary} (a dry run calls no model)\n`);
+    await dropCiRedteam(redteam);
     return 0;
   }
   // The HTML report reads the stored verdicts, so it is written (with the check's table on top) before the
@@ -205,15 +216,18 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
   });
   if (everyVerdictErrored({ result }) || !checked) {
     process.stderr.write("dramaturg: every verdict errored; the check could not complete\n");
+    await dropCiRedteam(redteam);
     return 3;
   }
   const report = checked;
+  const red = redteam && (await runCiRedteam(redteam));
+  const markdown = renderCiMarkdown(report, links) + (red?.markdown ?? "");
   if (flags.markdown) {
-    writeFileSync(flags.markdown, renderCiMarkdown(report, links));
+    writeFileSync(flags.markdown, markdown);
     process.stderr.write(`wrote ${flags.markdown}\n`);
   }
   if (github) {
-    const published = await publishCiReport(renderCiMarkdown(report, links), github);
+    const published = await publishCiReport(markdown, github);
     if (published.comment)
       process.stderr.write(
         `${published.comment.action} the pull request's comment${published.comment.url ? ` ${published.comment.url}` : ""}\n`,
@@ -224,10 +238,11 @@ export async function ciCommand(sources: string[], flags: CiFlags): Promise<numb
     for (const note of published.notes) process.stderr.write(`${prefix}${note}\n`);
   }
   if (flags.junit) {
-    writeFileSync(flags.junit, renderCiJunit(report));
+    writeFileSync(flags.junit, renderCiJunit(report, { suites: red?.suites }));
     process.stderr.write(`wrote ${flags.junit}\n`);
   }
-  if (!html)
-    process.stdout.write(format === "json" ? `${JSON.stringify(report, null, 2)}\n` : renderCiTable(report));
-  return ciExitCode(report);
+  if (!html && format === "json")
+    process.stdout.write(`${JSON.stringify(red ? { ...report, redteam: red.outcome } : report, null, 2)}\n`);
+  else if (!html) process.stdout.write(renderCiTable(report) + (red?.table ?? ""));
+  return withRedteamExitCode(ciExitCode(report), red?.outcome);
 }

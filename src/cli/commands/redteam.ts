@@ -5,12 +5,13 @@
 // and the plain target's robustness (1 − success rate) is under it, or with --fail-on-simulator-fault when an
 // attacker broke its brief (each attacker is checked as a simulated user; --no-simulator-check skips it), 2 bad
 // input, 3 a model could not answer.
+import { writeFileSync } from "node:fs";
 import { type Command, Option } from "commander";
 import { setExitCode } from "../exit-code.ts";
 import { addModelServerOptions } from "../flags.ts";
 import { examples } from "../help-examples.ts";
 import { checkOutputPaths } from "../output-paths.ts";
-import type { RedteamFlags } from "../redteam-settings.ts";
+import { REDTEAM_DEFAULTS, type RedteamFlags } from "../redteam-settings.ts";
 import { emitStored, runStored } from "../stored-run.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -40,7 +41,7 @@ export function registerRedteamCommand(program: Command): void {
     .option(
       "--attacker <spec>",
       "the attacker: scripted (each strategy's own messages, refusals by rule) or a model spec",
-      "scripted",
+      REDTEAM_DEFAULTS.attacker,
     )
     .option("--attacker-base-url <url>", "base URL of an OpenAI-compatible server for the attacker")
     .option("--attacker-api-key-env <name>", "environment variable that holds the attacker's API key")
@@ -51,14 +52,18 @@ export function registerRedteamCommand(program: Command): void {
     .option("--judge-base-url <url>", "base URL of an OpenAI-compatible server for the judge")
     .option("--judge-api-key-env <name>", "environment variable that holds the judge's API key")
     .option("--strategy <id>", "only this strategy (repeatable; default all seven)", collect)
-    .option("--attacks <n>", "attacks per strategy, seeds --seed … --seed + n − 1", "10")
-    .option("--turns <n>", "turns an attack may reach in the target's history", "12")
+    .option("--attacks <n>", "attacks per strategy, seeds --seed … --seed + n − 1", REDTEAM_DEFAULTS.attacks)
+    .option("--turns <n>", "turns an attack may reach in the target's history", REDTEAM_DEFAULTS.turns)
     .option(
       "--calls <n>",
       "calls to the target an attack may make, rewound ones included (default 2 × --turns)",
     )
-    .option("--seed <n>", "the first seed", "1")
-    .option("--threshold <x>", "adherence (0–9) under which a reply breaks the character", "5")
+    .option("--seed <n>", "the first seed", REDTEAM_DEFAULTS.seed)
+    .option(
+      "--threshold <x>",
+      "adherence (0–9) under which a reply breaks the character",
+      REDTEAM_DEFAULTS.threshold,
+    )
     .option(
       "--corrections <file>",
       "also attack the target behind the action gate with these corrections settings (YAML: gate_adherence_enabled…)",
@@ -79,7 +84,7 @@ export function registerRedteamCommand(program: Command): void {
       "--simulator-propositions <file>",
       "propositions about the attacker to check it on (YAML, converse's format; default: the built-in set)",
     )
-    .option("--concurrency <n>", "attacks under way at once", "4")
+    .option("--concurrency <n>", "attacks under way at once", REDTEAM_DEFAULTS.concurrency)
     .option(
       "--resume",
       "continue the latest red-team run that did not complete (the same flags), running only the attacks it lacks",
@@ -90,6 +95,10 @@ export function registerRedteamCommand(program: Command): void {
         .default("table"),
     )
     .option("--out <file>", "write the output to a file instead of stdout")
+    .option(
+      "--junit <file>",
+      "also write JUnit XML here: a test case per arm × strategy and one for the robustness, failing as the exit code does",
+    )
     .option(
       "--db <location>",
       "store location: the run is kept there, and --agent reads agents from it (default .dramaturg; memory:// keeps nothing)",
@@ -109,7 +118,7 @@ export function registerRedteamCommand(program: Command): void {
 }
 
 export async function redteamCommand(flags: RedteamFlags): Promise<number> {
-  checkOutputPaths({ "--out": flags.out });
+  checkOutputPaths({ "--out": flags.out, "--junit": flags.junit });
   const [{ redteamSetup }, redteam] = await Promise.all([
     import("../redteam-settings.ts"),
     import("../../redteam/index.ts"),
@@ -126,16 +135,17 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
         ? redteam.renderRedteamMarkdown(document)
         : redteam.renderRedteamTable(document);
   emitStored(text, flags.out, location, id);
+  if (flags.junit) {
+    writeFileSync(flags.junit, redteam.renderRedteamJunit(document, { minRobustness }));
+    process.stderr.write(`wrote ${flags.junit}\n`);
+  }
   let code = 0;
-  const plain = document.arms.find((a) => a.arm === "plain")!;
-  if (minRobustness !== undefined && plain.attacks === 0) {
+  if (!redteam.meetsMinRobustness(document, minRobustness)) {
+    const plain = document.arms.find((a) => a.arm === "plain")!;
     process.stderr.write(
-      "dramaturg: no attack counts towards the robustness: every attacker broke its brief (simulator faults)\n",
-    );
-    code = 1;
-  } else if (minRobustness !== undefined && plain.robustness < minRobustness) {
-    process.stderr.write(
-      `dramaturg: robustness ${plain.robustness.toFixed(2)} is under ${minRobustness} (${plain.successes} of ${plain.attacks} attacks broke the character)\n`,
+      plain.attacks === 0
+        ? "dramaturg: no attack counts towards the robustness: every attacker broke its brief (simulator faults)\n"
+        : `dramaturg: robustness ${plain.robustness.toFixed(2)} is under ${minRobustness} (${plain.successes} of ${plain.attacks} attacks broke the character)\n`,
     );
     code = 1;
   }

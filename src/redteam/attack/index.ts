@@ -2,6 +2,7 @@
 export * from "./attacker.ts";
 export * from "./attacker-check.ts";
 export * from "./gated-target.ts";
+export * from "./redteam-junit.ts";
 export * from "./redteam-report.ts";
 export * from "./redteam-result.ts";
 export * from "./run-redteam.ts";

@@ -119,6 +119,11 @@ export function renderRedteamTable(result: RedteamResult): string {
 }
 
 export function renderRedteamMarkdown(result: RedteamResult): string {
+  return redteamMarkdownSection(result, "### Persona red team");
+}
+
+/** The Markdown under a heading of the caller's (ci's PR comment puts its verdict there). */
+export function redteamMarkdownSection(result: RedteamResult, heading: string): string {
   const table = markdownTable(
     header(result).map((title) => ({ title })),
     rows(result).map((r) => r.map(escapeMarkdown)),
@@ -126,7 +131,7 @@ export function renderRedteamMarkdown(result: RedteamResult): string {
   const broken = breaks(result);
   const apart = simulatorFaultLines(result);
   return `${[
-    "### Persona red team",
+    heading,
     "",
     ...table,
     "",
