@@ -39,6 +39,8 @@ export {
   SIMULATED_USER_CLAIM_VARIABLES,
   SIMULATED_USER_WHEN,
   type SimulatedUserProposition,
+  type SimulatedUserPropositionFile,
   SimulatedUserPropositionFileSchema,
   type SimulatedUserPropositionSet,
+  simulatedUserSetOf,
 } from "./simulated-user-set.ts";

@@ -34,6 +34,7 @@ export const SimulatedUserPropositionFileSchema = z
   .strict();
 
 export type SimulatedUserProposition = z.infer<typeof SimulatedUserPropositionSchema>;
+export type SimulatedUserPropositionFile = z.infer<typeof SimulatedUserPropositionFileSchema>;
 
 /** A set of propositions about the simulated user, ready to judge. */
 export interface SimulatedUserPropositionSet {
@@ -66,15 +67,33 @@ export function loadSimulatedUserSet(file?: string): SimulatedUserPropositionSet
     path,
     SimulatedUserPropositionFileSchema,
   );
+  return simulatedUserSetOf(
+    data,
+    file === undefined ? "builtin:simulated_user" : path,
+    (at) => `${path}:${placeOf(at)}`,
+  );
+}
+
+/**
+ * A set from a file's contents, already through {@link SimulatedUserPropositionFileSchema} (a loaded file,
+ * or a set carried whole in a queued job), under `source`: its ids and claim variables checked, its hash
+ * taken of what changes a verdict. A mistake is an InputError naming where it is (`where`: the file, line and
+ * column; by default the source and a path like `propositions.2.id`, when there is no file to point into).
+ */
+export function simulatedUserSetOf(
+  data: SimulatedUserPropositionFile,
+  source: string,
+  where: (at: (string | number)[]) => string = (at) => `${source}: ${at.join(".")}`,
+): SimulatedUserPropositionSet {
   const seen = new Set<string>();
   for (const [i, p] of data.propositions.entries()) {
     if (seen.has(p.id))
-      throw new InputError(`${path}:${placeOf(["propositions", i, "id"])}: the id "${p.id}" is used twice`);
+      throw new InputError(`${where(["propositions", i, "id"])}: the id "${p.id}" is used twice`);
     seen.add(p.id);
     for (const name of templateVariables(p.claim))
       if (!(SIMULATED_USER_CLAIM_VARIABLES as readonly string[]).includes(name))
         throw new InputError(
-          `${path}:${placeOf(["propositions", i, "claim"])}: unknown variable {{${name}}}; expected one of ${SIMULATED_USER_CLAIM_VARIABLES.map((v) => `{{${v}}}`).join(", ")}`,
+          `${where(["propositions", i, "claim"])}: unknown variable {{${name}}}; expected one of ${SIMULATED_USER_CLAIM_VARIABLES.map((v) => `{{${v}}}`).join(", ")}`,
         );
   }
   const propositions = data.propositions.map((p) => ({ ...p }));
@@ -82,7 +101,7 @@ export function loadSimulatedUserSet(file?: string): SimulatedUserPropositionSet
     dimension: "simulated_user",
     threshold: data.threshold,
     propositions,
-    source: file === undefined ? "builtin:simulated_user" : path,
+    source,
     hash: contentHash({ threshold: data.threshold, propositions }),
   };
 }
