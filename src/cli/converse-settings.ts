@@ -46,8 +46,8 @@ export interface ConverseSettings {
   /** Jobs run at once. */
   jobs: number;
   settings: Settings;
-  /** The simulated user's check: its propositions, or false when it is off. */
-  simulatedUser: false | { propositions: SimulatedUserPropositionSet };
+  /** The simulated user's check: a file's propositions (none: the built-in set), or false when it is off. */
+  simulatedUser: false | { propositions?: SimulatedUserPropositionSet };
 }
 
 /** The flags checked and the jobs read: bad input stops here, before any model is made or store opened. */
@@ -98,16 +98,13 @@ export function converseSettings(patterns: string[], flags: ConverseFlags): Conv
     throw new InputError("--fail-on-simulator-fault needs the simulator check: drop --no-simulator-check", {
       place: "--fail-on-simulator-fault",
     });
-  // A worker checks the simulated user with the built-in set: this machine's choice does not reach it yet.
-  if (flags.queue && (flags.simulatorCheck === false || flags.simulatorPropositions !== undefined))
-    throw new InputError(
-      "--queue takes neither --no-simulator-check nor --simulator-propositions (workers check with the built-in set)",
-      { place: "--queue" },
-    );
+  // A file's propositions are read here, once: a queued run carries them to its workers, which never see it.
   const simulatedUser =
     flags.simulatorCheck === false
       ? (false as const)
-      : { propositions: loadSimulatedUserSet(flags.simulatorPropositions) };
+      : flags.simulatorPropositions === undefined
+        ? {}
+        : { propositions: loadSimulatedUserSet(flags.simulatorPropositions) };
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   return { loaded, minScore, seed, trials, jobs, settings, simulatedUser };
 }

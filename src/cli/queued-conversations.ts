@@ -56,6 +56,7 @@ export async function runQueuedConversations(
         passes: flags.passes,
         seed: flags.seed,
         trials: flags.trials,
+        simulatedUser: flags.simulatedUser,
       },
     );
     const ids = queued.flatMap((q) => q.evaluationIds);

@@ -42,6 +42,8 @@ export {
   SIMULATED_USER_WHEN,
   type SimulatedRole,
   type SimulatedUserProposition,
+  type SimulatedUserPropositionFile,
   SimulatedUserPropositionFileSchema,
   type SimulatedUserPropositionSet,
+  simulatedUserSetOf,
 } from "./simulated-user-set.ts";

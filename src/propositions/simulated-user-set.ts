@@ -49,6 +49,7 @@ export const SimulatedUserPropositionFileSchema = z
   .strict();
 
 export type SimulatedUserProposition = z.infer<typeof SimulatedUserPropositionSchema>;
+export type SimulatedUserPropositionFile = z.infer<typeof SimulatedUserPropositionFileSchema>;
 
 /** A set of propositions about the simulated user, ready to judge. */
 export interface SimulatedUserPropositionSet {
@@ -83,25 +84,50 @@ export function loadSimulatedUserSet(
   role: SimulatedRole = "user",
 ): SimulatedUserPropositionSet {
   const path = file ?? (role === "user" ? BUILTIN_SIMULATED_USER_FILE : BUILTIN_ATTACKER_FILE);
-  const variables = CLAIM_VARIABLES[role];
   const { data, placeOf } = parseLocatedYaml(
     readInputFile(path, "simulated user proposition file"),
     path,
     SimulatedUserPropositionFileSchema,
   );
+  return simulatedUserSetOf(
+    data,
+    file !== undefined
+      ? path
+      : role === "user"
+        ? "builtin:simulated_user"
+        : "builtin:simulated_user/attacker",
+    { role, where: (at) => `${path}:${placeOf(at)}` },
+  );
+}
+
+/**
+ * A set from a file's contents, already through {@link SimulatedUserPropositionFileSchema} (a loaded file,
+ * or a set carried whole in a queued job), under `source`: its ids and claim variables checked for `role`, its
+ * hash taken of what changes a verdict. A mistake is an InputError naming where it is (`where`: the file, line
+ * and column; by default the source and a path like `propositions.2.id`, when there is no file to point into).
+ */
+export function simulatedUserSetOf(
+  data: SimulatedUserPropositionFile,
+  source: string,
+  {
+    role = "user",
+    where = (at) => `${source}: ${at.join(".")}`,
+  }: { role?: SimulatedRole; where?: (at: (string | number)[]) => string } = {},
+): SimulatedUserPropositionSet {
+  const variables = CLAIM_VARIABLES[role];
   const seen = new Set<string>();
   for (const [i, p] of data.propositions.entries()) {
     if (seen.has(p.id))
-      throw new InputError(`${path}:${placeOf(["propositions", i, "id"])}: the id "${p.id}" is used twice`);
+      throw new InputError(`${where(["propositions", i, "id"])}: the id "${p.id}" is used twice`);
     seen.add(p.id);
     if (role === "attacker" && p.when !== undefined)
       throw new InputError(
-        `${path}:${placeOf(["propositions", i, "when"])}: a red team's attacker is given no facts, so "when: ${p.when}" would never apply; remove it`,
+        `${where(["propositions", i, "when"])}: a red team's attacker is given no facts, so "when: ${p.when}" would never apply; remove it`,
       );
     for (const name of templateVariables(p.claim))
       if (!variables.includes(name))
         throw new InputError(
-          `${path}:${placeOf(["propositions", i, "claim"])}: unknown variable {{${name}}}; expected one of ${variables.map((v) => `{{${v}}}`).join(", ")}`,
+          `${where(["propositions", i, "claim"])}: unknown variable {{${name}}}; expected one of ${variables.map((v) => `{{${v}}}`).join(", ")}`,
         );
   }
   const propositions = data.propositions.map((p) => ({ ...p }));
@@ -109,12 +135,7 @@ export function loadSimulatedUserSet(
     dimension: "simulated_user",
     threshold: data.threshold,
     propositions,
-    source:
-      file !== undefined
-        ? path
-        : role === "user"
-          ? "builtin:simulated_user"
-          : "builtin:simulated_user/attacker",
+    source,
     hash: contentHash({ threshold: data.threshold, propositions }),
   };
 }

@@ -10,8 +10,9 @@ import {
 import { parseJudgeSpec } from "../core/index.ts";
 import type { Store } from "../engine/index.ts";
 import { createJudgeModel } from "../judge/index.ts";
+import type { SimulatedUserPropositionSet } from "../propositions/index.ts";
 import { openQueue, withQueue } from "./boss.ts";
-import { CONVERSATION_JOBS, type ConversationJobData } from "./conversation-jobs.ts";
+import { CONVERSATION_JOBS, type ConversationJobData, simulatedUserOfOption } from "./conversation-jobs.ts";
 import { modelSpec } from "./model-spec.ts";
 
 export interface EnqueueConversationsOptions {
@@ -33,6 +34,11 @@ export interface EnqueueConversationsOptions {
   seed?: number;
   /** Runs of each job. Default 1. */
   trials?: number;
+  /**
+   * The check of the simulated user's turns, as runConversation takes it: the built-in set (default), a set
+   * of one's own (carried in each job whole: workers cannot read this machine's file), or false to skip it.
+   */
+  simulatedUser?: false | { propositions?: SimulatedUserPropositionSet };
 }
 
 /** A queued job file: its evaluations, one per trial, trial 1 first. */
@@ -60,11 +66,13 @@ export async function enqueueConversations(
     passes = "both",
     seed = 1,
     trials = 1,
+    simulatedUser,
   }: EnqueueConversationsOptions,
 ): Promise<QueuedConversation[]> {
   parseJudgeSpec(judge);
   // The user's model is made by the worker, with the worker's key: here only its spec and URL are checked.
   createJudgeModel(userModel, { baseUrl: userBaseUrl, apiKeyEnv: "KEY", env: { KEY: "not-a-key" } });
+  const checked = simulatedUserOfOption(simulatedUser);
   return withQueue(store, connectionString, async (boss) => {
     const queued: QueuedConversation[] = [];
     const data: ConversationJobData[] = [];
@@ -85,6 +93,7 @@ export async function enqueueConversations(
           ...(targetUrl !== undefined ? { target_url: targetUrl } : {}),
           user: modelSpec(userModel, { baseUrl: userBaseUrl, apiKeyEnv: userApiKeyEnv }),
           judge: modelSpec(judge, { baseUrl: judgeBaseUrl, apiKeyEnv: judgeApiKeyEnv }),
+          simulated_user: checked,
         });
       }
       queued.push({ name, evaluationIds });

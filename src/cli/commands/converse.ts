@@ -111,7 +111,7 @@ export function registerConverseCommand(program: Command): void {
       let outcome: ConversationJobsOutcome | undefined;
       if (flags.queue) {
         const { runQueuedConversations } = await import("../queued-conversations.ts");
-        const { seed, trials, minScore, settings } = setup;
+        const { seed, trials, minScore, settings, simulatedUser } = setup;
         outcome = await runQueuedConversations(setup.loaded, {
           ...flags,
           userModel: flags.userModel!,
@@ -119,6 +119,7 @@ export function registerConverseCommand(program: Command): void {
           seed,
           trials,
           minScore,
+          simulatedUser,
         });
         if (!outcome) return;
         if (flags.format === "html") {
