@@ -5,11 +5,12 @@ import type { ConversationJob } from "../conversations/index.ts";
 import { conversationCassetteFile, loadConversationJob } from "../conversations/index.ts";
 import { expandFilePatterns, InputError } from "../core/index.ts";
 import { Cassette } from "../judge/index.ts";
-import { loadSimulatedUserSet, type SimulatedUserPropositionSet } from "../propositions/index.ts";
+import type { SimulatedUserPropositionSet } from "../propositions/index.ts";
 import { resolveSettings, type Settings } from "./settings.ts";
+import { type SimulatorCheckFlags, simulatorCheckOf } from "./simulator-check-flags.ts";
 import type { TargetFlags } from "./target-flags.ts";
 
-export interface ConverseFlags extends TargetFlags {
+export interface ConverseFlags extends TargetFlags, SimulatorCheckFlags {
   judge: string;
   judgeBaseUrl?: string;
   judgeApiKeyEnv?: string;
@@ -30,11 +31,6 @@ export interface ConverseFlags extends TargetFlags {
   config?: string;
   queue?: boolean;
   detach?: boolean;
-  /** Exit 1 when a pass's simulated user broke its brief. */
-  failOnSimulatorFault?: boolean;
-  /** False with --no-simulator-check. */
-  simulatorCheck?: boolean;
-  simulatorPropositions?: string;
 }
 
 export interface ConverseSettings {
@@ -90,21 +86,8 @@ export function converseSettings(patterns: string[], flags: ConverseFlags): Conv
   const jobs = Number(flags.jobs);
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64)
     throw new InputError(`--jobs must be a whole number from 1 to 64, got "${flags.jobs}"`);
-  if (flags.simulatorCheck === false && flags.simulatorPropositions !== undefined)
-    throw new InputError("--no-simulator-check and --simulator-propositions exclude each other", {
-      place: "--simulator-propositions",
-    });
-  if (flags.simulatorCheck === false && flags.failOnSimulatorFault)
-    throw new InputError("--fail-on-simulator-fault needs the simulator check: drop --no-simulator-check", {
-      place: "--fail-on-simulator-fault",
-    });
   // A file's propositions are read here, once: a queued run carries them to its workers, which never see it.
-  const simulatedUser =
-    flags.simulatorCheck === false
-      ? (false as const)
-      : flags.simulatorPropositions === undefined
-        ? {}
-        : { propositions: loadSimulatedUserSet(flags.simulatorPropositions) };
+  const simulatedUser = simulatorCheckOf(flags, "user");
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   return { loaded, minScore, seed, trials, jobs, settings, simulatedUser };
 }

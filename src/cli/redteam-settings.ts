@@ -10,7 +10,6 @@ import {
   readInputFile,
 } from "../core/index.ts";
 import { createJudge, createJudgeModel, type Judge } from "../judge/index.ts";
-import { loadSimulatedUserSet } from "../propositions/index.ts";
 import {
   type Attacker,
   modelAttacker,
@@ -22,6 +21,7 @@ import {
 import { driftPersonas, driftTarget } from "./drift-settings.ts";
 import { wholeFlag } from "./flags.ts";
 import { resolveSettings } from "./settings.ts";
+import { type SimulatorCheckFlags, simulatorCheckOf } from "./simulator-check-flags.ts";
 
 /** The flags' defaults: the command's options and the project file's `redteam:` block (ci) take them from here. */
 export const REDTEAM_DEFAULTS = {
@@ -33,7 +33,7 @@ export const REDTEAM_DEFAULTS = {
   concurrency: "4",
 } as const;
 
-export interface RedteamFlags {
+export interface RedteamFlags extends SimulatorCheckFlags {
   persona?: string[];
   agent?: string[];
   targetUrl?: string;
@@ -55,11 +55,6 @@ export interface RedteamFlags {
   threshold: string;
   corrections?: string;
   minRobustness?: string;
-  /** Exit 1 when an attacker broke its brief. */
-  failOnSimulatorFault?: boolean;
-  /** False with --no-simulator-check. */
-  simulatorCheck?: boolean;
-  simulatorPropositions?: string;
   concurrency: string;
   resume?: boolean;
   format: "table" | "markdown" | "json";
@@ -104,20 +99,6 @@ function attackerOf(flags: RedteamFlags): Attacker {
   return modelAttacker(model, { descriptor: flags.attacker });
 }
 
-/** The attacker's check as the flags set it: its propositions (converse's file format), or off. */
-function attackerCheckOf(flags: RedteamFlags): RedteamOptions["simulatedUser"] {
-  if (flags.simulatorCheck === false && flags.simulatorPropositions !== undefined)
-    throw new InputError("--no-simulator-check and --simulator-propositions exclude each other", {
-      place: "--simulator-propositions",
-    });
-  if (flags.simulatorCheck === false && flags.failOnSimulatorFault)
-    throw new InputError("--fail-on-simulator-fault needs the simulator check: drop --no-simulator-check", {
-      place: "--fail-on-simulator-fault",
-    });
-  if (flags.simulatorCheck === false) return false;
-  return { propositions: loadSimulatedUserSet(flags.simulatorPropositions, "attacker") };
-}
-
 export async function redteamSetup(given: RedteamFlags): Promise<RedteamSetup> {
   const flags = { ...given, persona: given.persona ?? [], agent: given.agent ?? [] };
   const attacks = wholeFlag(flags.attacks, "--attacks", 1)!;
@@ -148,7 +129,7 @@ export async function redteamSetup(given: RedteamFlags): Promise<RedteamSetup> {
   if (flags.judge === undefined)
     throw new InputError("give --judge SPEC: each reply is scored on the persona's adherence propositions");
   const corrections = flags.corrections === undefined ? undefined : loadCorrectionsFile(flags.corrections);
-  const simulatedUser = attackerCheckOf(flags);
+  const simulatedUser = simulatorCheckOf(flags, "attacker");
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
   const personas = await driftPersonas(flags, settings.db);
   if (personas.length !== 1)
