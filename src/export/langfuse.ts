@@ -89,15 +89,15 @@ export function langfuseDestination({ env, ...delivery }: DestinationOptions): E
     batchSize: 20,
     leftOut: () => undefined,
     async prepare(scores) {
-      const wanted = new Map<string, ExportScore["scale"]>();
+      const wanted = new Map<string, Pick<ExportScore, "scale" | "better">>();
       for (const s of scores)
         if (s.level === "dimension" && CONFIG_NAME.test(s.name) && !configs.has(s.name))
-          wanted.set(s.name, s.scale);
+          wanted.set(s.name, { scale: s.scale, better: s.better });
       if (wanted.size === 0) return;
       for (const c of await existingConfigs())
         if (wanted.has(c.name) && c.dataType === "NUMERIC" && !c.isArchived && !configs.has(c.name))
           configs.set(c.name, c.id);
-      for (const [name, scale] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const [name, { scale, better = "higher" }] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
         if (configs.has(name)) continue;
         const created = (await request({
           method: "POST",
@@ -107,7 +107,7 @@ export function langfuseDestination({ env, ...delivery }: DestinationOptions): E
             dataType: "NUMERIC",
             minValue: scale.min,
             ...(scale.max === undefined ? {} : { maxValue: scale.max }),
-            description: `Dramaturg's ${name} (${scale.min}–${scale.max ?? "∞"}, higher is better)`,
+            description: `Dramaturg's ${name} (${scale.min}–${scale.max ?? "∞"}, ${better} is better)`,
           },
         })) as { id?: string } | undefined;
         if (created?.id) configs.set(name, created.id);

@@ -100,7 +100,7 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
     import("../redteam-settings.ts"),
     import("../../redteam/index.ts"),
   ]);
-  const { options, minRobustness, judge, db, source } = await redteamSetup(flags);
+  const { options, minRobustness, judge, db, source, exportRules } = await redteamSetup(flags);
   const { result, location } = await runStored(db, "attacks", judge, (store, onProgress) =>
     redteam.runStoredRedteam({ ...options, store, source, resume: flags.resume === true, onProgress }),
   );
@@ -112,9 +112,11 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
         ? redteam.renderRedteamMarkdown(document)
         : redteam.renderRedteamTable(document);
   emitStored(text, flags.out, location, id);
-  if (minRobustness === undefined) return 0;
+  const { exportAfterRun } = await import("../score-export.ts");
+  const exported = await exportAfterRun(exportRules, { command: "redteam", db, evaluationIds: [id] });
+  if (minRobustness === undefined) return exported;
   const plain = document.arms.find((a) => a.arm === "plain")!;
-  if (plain.robustness >= minRobustness) return 0;
+  if (plain.robustness >= minRobustness) return exported;
   process.stderr.write(
     `dramaturg: robustness ${plain.robustness.toFixed(2)} is under ${minRobustness} (${plain.successes} of ${plain.attacks} attacks broke the character)\n`,
   );
