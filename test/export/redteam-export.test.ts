@@ -173,9 +173,10 @@ describe("export: rules after redteam and drift", () => {
       expect(names).toContain("robustness");
       expect(names).toContain("success_rate.topic_hijack");
       expect(names).toContain("stability");
-      expect([...langfuse.scores.values()].every((s) => String(s.sessionId).startsWith("dramaturg-"))).toBe(
-        true,
-      );
+      // Neither has traces of its own: each goes on its persona's item in a dataset run per evaluation.
+      expect([...langfuse.items.keys()].sort()).toEqual(["dramaturg-drift-marta", "dramaturg-redteam-marta"]);
+      expect(langfuse.runs.size).toBe(2);
+      expect([...langfuse.scores.values()].every((s) => langfuse.traces.has(s.traceId as string))).toBe(true);
     } finally {
       process.env = saved;
       await langfuse.close();
