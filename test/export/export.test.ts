@@ -482,4 +482,44 @@ describe("the dashboard", () => {
     expect(linked).toContain(`href="https://langfuse.example/trace/${"b".repeat(32)}"`);
     expect(await page(undefined)).not.toContain("/trace/");
   });
+
+  it("links the traces to Phoenix once the analysis was exported there (by the ledger), not before", async () => {
+    const phoenix = await fakePhoenix({
+      spans: ["a000000000000001", "b000000000000001"],
+      traces: ["a".repeat(32), "b".repeat(32)],
+      sessions: ["chat-7"],
+    });
+    const dir = tempDir("export-phoenix-link");
+    try {
+      const ledger = `${dir}/ledger.json`;
+      const page = async () =>
+        (
+          await createServerApp({ store, phoenixHost: `${phoenix.url}/`, exportLedger: ledger }).request(
+            `http://localhost/sessions/${session}`,
+          )
+        ).text();
+      expect(await page()).not.toContain("/redirects/traces/");
+      await exportScores({
+        store,
+        id: session,
+        to: "phoenix",
+        env: { PHOENIX_COLLECTOR_ENDPOINT: phoenix.url },
+        ledger,
+        ...fast,
+      });
+      const linked = await page();
+      expect(linked).toContain("in Phoenix:");
+      expect(linked).toContain(`href="${phoenix.url}/redirects/traces/${"a".repeat(32)}"`);
+      // Exported to another Phoenix: no link to this one.
+      const elsewhere = await (
+        await createServerApp({ store, phoenixHost: "http://phoenix.example", exportLedger: ledger }).request(
+          `http://localhost/sessions/${session}`,
+        )
+      ).text();
+      expect(elsewhere).not.toContain("/redirects/traces/");
+    } finally {
+      await phoenix.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
