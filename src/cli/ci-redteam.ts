@@ -148,6 +148,10 @@ async function redteamOutcome({ setup }: CiRedteamPlan): Promise<CiRedteamOutcom
     );
     const { evaluation_id, ...document } = result;
     process.stderr.write(`red team stored in ${location} (dramaturg show ${evaluation_id.slice(0, 8)})\n`);
+    // The project's export: rules for redteam, as the command applies them; an export that could not complete
+    // is said on stderr and does not change the check's outcome.
+    const { exportAfterRun } = await import("./score-export.ts");
+    await exportAfterRun(setup.exportRules, { command: "redteam", db, evaluationIds: [evaluation_id] });
     return {
       status: redteam.meetsMinRobustness(document, minRobustness) ? "passed" : "failed",
       evaluation_id,

@@ -3,6 +3,7 @@
 // partner (self-chat or a simulated user) and a judge when a probe asks for one. Bad input stops here,
 // before any model is called.
 import { InputError } from "../core/index.ts";
+import type { ExportRule } from "../export/index.ts";
 import { createJudge, createJudgeModel, type Judge } from "../judge/index.ts";
 import {
   agentTarget,
@@ -55,6 +56,8 @@ export interface DriftSetup {
   db: string;
   /** The persona files as recorded, or the stored agents' ids. */
   source: string;
+  /** The project's `export:` rules, applied when the run is stored. */
+  exportRules: ExportRule[];
 }
 
 /** A share from 0 to 1 (`--bar`, `--min-stability`), or undefined when the flag is absent. */
@@ -164,6 +167,7 @@ export async function driftSetup(given: DriftFlags): Promise<DriftSetup> {
     minStability,
     judge,
     db: settings.db,
+    exportRules: settings.export,
     source: flags.persona.length > 0 ? flags.persona.join(", ") : `agents ${flags.agent.join(", ")}`,
   };
 }

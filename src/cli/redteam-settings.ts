@@ -9,6 +9,7 @@ import {
   parseLocatedYaml,
   readInputFile,
 } from "../core/index.ts";
+import type { ExportRule } from "../export/index.ts";
 import { createJudge, createJudgeModel, type Judge } from "../judge/index.ts";
 import {
   type Attacker,
@@ -71,6 +72,8 @@ export interface RedteamSetup {
   judge: Judge;
   db: string;
   source: string;
+  /** The project's `export:` rules, applied when the run is stored. */
+  exportRules: ExportRule[];
 }
 
 /** The corrections settings of a YAML or JSON file (the keys of `dramaturg schema config`'s corrections). */
@@ -164,6 +167,7 @@ export async function redteamSetup(given: RedteamFlags): Promise<RedteamSetup> {
     minRobustness,
     judge,
     db: settings.db,
+    exportRules: settings.export,
     source: flags.persona.length > 0 ? flags.persona.join(", ") : `agent ${flags.agent.join(", ")}`,
   };
 }

@@ -1,7 +1,7 @@
 // What `dramaturg export` and the commands with `export:` rules share: where the export ledger is kept for a
 // store, and how an export's outcome reads on a terminal.
 import { parseStoreLocation } from "../core/index.ts";
-import type { ExportOutcome, ExportRule } from "../export/index.ts";
+import type { ExportAfter, ExportOutcome, ExportRule } from "../export/index.ts";
 
 /**
  * The ledger beside a store: `<folder>.exports.json` for a PGlite folder, `.dramaturg-exports.json` in the
@@ -36,9 +36,9 @@ export async function exportAfterRun(
     command,
     db,
     evaluationIds,
-  }: { command: "eval" | "session" | "converse"; db: string; evaluationIds: readonly (string | undefined)[] },
+  }: { command: ExportAfter; db: string; evaluationIds: readonly (string | undefined)[] },
 ): Promise<number> {
-  const matching = rules.filter((r) => (r.after ?? ["eval", "session", "converse"]).includes(command));
+  const matching = rules.filter((r) => r.after === undefined || r.after.includes(command));
   const ids = evaluationIds.filter((id) => id !== undefined);
   if (matching.length === 0 || ids.length === 0) return 0;
   if (parseStoreLocation(db).kind === "memory") {

@@ -65,6 +65,14 @@ export class ExportLedger {
     return this.sent[destination]?.[id] === hash;
   }
 
+  /** Whether any of these scores arrived at this destination (whatever was sent). */
+  sentAny(destination: string, ids: Iterable<string>): boolean {
+    const sent = this.sent[destination];
+    if (!sent) return false;
+    for (const id of ids) if (id in sent) return true;
+    return false;
+  }
+
   mark(destination: string, id: string, hash: string): void {
     this.sent[destination] ??= {};
     this.sent[destination][id] = hash;

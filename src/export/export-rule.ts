@@ -1,6 +1,10 @@
-// `export:` in dramaturg.yaml: where `eval`, `session analyze` and `converse` send their scores
-// as they finish. Only zod here: the project file's schema imports it at every command's start-up.
+// `export:` in dramaturg.yaml: where `eval`, `session analyze`, `converse`, `redteam` and `drift` send their
+// scores as they finish. Only zod here: the project file's schema imports it at every command's start-up.
 import { z } from "zod";
+
+/** The commands whose finished runs an `export:` rule can export; a rule without `after` exports them all. */
+export const EXPORT_AFTER = ["eval", "session", "converse", "redteam", "drift"] as const;
+export type ExportAfter = (typeof EXPORT_AFTER)[number];
 
 export const ExportRuleSchema = z
   .object({
@@ -8,10 +12,10 @@ export const ExportRuleSchema = z
       .enum(["langfuse", "phoenix", "otlp"])
       .describe("The tracing tool; its host and keys from the environment"),
     after: z
-      .array(z.enum(["eval", "session", "converse"]))
+      .array(z.enum(EXPORT_AFTER))
       .min(1)
       .optional()
-      .describe("The commands whose runs it exports (default: eval, session analyze and converse)"),
+      .describe("The commands whose runs it exports (default: all of them)"),
     propositions: z
       .boolean()
       .optional()

@@ -26,6 +26,8 @@ export interface ExportScore {
   value: number;
   /** The range the value lies in: 0–9 for persona dimensions, 0–1 for session and conversation metrics. */
   scale: { min: number; max?: number };
+  /** Which way is good: higher (the default) or lower (an attack's success rate). */
+  better?: "higher" | "lower";
   /** The judge's reasoning, as the comment or explanation. */
   comment?: string;
   /** A short label (`pass`/`fail` at the scale's midpoint), for tools that show one. */
@@ -42,10 +44,15 @@ export function stableScoreId(evaluationId: string, key: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** `pass` at or above the scale's midpoint, else `fail`. */
-export function passLabel(value: number, scale: ExportScore["scale"]): string | undefined {
+/** `pass` at or above the scale's midpoint (at or below it when lower is better), else `fail`. */
+export function passLabel(
+  value: number,
+  scale: ExportScore["scale"],
+  better: ExportScore["better"] = "higher",
+): string | undefined {
   if (scale.max === undefined) return undefined;
-  return value >= (scale.min + scale.max) / 2 ? "pass" : "fail";
+  const middle = (scale.min + scale.max) / 2;
+  return (better === "lower" ? value <= middle : value >= middle) ? "pass" : "fail";
 }
 
 /**

@@ -1,7 +1,8 @@
 // Langfuse: its public scores API (POST /api/public/scores, one score a request, upserted by the score's id),
 // with a NUMERIC score config per dimension (GET/POST /api/public/score-configs) reused when one of that name
-// exists. A score goes on the observation, trace or session its messages came from; with none known, on a
-// session named after the evaluation (`dramaturg-<id>`), so every score of a run is found together.
+// exists. A score goes on the observation, trace or session its messages came from; with none known, on the
+// trace of its unit's item in a dataset run named after the evaluation (langfuse-dataset-run.ts), or, where
+// Langfuse refuses the dataset run's requests, on a session named after the evaluation (`dramaturg-<id>`).
 // Keys only from LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY (basic auth); the host from LANGFUSE_BASE_URL or
 // LANGFUSE_HOST (default https://cloud.langfuse.com).
 import { InputError } from "../core/index.ts";
@@ -14,6 +15,7 @@ import {
   type RefusedScore,
 } from "./destination.ts";
 import type { ExportScore } from "./export-score.ts";
+import { judgedUnit, prepareDatasetRun } from "./langfuse-dataset-run.ts";
 
 const AUTH_HINT =
   "check LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY (and LANGFUSE_BASE_URL for the project's host)";
@@ -53,6 +55,8 @@ export function langfuseDestination({ env, ...delivery }: DestinationOptions): E
   const headers = { authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString("base64")}` };
   const request = (r: Omit<ApiRequest, "headers">) => sendRequest({ ...r, headers }, AUTH_HINT, delivery);
   const configs = new Map<string, string>();
+  /** Per judged unit, the trace of the dataset run its scores go on (langfuse-dataset-run.ts). */
+  let datasetTraces = new Map<string, string>();
 
   async function existingConfigs(): Promise<ScoreConfig[]> {
     const found: ScoreConfig[] = [];
@@ -67,7 +71,8 @@ export function langfuseDestination({ env, ...delivery }: DestinationOptions): E
   }
 
   function body(score: ExportScore, { evaluationId }: ExportContext): Record<string, unknown> {
-    const { traceId, spanId, sessionId } = score.attach;
+    const { spanId, sessionId } = score.attach;
+    const traceId = score.attach.traceId ?? (sessionId ? undefined : datasetTraces.get(judgedUnit(score)));
     const configId = score.level === "dimension" ? configs.get(score.name) : undefined;
     return {
       id: score.id,
@@ -88,16 +93,25 @@ export function langfuseDestination({ env, ...delivery }: DestinationOptions): E
     key: `langfuse ${host}`,
     batchSize: 20,
     leftOut: () => undefined,
-    async prepare(scores) {
-      const wanted = new Map<string, ExportScore["scale"]>();
+    async prepare(scores, context) {
+      const unattached = scores.filter((s) => !s.attach.traceId && !s.attach.sessionId);
+      datasetTraces =
+        (await prepareDatasetRun(
+          request,
+          host,
+          unattached,
+          context,
+          fallbackSessionId(context.evaluationId),
+        )) ?? new Map();
+      const wanted = new Map<string, Pick<ExportScore, "scale" | "better">>();
       for (const s of scores)
         if (s.level === "dimension" && CONFIG_NAME.test(s.name) && !configs.has(s.name))
-          wanted.set(s.name, s.scale);
+          wanted.set(s.name, { scale: s.scale, better: s.better });
       if (wanted.size === 0) return;
       for (const c of await existingConfigs())
         if (wanted.has(c.name) && c.dataType === "NUMERIC" && !c.isArchived && !configs.has(c.name))
           configs.set(c.name, c.id);
-      for (const [name, scale] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const [name, { scale, better = "higher" }] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
         if (configs.has(name)) continue;
         const created = (await request({
           method: "POST",
@@ -107,7 +121,7 @@ export function langfuseDestination({ env, ...delivery }: DestinationOptions): E
             dataType: "NUMERIC",
             minValue: scale.min,
             ...(scale.max === undefined ? {} : { maxValue: scale.max }),
-            description: `Dramaturg's ${name} (${scale.min}–${scale.max ?? "∞"}, higher is better)`,
+            description: `Dramaturg's ${name} (${scale.min}–${scale.max ?? "∞"}, ${better} is better)`,
           },
         })) as { id?: string } | undefined;
         if (created?.id) configs.set(name, created.id);

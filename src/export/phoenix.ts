@@ -16,6 +16,14 @@ import type { ExportScore } from "./export-score.ts";
 
 const AUTH_HINT = "check PHOENIX_API_KEY (and PHOENIX_COLLECTOR_ENDPOINT for the server)";
 
+/**
+ * The Phoenix page of a trace: its UI's `/redirects/traces/<OpenTelemetry trace id>`, which finds the trace's
+ * project and opens it there (so no project id is needed).
+ */
+export function phoenixTraceUrl(host: string, traceId: string): string {
+  return `${host.replace(/\/+$/, "")}/redirects/traces/${encodeURIComponent(traceId)}`;
+}
+
 export function phoenixDestination({ env, ...delivery }: DestinationOptions): ExportDestination {
   const host = hostFrom(
     env.PHOENIX_COLLECTOR_ENDPOINT || "http://localhost:6006",

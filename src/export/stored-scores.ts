@@ -5,7 +5,9 @@ import { InputError } from "../core/index.ts";
 import type { StoredKind } from "../engine/index.ts";
 import { storedKinds } from "../kinds/index.ts";
 import type { ScoreRow, Store } from "../store/index.ts";
-import { type ExportScore, passLabel, type ScoreAttachment, stableScoreId } from "./export-score.ts";
+import type { ExportScore, ScoreAttachment } from "./export-score.ts";
+import { type DriftDocument, driftScores, type RedteamDocument, redteamScores } from "./redteam-scores.ts";
+import { NINE, ONE, type Read, score } from "./score-of.ts";
 
 /** A stored evaluation's scores, ready for any exporter. */
 export interface StoredScores {
@@ -20,10 +22,6 @@ export interface StoredScoresOptions {
   /** Also one score per proposition (persona) or judged metric verdict, beside the dimension scores. */
   propositions?: boolean;
 }
-
-const NINE = { min: 0, max: 9 };
-const ONE = { min: 0, max: 1 };
-const COMMENT_LIMIT = 2000;
 
 type Metadata = Record<string, unknown> | undefined;
 
@@ -68,35 +66,13 @@ export async function readStoredScores(
         kind: kind.kind,
         scores: conversationScores(document as ConversationDocument, read),
       };
+    case "redteam":
+      return { evaluationId, kind: kind.kind, scores: redteamScores(document as RedteamDocument, read) };
+    case "drift":
+      return { evaluationId, kind: kind.kind, scores: driftScores(document as DriftDocument, read) };
     default:
       return { evaluationId, kind: kind.kind, scores: verdictScores(kind.kind, read) };
   }
-}
-
-interface Read {
-  evaluationId: string;
-  rows: ScoreRow[];
-  propositions: boolean;
-}
-
-function score(
-  read: Read,
-  key: string,
-  fields: Omit<ExportScore, "key" | "id" | "label" | "metadata"> & { metadata?: ExportScore["metadata"] },
-): ExportScore {
-  const comment = fields.comment?.trim();
-  return {
-    key,
-    id: stableScoreId(read.evaluationId, key),
-    ...fields,
-    ...(comment ? { comment: clip(comment) } : { comment: undefined }),
-    label: passLabel(fields.value, fields.scale),
-    metadata: { evaluation_id: read.evaluationId, ...fields.metadata },
-  };
-}
-
-function clip(text: string): string {
-  return text.length <= COMMENT_LIMIT ? text : `${text.slice(0, COMMENT_LIMIT - 1)}…`;
 }
 
 // --- persona -------------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ export {
 export {
   ONLINE_DIMENSIONS,
   ONLINE_SESSION_METRICS,
+  type OnlineExport,
+  OnlineExportSchema,
   type OnlineRule,
   OnlineRuleSchema,
   OnlineRulesSchema,

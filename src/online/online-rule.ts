@@ -15,6 +15,25 @@ export const ONLINE_SESSION_METRICS = [
   "response_quality",
 ] as const;
 
+/**
+ * Where a rule's evaluated runs send their scores as they complete (`dramaturg export`'s tools; the same list as
+ * export/, which sits above this folder). Host and keys come from the worker's environment, never from here.
+ */
+export const OnlineExportSchema = z
+  .object({
+    to: z
+      .enum(["langfuse", "phoenix", "otlp"])
+      .describe("The tracing tool; its host and keys from the worker's environment"),
+    propositions: z
+      .boolean()
+      .optional()
+      .describe(
+        "Also one score per proposition verdict (or judged interaction), beside the dimension scores",
+      ),
+  })
+  .strict();
+export type OnlineExport = z.infer<typeof OnlineExportSchema>;
+
 /** Five cron fields (minute hour day-of-month month day-of-week), as pg-boss schedules them. */
 const CRON = /^\s*\S+(\s+\S+){4}\s*$/;
 
@@ -74,6 +93,9 @@ export const OnlineRuleSchema = z
       .describe(
         "Environment variable holding the URL alerts are posted to (JSON; Slack's body for hooks.slack.com); read by the worker",
       ),
+    export: OnlineExportSchema.optional().describe(
+      "Export each completed run's scores (dramaturg export): { to: langfuse, propositions: false }; keys from the worker's environment",
+    ),
   })
   .strict()
   .refine((rule) => rule.source === "sessions" || rule.metrics === undefined, {

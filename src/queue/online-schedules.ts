@@ -81,7 +81,7 @@ export async function onlineStatus(
 
 /**
  * Runs a rule now, through the queue (a worker takes it as it takes a scheduled run), and waits for the
- * run to end: its summary. Its window starts at `since`, else where its schedule started, else at the
+ * run to end (and its export, when its rule exports): its summary. Its window starts at `since`, else where its schedule started, else at the
  * beginning. `timeoutMs` bounds the wait (the run goes on).
  */
 export async function runOnlineRuleNow(
@@ -104,7 +104,11 @@ export async function runOnlineRuleNow(
       if (row && row.status !== "queued") {
         // By its id: among the rule's newest runs it could be past any limit when many run at once.
         const [summary] = await store.online.runs({ id: row.id, limit: 1 });
-        if (summary) return summary;
+        // A completed run of a rule that exports is reported once its export is kept (or its job ended).
+        const exporting = tick.rule.export && summary?.status === "completed" && !summary.export;
+        const ended = async () =>
+          ["completed", "failed"].includes((await boss.getJobById(ONLINE_TICKS, jobId!))?.state ?? "");
+        if (summary && (!exporting || (await ended()))) return summary;
       }
       // A job that failed before it made its run (a store fault) says why.
       const job = jobId ? await boss.getJobById(ONLINE_TICKS, jobId) : null;

@@ -1,6 +1,7 @@
 // One run of an online rule, as a queued job: the run's window and sample (online/), the evaluation of its
 // sample queued for the workers (chunks, as `eval --queue` makes), and, once that completes, the run completed
-// and its alerts posted (online/). A job tried again (its worker killed) continues its own run.
+// and its alerts posted (online/), then its scores exported when the rule says where. A job tried again (its
+// worker killed) continues its own run.
 import { setTimeout as sleep } from "node:timers/promises";
 import { prepareJudge, type Store } from "../engine/index.ts";
 import {
@@ -14,6 +15,7 @@ import {
 import type { OnlineRunRow } from "../store/index.ts";
 import { enqueuePersonaEvaluation, enqueueSessionAnalysis } from "./enqueue.ts";
 import type { QueuedJobKind, WorkerContext } from "./job-kind.ts";
+import { exportOnlineRun } from "./online-export.ts";
 import { ONLINE_RETRY_LIMIT, ONLINE_TICKS } from "./queues.ts";
 
 export const onlineTicks: QueuedJobKind<OnlineTick> = {
@@ -82,4 +84,5 @@ async function runOnlineTick(tick: OnlineTick, context: WorkerContext, job: { id
     return;
   }
   await completeOnlineRun(store, tick, run, evaluationId);
+  await exportOnlineRun(store, tick, run, evaluationId);
 }

@@ -62,6 +62,13 @@ export interface ServerAppOptions {
    * LANGFUSE_BASE_URL or LANGFUSE_HOST from the environment (a host, no key); none: no links.
    */
   langfuseHost?: string;
+  /**
+   * The Phoenix host, for links to the traces of a session analysis exported there (by the export ledger).
+   * Default PHOENIX_COLLECTOR_ENDPOINT from the environment; none: no links.
+   */
+  phoenixHost?: string;
+  /** The export ledger beside the store (`dramaturg serve` gives it): which runs were exported where. */
+  exportLedger?: string;
 }
 
 /** The server's routes, in the order they are matched; each is a sub-app with its OpenAPI routes. */
@@ -98,6 +105,8 @@ export function createServerApp({
   baselines,
   regressionThreshold,
   langfuseHost = process.env.LANGFUSE_BASE_URL || process.env.LANGFUSE_HOST || undefined,
+  phoenixHost = process.env.PHOENIX_COLLECTOR_ENDPOINT || undefined,
+  exportLedger,
 }: ServerAppOptions): OpenAPIHono {
   const context: ServerContext = { store, judge, judgeSettings };
   const app = new OpenAPIHono({ defaultHook: validationHook });
@@ -129,7 +138,15 @@ export function createServerApp({
   // The pages come after the API and behind the same token and headers.
   app.route(
     "/",
-    dashboardRoutes({ store, baselines, regressionThreshold, langfuseHost, signOut: token !== undefined }),
+    dashboardRoutes({
+      store,
+      baselines,
+      regressionThreshold,
+      langfuseHost,
+      phoenixHost,
+      exportLedger,
+      signOut: token !== undefined,
+    }),
   );
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

@@ -43,6 +43,7 @@ export type {
   OnlineCandidate,
   OnlineRepository,
   OnlineRunCheck,
+  OnlineRunExport,
   OnlineRunRow,
   OnlineRunSummary,
   OnlineWindowMessage,

@@ -26,5 +26,6 @@ export function memoryOnline(): OnlineRepository {
     failJob: refused,
     alertsToPost: refused,
     setDelivery: refused,
+    setExport: refused,
   };
 }

@@ -21,6 +21,22 @@ export interface OnlineRunSummary {
   error: string | null;
   created_at: string;
   finished_at: string | null;
+  /** What became of the export of its evaluation's scores, when its rule exports them. */
+  export?: OnlineRunExport;
+}
+
+/** What became of a run's export (the tool and the counts; never a key or a host's credentials). */
+export interface OnlineRunExport {
+  to: string;
+  status: "exported" | "partial" | "failed";
+  /** Scores read, sent now, already there unchanged, and refused by the tool. */
+  scores?: number;
+  sent?: number;
+  unchanged?: number;
+  refused?: number;
+  /** Why it failed or what was refused, in one line. */
+  error?: string;
+  at: string;
 }
 
 /** An alert of an online rule as reports and the dashboard show it. */
@@ -155,6 +171,8 @@ export interface OnlineRepository {
   alertsToPost(runId: string): Promise<OnlineAlertToPost[]>;
   /** Keeps what became of an alert's post. */
   setDelivery(alertId: string, delivery: OnlineAlertDelivery): Promise<void>;
+  /** Keeps what became of the export of a run's scores (the last attempt's). */
+  setExport(runId: string, record: OnlineRunExport): Promise<void>;
 }
 
 /** Takes the rule's lock for the transaction: its runs are made and completed one at a time. */
@@ -194,6 +212,7 @@ function runSummary(r: Record<string, unknown>): OnlineRunSummary {
     error: (r.error as string | null) ?? null,
     created_at: iso(r.created_at as Date),
     finished_at: isoOrNull(r.finished_at as Date | null),
+    ...(r.export ? { export: r.export as OnlineRunExport } : {}),
   };
 }
 
@@ -223,7 +242,8 @@ export function onlineRepository(db: Db): OnlineRepository {
         `SELECT id, rule, window_start, window_end, messages, sampled, status, evaluation_id, error, created_at,
                 finished_at,
                 (SELECT count(*) FROM jsonb_array_elements(COALESCE(outcome -> 'checks', '[]'::jsonb)) c
-                  WHERE c ->> 'status' = 'regression') AS regressions
+                  WHERE c ->> 'status' = 'regression') AS regressions,
+                outcome -> 'export' AS export
            FROM online_runs WHERE ($1::text IS NULL OR rule = $1) AND ($3::uuid IS NULL OR id = $3)
           ORDER BY created_at DESC, id LIMIT $2`,
         [rule ?? null, limit, id ?? null],
@@ -391,6 +411,12 @@ export function onlineRepository(db: Db): OnlineRepository {
         [runId],
       );
       return rows.rows.map((r) => ({ ...r, opened_at: iso(r.opened_at) }));
+    },
+    async setExport(runId, record) {
+      await db.query(
+        "UPDATE online_runs SET outcome = COALESCE(outcome, '{}'::jsonb) || jsonb_build_object('export', $2::jsonb) WHERE id = $1",
+        [runId, JSON.stringify(record)],
+      );
     },
     async setDelivery(alertId, delivery) {
       await db.query("UPDATE online_alerts SET delivery = $2 WHERE id = $1", [

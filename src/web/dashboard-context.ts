@@ -11,4 +11,8 @@ export interface DashboardContext {
   regressionThreshold: number;
   /** The Langfuse host traces are kept in (LANGFUSE_BASE_URL where the server runs): pages link traces there. */
   langfuseHost?: string;
+  /** The Phoenix host (PHOENIX_COLLECTOR_ENDPOINT where the server runs): traces exported there are linked. */
+  phoenixHost?: string;
+  /** The export ledger beside the store (`dramaturg export`'s): what says a run was exported to Phoenix. */
+  exportLedger?: string;
 }

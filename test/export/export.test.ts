@@ -115,7 +115,19 @@ describe("Langfuse", () => {
       expect([...langfuse.arrivals.values()].every((n) => n === 1)).toBe(true);
       expect(langfuse.scores.size).toBe(expected.length);
       const adherence = langfuse.scores.get(stableScoreId(persona, "persona|ines|adherence"))!;
-      expect(adherence.sessionId).toBe(`dramaturg-${persona}`);
+      // No trace of its own: on the trace of ines's item in the dataset run named after the evaluation.
+      expect(adherence.sessionId).toBeUndefined();
+      expect(langfuse.items.get("dramaturg-persona-ines")).toMatchObject({
+        input: { kind: "persona", unit: "ines" },
+      });
+      const [run] = [...langfuse.runs.values()];
+      expect(run!.name).toBe(`dramaturg-${persona}`);
+      expect(langfuse.runItems.find((r) => r.datasetItemId === "dramaturg-persona-ines")!.traceId).toBe(
+        adherence.traceId,
+      );
+      expect(langfuse.traces.get(adherence.traceId as string)).toMatchObject({
+        name: "dramaturg persona ines",
+      });
       expect(adherence.comment).toContain("persona-traits");
       // The kept fluency config is reused; the others are made once, NUMERIC 0–9 (ideas_quantity has no top).
       expect(langfuse.scores.get(stableScoreId(persona, "persona|ines|fluency"))!.configId).toBe("kept-1");
@@ -131,9 +143,41 @@ describe("Langfuse", () => {
 
       // Run again with the same ledger... but this one was in memory: the upsert by id keeps the store as it was.
       const before = JSON.stringify([...langfuse.scores]);
+      const made = [
+        langfuse.datasets.size,
+        langfuse.items.size,
+        langfuse.traces.size,
+        langfuse.runItems.length,
+      ];
       await exportScores({ store, id: persona, to: "langfuse", env, ...fast });
       expect(JSON.stringify([...langfuse.scores])).toBe(before);
+      // Nor a second dataset, item, trace or run item: every id is stable and the run's items are looked up.
+      expect([
+        langfuse.datasets.size,
+        langfuse.items.size,
+        langfuse.traces.size,
+        langfuse.runItems.length,
+      ]).toEqual(made);
+      expect(langfuse.runItems.length).toBe(langfuse.items.size);
       expect(langfuse.configs.length).toBe(new Set(langfuse.configs.map((c) => c.name)).size);
+    } finally {
+      await langfuse.close();
+    }
+  });
+
+  it("where Langfuse has no dataset runs any more (v4: the endpoint answers 404), the scores go on the evaluation's session", async () => {
+    const langfuse = await fakeLangfuse();
+    langfuse.inject((r) =>
+      r.path.startsWith("/api/public/dataset-run-items") ? { status: 404 } : undefined,
+    );
+    try {
+      const env = { ...KEYS, LANGFUSE_BASE_URL: langfuse.url };
+      const outcome = await exportScores({ store, id: persona, to: "langfuse", env, ...fast });
+      expect(outcome.refused).toEqual([]);
+      expect(langfuse.invalid).toEqual([]);
+      const adherence = langfuse.scores.get(stableScoreId(persona, "persona|ines|adherence"))!;
+      expect(adherence.sessionId).toBe(`dramaturg-${persona}`);
+      expect(adherence.traceId).toBeUndefined();
     } finally {
       await langfuse.close();
     }
@@ -437,5 +481,45 @@ describe("the dashboard", () => {
     expect(linked).toContain(`href="https://langfuse.example/trace/${"a".repeat(32)}"`);
     expect(linked).toContain(`href="https://langfuse.example/trace/${"b".repeat(32)}"`);
     expect(await page(undefined)).not.toContain("/trace/");
+  });
+
+  it("links the traces to Phoenix once the analysis was exported there (by the ledger), not before", async () => {
+    const phoenix = await fakePhoenix({
+      spans: ["a000000000000001", "b000000000000001"],
+      traces: ["a".repeat(32), "b".repeat(32)],
+      sessions: ["chat-7"],
+    });
+    const dir = tempDir("export-phoenix-link");
+    try {
+      const ledger = `${dir}/ledger.json`;
+      const page = async () =>
+        (
+          await createServerApp({ store, phoenixHost: `${phoenix.url}/`, exportLedger: ledger }).request(
+            `http://localhost/sessions/${session}`,
+          )
+        ).text();
+      expect(await page()).not.toContain("/redirects/traces/");
+      await exportScores({
+        store,
+        id: session,
+        to: "phoenix",
+        env: { PHOENIX_COLLECTOR_ENDPOINT: phoenix.url },
+        ledger,
+        ...fast,
+      });
+      const linked = await page();
+      expect(linked).toContain("in Phoenix:");
+      expect(linked).toContain(`href="${phoenix.url}/redirects/traces/${"a".repeat(32)}"`);
+      // Exported to another Phoenix: no link to this one.
+      const elsewhere = await (
+        await createServerApp({ store, phoenixHost: "http://phoenix.example", exportLedger: ledger }).request(
+          `http://localhost/sessions/${session}`,
+        )
+      ).text();
+      expect(elsewhere).not.toContain("/redirects/traces/");
+    } finally {
+      await phoenix.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -103,14 +103,22 @@ function jsonSchemaOf(node: unknown): unknown {
 
 const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
 ajv.addSchema(jsonSchemaOf(SLICE) as object, "langfuse");
-/** The request body's schema of a path and method, from the slice. */
+/** The request body's schema of a path and method, from the slice (by a JSON pointer into it: inline or $ref). */
 function langfuseValidator(path: string, method: string) {
-  const schema = SLICE.paths[path]?.[method]?.requestBody?.content["application/json"]?.schema;
-  return ajv.compile({ $ref: `langfuse#${pointerOf(schema as { $ref: string })}` });
+  if (!SLICE.paths[path]?.[method]?.requestBody?.content["application/json"]?.schema)
+    throw new Error(`${method} ${path} is not in the slice`);
+  const escaped = path.replaceAll("~", "~0").replaceAll("/", "~1");
+  return ajv.compile({
+    $ref: `langfuse#/paths/${escaped}/${method}/requestBody/content/application~1json/schema`,
+  });
 }
-const pointerOf = (schema: { $ref: string }) => schema.$ref.slice(1);
 const validScore = langfuseValidator("/api/public/scores", "post");
 const validConfig = langfuseValidator("/api/public/score-configs", "post");
+const validDataset = langfuseValidator("/api/public/v2/datasets", "post");
+const validDatasetItem = langfuseValidator("/api/public/dataset-items", "post");
+const validRunItem = langfuseValidator("/api/public/dataset-run-items", "post");
+const validIngestion = langfuseValidator("/api/public/ingestion", "post");
+const STAMP = "2026-01-01T00:00:00.000Z";
 
 export interface FakeLangfuse extends FakeBase {
   /** Scores by id, as Langfuse keeps them (a second POST of an id updates it). */
@@ -124,6 +132,21 @@ export interface FakeLangfuse extends FakeBase {
     minValue?: number;
     maxValue?: number;
     isArchived: boolean;
+  }[];
+  /** Datasets by name (POST /api/public/v2/datasets upserts by name). */
+  datasets: Map<string, { id: string; name: string; description?: string | null }>;
+  /** Dataset items by id (upserted by id; an id is the project's, never reused across datasets). */
+  items: Map<string, Record<string, unknown> & { datasetId: string }>;
+  /** Traces by id, as `trace-create` events upsert them. */
+  traces: Map<string, Record<string, unknown>>;
+  /** Dataset runs by `datasetId runName` (made or found by name), and every run item made (Langfuse makes a new one each call). */
+  runs: Map<string, { id: string; name: string; datasetId: string }>;
+  runItems: {
+    id: string;
+    datasetRunId: string;
+    datasetRunName: string;
+    datasetItemId: string;
+    traceId: string;
   }[];
 }
 
@@ -139,6 +162,17 @@ export async function fakeLangfuse({
   const scores = new Map<string, Record<string, unknown>>();
   const arrivals = new Map<string, number>();
   const kept = [...configs];
+  const datasets: FakeLangfuse["datasets"] = new Map();
+  const items: FakeLangfuse["items"] = new Map();
+  const traces: FakeLangfuse["traces"] = new Map();
+  const runs: FakeLangfuse["runs"] = new Map();
+  const runItems: FakeLangfuse["runItems"] = [];
+  const runItemBody = (r: FakeLangfuse["runItems"][number]) => ({
+    ...r,
+    observationId: null,
+    createdAt: STAMP,
+    updatedAt: STAMP,
+  });
   const expected = `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString("base64")}`;
   let base: FakeBase;
   const invalid = (path: string, errors: unknown) => {
@@ -199,11 +233,98 @@ export async function fakeLangfuse({
         arrivals.set(body.id, (arrivals.get(body.id) ?? 0) + 1);
         return { status: 200, body: { id: body.id } };
       }
+      if (path === "/api/public/v2/datasets" && request.method === "POST") {
+        if (!validDataset(request.body)) return invalid(path, validDataset.errors);
+        const body = request.body as { name: string; description?: string | null; metadata?: unknown };
+        const dataset = {
+          ...datasets.get(body.name),
+          ...body,
+          id: datasets.get(body.name)?.id ?? `dataset-${datasets.size + 1}`,
+        };
+        datasets.set(body.name, dataset);
+        const answer = {
+          description: null,
+          metadata: null,
+          inputSchema: null,
+          expectedOutputSchema: null,
+          ...dataset,
+        };
+        return {
+          status: 200,
+          body: { ...answer, projectId: "project-1", createdAt: STAMP, updatedAt: STAMP },
+        };
+      }
+      if (path === "/api/public/dataset-items" && request.method === "POST") {
+        if (!validDatasetItem(request.body)) return invalid(path, validDatasetItem.errors);
+        const body = request.body as Record<string, unknown> & { datasetName: string; id?: string };
+        const dataset = datasets.get(body.datasetName);
+        if (!dataset) return { status: 404, body: { message: "Dataset not found" } };
+        const id = body.id ?? `item-${items.size + 1}`;
+        const before = items.get(id);
+        if (before && before.datasetId !== dataset.id)
+          return invalid(path, "a dataset item id cannot be reused across datasets");
+        const item = { ...before, ...body, id, datasetId: dataset.id, status: "ACTIVE" };
+        items.set(id, item);
+        return { status: 200, body: { ...item, createdAt: STAMP, updatedAt: STAMP } };
+      }
+      if (path === "/api/public/ingestion" && request.method === "POST") {
+        if (!validIngestion(request.body)) return invalid(path, validIngestion.errors);
+        const { batch } = request.body as { batch: { id: string; type: string; body: { id?: string } }[] };
+        for (const event of batch)
+          if (event.type === "trace-create" && event.body.id)
+            traces.set(event.body.id, { ...traces.get(event.body.id), ...event.body });
+        return {
+          status: 207,
+          body: { successes: batch.map((e) => ({ id: e.id, status: 201 })), errors: [] },
+        };
+      }
+      if (path === "/api/public/dataset-run-items" && request.method === "POST") {
+        if (!validRunItem(request.body)) return invalid(path, validRunItem.errors);
+        const body = request.body as { runName: string; datasetItemId: string; traceId?: string | null };
+        const item = items.get(body.datasetItemId);
+        if (!item) return { status: 404, body: { message: "Dataset item not found" } };
+        if (!body.traceId) return { status: 404, body: { message: "Trace not found" } };
+        const key = `${item.datasetId} ${body.runName}`;
+        const run = runs.get(key) ?? {
+          id: `run-${runs.size + 1}`,
+          name: body.runName,
+          datasetId: item.datasetId,
+        };
+        runs.set(key, run);
+        const made = {
+          id: `run-item-${runItems.length + 1}`,
+          datasetRunId: run.id,
+          datasetRunName: run.name,
+          datasetItemId: item.id as string,
+          traceId: body.traceId,
+        };
+        runItems.push(made);
+        return { status: 200, body: runItemBody(made) };
+      }
+      if (path === "/api/public/dataset-run-items" && request.method === "GET") {
+        const query = new URL(request.path, "http://x").searchParams;
+        const datasetId = query.get("datasetId");
+        const runName = query.get("runName");
+        if (!datasetId || !runName) return invalid(path, "datasetId and runName are required");
+        const run = runs.get(`${datasetId} ${runName}`);
+        if (!run) return { status: 404, body: { message: "Dataset run not found" } };
+        const page = Number(query.get("page") ?? 1);
+        const limit = Number(query.get("limit") ?? 50);
+        const all = runItems.filter((r) => r.datasetRunId === run.id);
+        const data = all.slice((page - 1) * limit, page * limit).map(runItemBody);
+        return {
+          status: 200,
+          body: {
+            data,
+            meta: { page, limit, totalItems: all.length, totalPages: Math.ceil(all.length / limit) },
+          },
+        };
+      }
       return { status: 404, body: { message: "not found" } };
     },
     { auth: (req) => req.headers.authorization === expected },
   );
-  return Object.assign(base, { scores, arrivals, configs: kept });
+  return Object.assign(base, { scores, arrivals, configs: kept, datasets, items, traces, runs, runItems });
 }
 
 // --- Phoenix -----------------------------------------------------------------------------------------------

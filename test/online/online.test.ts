@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Transcript } from "../../src/core/index.ts";
-import { type OnlineTick, sampleMessages, webhookBody } from "../../src/online/index.ts";
+import { type OnlineTick, OnlineTickSchema, sampleMessages, webhookBody } from "../../src/online/index.ts";
 import { evaluatePersonas } from "../../src/personas/index.ts";
 import {
   onlineStatus,
@@ -25,6 +25,7 @@ import {
   syntheticTranscript,
 } from "../../src/testing/index.ts";
 import { ROOT } from "../cli/run-cli.ts";
+import { fakeLangfuse } from "../export/fake-tools.ts";
 import { dropFreshDatabases, freshDatabase, postgresSuite, postgresUrl as url } from "../postgres.ts";
 
 describe("which messages an online rule samples", () => {
@@ -294,4 +295,66 @@ describe.skipIf(!url)(postgresSuite("online rules on the queue"), () => {
     await scheduleOnlineRules(store, db, []);
     expect((await onlineStatus(store, db)).rules).toEqual([]);
   }, 60_000);
+
+  it("a rule with export: sends each completed run's scores; a refused export is kept on the run and logged, the run stays complete", async () => {
+    const langfuse = await fakeLangfuse();
+    const keys = ["LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL"] as const;
+    const saved = keys.map((k) => process.env[k]);
+    const errors: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      errors.push(String(chunk));
+      return write(chunk, ...rest);
+    }) as typeof process.stderr.write;
+    try {
+      // The worker reads the keys from its own environment (here, this process's).
+      Object.assign(process.env, {
+        LANGFUSE_PUBLIC_KEY: "pk-lf-test",
+        LANGFUSE_SECRET_KEY: "sk-lf-test",
+        LANGFUSE_BASE_URL: langfuse.url,
+      });
+      const exporting = OnlineTickSchema.parse({
+        ...tick,
+        rule: { ...tick.rule, name: "voice-export", sample: { messages: 3 }, export: { to: "langfuse" } },
+      });
+      await store.messages.import("batch-8", batch(8).messages);
+      await sleep(1100);
+      const run = await runOnlineRuleNow(store, db, exporting, { timeoutMs: 30_000 });
+      expect(run.status).toBe("completed");
+      expect(run.export).toMatchObject({ to: "langfuse", status: "exported", refused: 0 });
+      expect(run.export!.sent).toBeGreaterThan(0);
+      expect(langfuse.invalid).toEqual([]);
+      const adherence = [...langfuse.scores.values()].find((s) => s.name === "adherence")!;
+      expect(adherence.metadata).toMatchObject({ evaluation_id: run.evaluation_id });
+      expect(langfuse.scores.size).toBe(run.export!.sent);
+
+      // Refused keys: the run still completes, with its checks; the export's failure is kept and logged.
+      process.env.LANGFUSE_SECRET_KEY = "sk-lf-not-this-one";
+      await store.messages.import("batch-9", batch(9).messages);
+      await sleep(1100);
+      const refused = await runOnlineRuleNow(store, db, exporting, { timeoutMs: 30_000 });
+      expect(refused.status).toBe("completed");
+      expect(refused.regressions).not.toBeNull();
+      expect(refused.export).toMatchObject({ to: "langfuse", status: "failed" });
+      expect(refused.export!.error).toContain("LANGFUSE_SECRET_KEY");
+      expect(JSON.stringify(refused)).not.toContain("sk-lf-not-this-one");
+      expect(errors.join("")).toMatch(
+        /online rule "voice-export": export of evaluation [0-9a-f]{8} to langfuse failed/,
+      );
+      expect(errors.join("")).not.toContain("sk-lf-not-this-one");
+    } finally {
+      process.stderr.write = write;
+      keys.forEach((k, i) => {
+        if (saved[i] === undefined) delete process.env[k];
+        else process.env[k] = saved[i];
+      });
+      await langfuse.close();
+    }
+  }, 90_000);
+
+  it("a rule's export names a tool it knows: any other is refused where the rule is read", () => {
+    const bad = OnlineTickSchema.safeParse({ ...tick, rule: { ...tick.rule, export: { to: "datadog" } } });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues[0]!.path).toEqual(["rule", "export", "to"]);
+  });
 });

@@ -96,7 +96,7 @@ export async function driftCommand(flags: DriftFlags): Promise<number> {
     import("../drift-settings.ts"),
     import("../../redteam/index.ts"),
   ]);
-  const { options, minStability, judge, db, source } = await driftSetup(flags);
+  const { options, minStability, judge, db, source, exportRules } = await driftSetup(flags);
   const { result, location } = await runStored(db, "conversations", judge, (store, onProgress) =>
     redteam.runStoredDrift({ ...options, store, source, onProgress }),
   );
@@ -108,13 +108,15 @@ export async function driftCommand(flags: DriftFlags): Promise<number> {
         ? redteam.renderDriftMarkdown(document)
         : redteam.renderDriftTable(document);
   emitStored(text, flags.out, location, id);
-  if (minStability === undefined) return 0;
+  const { exportAfterRun } = await import("../score-export.ts");
+  const exported = await exportAfterRun(exportRules, { command: "drift", db, evaluationIds: [id] });
+  if (minStability === undefined) return exported;
   const under = result.personas.flatMap((persona) =>
     persona.curve
       .filter((p) => p.checked > 0 && p.passed < minStability * p.checked)
       .map((p) => `${persona.name} at turn ${p.turn} (${p.stability!.toFixed(2)})`),
   );
-  if (under.length === 0) return 0;
+  if (under.length === 0) return exported;
   process.stderr.write(`dramaturg: stability under ${minStability}: ${under.join(", ")}\n`);
   return 1;
 }

@@ -189,7 +189,7 @@ function runLine(run: OnlineRunSummary): string {
     case "queued":
       return `${run.rule}: ${window}: ${what}; evaluation ${run.evaluation_id ?? "being queued"} running`;
     default:
-      return `${run.rule}: ${window}: ${what}; evaluation ${run.evaluation_id}: ${run.regressions === 0 ? "no regression" : `${run.regressions} regression${run.regressions === 1 ? "" : "s"}`}`;
+      return `${run.rule}: ${window}: ${what}; evaluation ${run.evaluation_id}: ${run.regressions === 0 ? "no regression" : `${run.regressions} regression${run.regressions === 1 ? "" : "s"}`}${run.export ? `; export to ${run.export.to} ${run.export.status}${run.export.error ? ` (${run.export.error})` : ""}` : ""}`;
   }
 }
 

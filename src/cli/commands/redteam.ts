@@ -123,7 +123,7 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
     import("../redteam-settings.ts"),
     import("../../redteam/index.ts"),
   ]);
-  const { options, minRobustness, judge, db, source } = await redteamSetup(flags);
+  const { options, minRobustness, judge, db, source, exportRules } = await redteamSetup(flags);
   const { result, location } = await runStored(db, "attacks", judge, (store, onProgress) =>
     redteam.runStoredRedteam({ ...options, store, source, resume: flags.resume === true, onProgress }),
   );
@@ -139,7 +139,9 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
     writeFileSync(flags.junit, redteam.renderRedteamJunit(document, { minRobustness }));
     process.stderr.write(`wrote ${flags.junit}\n`);
   }
-  let code = 0;
+  const { exportAfterRun } = await import("../score-export.ts");
+  // An export that could not complete (3) stands unless the check itself failed (1).
+  let code = await exportAfterRun(exportRules, { command: "redteam", db, evaluationIds: [id] });
   if (!redteam.meetsMinRobustness(document, minRobustness)) {
     const plain = document.arms.find((a) => a.arm === "plain")!;
     process.stderr.write(

@@ -142,6 +142,8 @@ export async function serveCommand(
     judgeSettings: { baseUrl: flags.judgeBaseUrl, apiKeyEnv: flags.judgeApiKeyEnv },
     baselines,
     regressionThreshold: settings.thresholds.regression,
+    // Where `dramaturg export` keeps what it sent: the pages link traces exported to Phoenix.
+    exportLedger: (await import("../score-export.ts")).defaultLedger(settings.db),
   }).catch((error: unknown) => {
     // A port the user named that is taken is bad usage (exit 2); the default one taken is the machine's state,
     // so the server could not start (exit 3). Same message either way: the port and the fix.
