@@ -5,7 +5,7 @@
 // Langfuse refuses the dataset run's requests, on a session named after the evaluation (`dramaturg-<id>`).
 // Keys only from LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY (basic auth); the host from LANGFUSE_BASE_URL or
 // LANGFUSE_HOST (default https://cloud.langfuse.com).
-import { InputError } from "../core/index.ts";
+import { compareCodeUnits, InputError } from "../core/index.ts";
 import { type ApiRequest, RejectedRequest, sendRequest } from "./delivery.ts";
 import {
   type DestinationOptions,
@@ -111,7 +111,9 @@ export function langfuseDestination({ env, ...delivery }: DestinationOptions): E
       for (const c of await existingConfigs())
         if (wanted.has(c.name) && c.dataType === "NUMERIC" && !c.isArchived && !configs.has(c.name))
           configs.set(c.name, c.id);
-      for (const [name, { scale, better = "higher" }] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const [name, { scale, better = "higher" }] of [...wanted].sort(([a], [b]) =>
+        compareCodeUnits(a, b),
+      )) {
         if (configs.has(name)) continue;
         const created = (await request({
           method: "POST",

@@ -1,7 +1,7 @@
 // Reads a stored evaluation's scores for export, whatever its kind: the kind registry loads its document (as
 // `show` does), a reader per kind names its scores, and any other kind exports its stored verdicts. Trace, span
 // and session ids come from the evaluated input's metadata, where the importers keep them.
-import { InputError } from "../core/index.ts";
+import { compareCodeUnits, InputError } from "../core/index.ts";
 import type { StoredKind } from "../engine/index.ts";
 import { storedKinds } from "../kinds/index.ts";
 import type { ScoreRow, Store } from "../store/index.ts";
@@ -222,7 +222,7 @@ function sessionScores(
         }),
       );
     for (const [agent, scores] of Object.entries(analysis.per_agent_scores ?? {}).sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0,
+      compareCodeUnits(a, b),
     )) {
       for (const metric of AGENT_METRICS) {
         const value = scores[metric];
@@ -329,7 +329,7 @@ function conversationScores(document: ConversationDocument, read: Read): ExportS
 function verdictScores(kind: string, read: Read): ExportScore[] {
   const rows = read.rows
     .filter((r) => r.status === "ok" && typeof r.score === "number")
-    .sort((a, b) => (a.verdict_key < b.verdict_key ? -1 : a.verdict_key > b.verdict_key ? 1 : 0));
+    .sort((a, b) => compareCodeUnits(a.verdict_key, b.verdict_key));
   if (rows.length === 0)
     throw new InputError(`the ${kind} evaluation ${read.evaluationId.slice(0, 8)} has no scores to export`);
   return rows.map((r) =>
