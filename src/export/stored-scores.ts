@@ -4,7 +4,7 @@
 import { compareCodeUnits, InputError } from "../core/index.ts";
 import type { StoredKind } from "../engine/index.ts";
 import { storedKinds } from "../kinds/index.ts";
-import type { ScoreRow, Store } from "../store/index.ts";
+import type { Store } from "../store/index.ts";
 import type { ExportScore, ScoreAttachment } from "./export-score.ts";
 import { type DriftDocument, driftScores, type RedteamDocument, redteamScores } from "./redteam-scores.ts";
 import { NINE, ONE, type Read, score } from "./score-of.ts";
