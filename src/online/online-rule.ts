@@ -16,14 +16,15 @@ export const ONLINE_SESSION_METRICS = [
 ] as const;
 
 /**
- * Where a rule's evaluated runs send their scores as they complete (`dramaturg export`'s tools; the same list as
- * export/, which sits above this folder). Host and keys come from the worker's environment, never from here.
+ * Where finished runs send their scores (`dramaturg export`'s tools): the project file's `export:` rules
+ * (export/export-rule.ts, above this folder, builds on it) and an online rule's `export`. Host and keys come from
+ * the environment of the process that exports (a worker's, for an online rule), never from here.
  */
-export const OnlineExportSchema = z
+export const ExportTargetSchema = z
   .object({
     to: z
       .enum(["langfuse", "phoenix", "otlp"])
-      .describe("The tracing tool; its host and keys from the worker's environment"),
+      .describe("The tracing tool; its host and keys from the environment (a worker's, for an online rule)"),
     propositions: z
       .boolean()
       .optional()
@@ -32,6 +33,8 @@ export const OnlineExportSchema = z
       ),
   })
   .strict();
+/** Where an online rule's evaluated runs send their scores as they complete. */
+export const OnlineExportSchema = ExportTargetSchema;
 export type OnlineExport = z.infer<typeof OnlineExportSchema>;
 
 /** Five cron fields (minute hour day-of-month month day-of-week), as pg-boss schedules them. */

@@ -62,6 +62,7 @@ const PAST_THE_INDEX: Record<string, string> = {
   "cli/commands/online.ts -> online/online-rule.ts": "start-up",
   "cli/settings.ts -> online/online-rule.ts": "start-up",
   "cli/settings.ts -> export/export-rule.ts": "start-up",
+  "export/export-rule.ts -> online/online-rule.ts": "start-up",
   // Commands whose output is a kind's report (pure text, types only): the report, not its folder, at start-up.
   "cli/commands/eval.ts -> sim/simulation-report.ts": "start-up",
   "cli/commands/simulate.ts -> sim/simulation-report.ts": "start-up",

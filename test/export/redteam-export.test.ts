@@ -14,6 +14,7 @@ import {
   startFakeOpenAIServer,
 } from "../../src/testing/index.ts";
 import { cli, ROOT } from "../cli/run-cli.ts";
+import { redteamArgs } from "../redteam/redteam-server.ts";
 import { useTempDir } from "../temp-dir.ts";
 import { fakeLangfuse } from "./fake-tools.ts";
 
@@ -147,20 +148,7 @@ describe("export: rules after redteam and drift", () => {
       const db = join(dir(), "store");
       const target = ["--persona", persona, "--target-url", server.url, "--db", db, "--format", "json"];
       const red = await cli(
-        [
-          "redteam",
-          ...target,
-          "--judge",
-          "openai-compatible:judge",
-          "--judge-base-url",
-          server.url,
-          "--attacks",
-          "1",
-          "--turns",
-          "2",
-          "--strategy",
-          "topic_hijack",
-        ],
+        [...redteamArgs(persona, server.url, { turns: 2, strategies: ["topic_hijack"] }), ...target.slice(4)],
         { cwd: dir() },
       );
       expect(red.stderr).toMatch(/exported redteam [0-9a-f]{8} to langfuse/);

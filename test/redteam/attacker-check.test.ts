@@ -30,6 +30,7 @@ import {
 } from "../../src/testing/index.ts";
 import { cli } from "../cli/run-cli.ts";
 import { useTempDir } from "../temp-dir.ts";
+import { redteamArgs } from "./redteam-server.ts";
 
 const MARTA: DriftPersona = {
   id: "marta",
@@ -316,23 +317,7 @@ describe("dramaturg redteam, the attacker checked", () => {
 
   const redteam = (...args: string[]) =>
     cli([
-      "redteam",
-      "--persona",
-      persona,
-      "--target-url",
-      server.url,
-      "--judge",
-      "openai-compatible:judge",
-      "--judge-base-url",
-      server.url,
-      "--attacks",
-      "1",
-      "--turns",
-      "3",
-      "--strategy",
-      "role_play_trap",
-      "--strategy",
-      "direct_instruction",
+      ...redteamArgs(persona, server.url, { turns: 3, strategies: ["role_play_trap", "direct_instruction"] }),
       "--db",
       "memory://",
       ...args,

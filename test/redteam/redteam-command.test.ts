@@ -12,7 +12,7 @@ import type { FakeOpenAIServer } from "../../src/testing/index.ts";
 import { cli } from "../cli/run-cli.ts";
 import { findAll, parseXml } from "../regression/xml.ts";
 import { useTempDir } from "../temp-dir.ts";
-import { MARTA, startRedteamServer } from "./redteam-server.ts";
+import { MARTA, redteamArgs, startRedteamServer } from "./redteam-server.ts";
 
 const dir = useTempDir("dramaturg-redteam-");
 let server: FakeOpenAIServer;
@@ -32,23 +32,7 @@ afterAll(async () => {
 
 const redteam = (...args: string[]) =>
   cli([
-    "redteam",
-    "--persona",
-    persona,
-    "--target-url",
-    server.url,
-    "--judge",
-    "openai-compatible:judge",
-    "--judge-base-url",
-    server.url,
-    "--attacks",
-    "1",
-    "--turns",
-    "4",
-    "--strategy",
-    "role_play_trap",
-    "--strategy",
-    "topic_hijack",
+    ...redteamArgs(persona, server.url, { turns: 4, strategies: ["role_play_trap", "topic_hijack"] }),
     ...args,
   ]);
 

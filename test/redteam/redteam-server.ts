@@ -32,3 +32,30 @@ export function startRedteamServer(): Promise<FakeOpenAIServer> {
 
 /** The persona the tests attack. */
 export const MARTA = "id: marta\nname: Marta\npersona: A ferry captain, terse and exact.\n";
+
+/**
+ * `dramaturg redteam`'s arguments against the fake server (target and judge): `persona` attacked `attacks`
+ * times a strategy for up to `turns` turns, with the strategies named.
+ */
+export function redteamArgs(
+  persona: string,
+  url: string,
+  { turns, strategies, attacks = 1 }: { turns: number; strategies: readonly string[]; attacks?: number },
+): string[] {
+  return [
+    "redteam",
+    "--persona",
+    persona,
+    "--target-url",
+    url,
+    "--judge",
+    "openai-compatible:judge",
+    "--judge-base-url",
+    url,
+    "--attacks",
+    String(attacks),
+    "--turns",
+    String(turns),
+    ...strategies.flatMap((s) => ["--strategy", s]),
+  ];
+}
