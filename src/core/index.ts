@@ -24,6 +24,7 @@ export * from "./sample.ts";
 export * from "./scale-range.ts";
 export * from "./score.ts";
 export * from "./shown-path.ts";
+export * from "./source-ids.ts";
 export * from "./store-location.ts";
 export * from "./template.ts";
 export * from "./trajectory.ts";

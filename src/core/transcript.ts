@@ -3,6 +3,7 @@ import { z } from "zod";
 import { nearestName } from "./edit-distance.ts";
 import { InputError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
+import { SourceIdsSchema } from "./source-ids.ts";
 import { firstIssue, issuePath, validateInput } from "./zod-issues.ts";
 
 export const TRANSCRIPT_FORMAT = "dramaturg.transcript/v1";
@@ -46,6 +47,7 @@ export const MessageSchema = z
     recipient: z.string().min(1).optional().describe("For a DM: the agent id it is addressed to"),
     text: z.string(),
     at: z.iso.datetime({ offset: true }).describe("ISO 8601 timestamp"),
+    source_ids: SourceIdsSchema,
   })
   .strict();
 

@@ -2,7 +2,7 @@
 // and its turns (each agent's interactions and steps). ReAsk's own field names are read as they are and
 // normalised here, once, at the edge; everything past this file sees one shape.
 import { z } from "zod";
-import { firstIssue, InputError, issuePath, validateInput } from "../core/index.ts";
+import { firstIssue, InputError, issuePath, SOURCE_ID_KEYS, validateInput } from "../core/index.ts";
 
 export const SESSION_FORMAT = "dramaturg.session/v1";
 
@@ -181,16 +181,6 @@ export interface TraceRef {
   trace_id?: string;
   span_id?: string;
 }
-
-/** How an importer's `source_ids` name the trace, span and session of the system it read. */
-const SOURCE_ID_KEYS: Record<string, { source: string; key: keyof TraceRef }> = {
-  langfuse_trace_id: { source: "langfuse", key: "trace_id" },
-  langfuse_observation_id: { source: "langfuse", key: "span_id" },
-  langfuse_session_id: { source: "langfuse", key: "session_id" },
-  langsmith_trace_id: { source: "langsmith", key: "trace_id" },
-  langsmith_run_id: { source: "langsmith", key: "span_id" },
-  langsmith_thread_id: { source: "langsmith", key: "session_id" },
-};
 
 /**
  * The trace ids of a metadata object (an OTLP import's) or of an importer's `source_ids` (Langfuse's,

@@ -10,6 +10,7 @@ import {
   type Message,
   type Persona,
   parseTranscriptValue,
+  sourceTraceOf,
   TRANSCRIPT_FORMAT,
   type Transcript,
 } from "../core/index.ts";
@@ -40,6 +41,35 @@ function personaOf(agent: Session["agents"][number]): string | undefined {
   return text || undefined;
 }
 
+/** What a session, turn or interaction keeps of where it came from: its `source_ids`, and its trace ref. */
+type Sourced = Pick<Session, "source_ids" | "trace">;
+
+/**
+ * The ids one level keeps: its `source_ids`, and the trace, span and session of its metadata (an OTLP import's,
+ * which keeps no `source_ids`) as `otlp_trace_id`, `otlp_span_id` and `otlp_session_id`.
+ */
+function ownSourceIds({ source_ids: ids = {}, trace }: Sourced): Record<string, string> {
+  const named = sourceTraceOf(ids);
+  const fromMetadata: Record<string, string> = {};
+  for (const key of ["session_id", "trace_id", "span_id"] as const) {
+    const id = trace?.[key];
+    if (id !== undefined && named?.[key] !== id) fromMetadata[`otlp_${key}`] = id;
+  }
+  return { ...fromMetadata, ...ids };
+}
+
+/**
+ * A message's `source_ids`: its session's, its turn's and (for an agent's reply) its interaction's, the nearer
+ * winning a key they share, so an agent's reply names the session, trace and observation it came from.
+ */
+function messageSourceIds(session: Sourced, turn: Sourced, interaction?: Sourced): Record<string, string> {
+  return {
+    ...ownSourceIds(session),
+    ...ownSourceIds(turn),
+    ...(interaction ? ownSourceIds(interaction) : {}),
+  };
+}
+
 /** A key not yet in `used`: the key itself, else with `#2`, `#3`… appended; then kept as used. */
 function unique(key: string, used: Set<string>): string {
   let out = key;
@@ -53,8 +83,8 @@ function unique(key: string, used: Set<string>): string {
  * agent whose session records a persona is a transcript agent; an agent without one is left out (its words stay,
  * sent as `agent:ID`, as what the others heard), a session with none at all is left out, and when no agent has
  * one this throws an InputError naming the files. Times are a sequence one second apart (the session format
- * records none), so `--window-start`/`--window-end` do not apply to them. Messages carry no `source_ids` (the
- * transcript format has no place for them); their ids are made of them instead.
+ * records none), so `--window-start`/`--window-end` do not apply to them. Message ids are made of the sources' ids,
+ * and each message keeps them as its `source_ids` ({@link messageSourceIds}), so its scores can be sent back there.
  */
 export function sessionsTranscript(
   sources: readonly { file: string; sessions: readonly Session[] }[],
@@ -90,18 +120,30 @@ export function sessionsTranscript(
     const channel = unique(name, channelIds);
     channels.push({ id: channel, members });
     const ids = new Set<string>();
-    const say = (key: string, sender: string, text: string) => {
+    const say = (key: string, sender: string, text: string, sourceIds: Record<string, string>) => {
       if (!text.trim()) return;
       const at = new Date(SEQUENCE_START + messages.length * 1000).toISOString();
-      messages.push({ id: unique(`${channel}/${key}`, ids), sender, channel, text, at });
+      messages.push({
+        id: unique(`${channel}/${key}`, ids),
+        sender,
+        channel,
+        text,
+        at,
+        ...(Object.keys(sourceIds).length > 0 ? { source_ids: sourceIds } : {}),
+      });
     };
     for (const turn of session.turns) {
       const turnKey = Object.values(turn.source_ids ?? {})[0] ?? `turn-${turn.turn_index}`;
-      say(`${turnKey}/user`, "user", turn.user_message);
+      say(`${turnKey}/user`, "user", turn.user_message, messageSourceIds(session, turn));
       turn.agent_interactions.forEach((x, i) => {
         const own = Object.values(x.source_ids ?? {}).find((id) => id !== turnKey);
         const sender = agents.has(x.agent_id) ? x.agent_id : `agent:${x.agent_id}`;
-        say(`${turnKey}/${own ?? `reply-${i + 1}`}`, sender, x.output ?? "");
+        say(
+          `${turnKey}/${own ?? `reply-${i + 1}`}`,
+          sender,
+          x.output ?? "",
+          messageSourceIds(session, turn, x),
+        );
       });
     }
   }
