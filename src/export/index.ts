@@ -13,6 +13,8 @@ export type { ExportScore, ScoreAttachment } from "./export-score.ts";
 export { ExportAuthError, ExportDeliveryError, stableScoreId } from "./export-score.ts";
 export { fallbackSessionId, langfuseTraceUrl } from "./langfuse.ts";
 export { EVALUATION_EVENT, GEN_AI_SEMCONV_VERSION, otlpHeaders } from "./otlp.ts";
+export type { PersonaPlacement, SourcedMessage } from "./persona-sources.ts";
+export { judgedSources, personaPlacement, storedMessages } from "./persona-sources.ts";
 export { phoenixTraceUrl } from "./phoenix.ts";
 export type { StoredScores } from "./stored-scores.ts";
 export { readStoredScores } from "./stored-scores.ts";

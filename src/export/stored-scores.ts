@@ -1,11 +1,13 @@
 // Reads a stored evaluation's scores for export, whatever its kind: the kind registry loads its document (as
 // `show` does), a reader per kind names its scores, and any other kind exports its stored verdicts. Trace, span
-// and session ids come from the evaluated input's metadata, where the importers keep them.
+// and session ids come from the evaluated input: a session's metadata and source ids, a transcript message's
+// `source_ids` (persona-sources.ts), where the importers keep them.
 import { compareCodeUnits, InputError } from "../core/index.ts";
 import type { StoredKind } from "../engine/index.ts";
 import { storedKinds } from "../kinds/index.ts";
 import type { Store } from "../store/index.ts";
 import type { ExportScore, ScoreAttachment } from "./export-score.ts";
+import { judgedSources, personaPlacement, type SourcedMessage, storedMessages } from "./persona-sources.ts";
 import { type DriftDocument, driftScores, type RedteamDocument, redteamScores } from "./redteam-scores.ts";
 import { NINE, ONE, type Read, score } from "./score-of.ts";
 
@@ -57,7 +59,7 @@ export async function readStoredScores(
   const read = { evaluationId, rows, propositions: options.propositions === true };
   switch (kind.kind) {
     case "persona":
-      return { evaluationId, kind: kind.kind, scores: personaScores(document as PersonaDocument, read) };
+      return personaScores(document as PersonaDocument, storedMessages(input), read);
     case "session":
       return sessionScores(document as SessionsDocument, input as SessionsInput | undefined, read);
     case "conversation":
@@ -90,9 +92,28 @@ interface PersonaDocument {
   }[];
 }
 
-function personaScores(document: PersonaDocument, read: Read): ExportScore[] {
+/** How many of the traces an agent's messages span its scores name, when they go on none of them. */
+const NAMED_TRACES = 10;
+
+function personaScores(
+  document: PersonaDocument,
+  messages: readonly SourcedMessage[],
+  read: Read,
+): StoredScores {
   const out: ExportScore[] = [];
+  let source: string | undefined;
   for (const run of document.runs ?? []) {
+    // Each agent's scores on the session or trace its judged messages came from (persona-sources.ts).
+    const placed = personaPlacement(judgedSources(messages, run.agent_id, read.rows));
+    source ??= placed.source;
+    const attach = placed.attach;
+    const spanned: Record<string, string | number> =
+      !attach.sessionId && !attach.traceId && placed.traces.length > 1
+        ? {
+            source_traces: placed.traces.length,
+            source_trace_ids: placed.traces.slice(0, NAMED_TRACES).join(" "),
+          }
+        : {};
     for (const [dimension, result] of Object.entries(run.dimensions ?? {})) {
       if (result.score === null || result.score === undefined) continue;
       const count = dimension === "ideas_quantity";
@@ -107,8 +128,8 @@ function personaScores(document: PersonaDocument, read: Read): ExportScore[] {
             .filter((p) => p.score !== null)
             .map((p) => `${p.id} ${round(p.score!)}: ${p.reasoning?.[0] ?? ""}`.trim())
             .join("\n"),
-          attach: {},
-          metadata: { agent_id: run.agent_id, kind: "persona" },
+          attach,
+          metadata: { agent_id: run.agent_id, kind: "persona", ...spanned },
         }),
       );
       if (!read.propositions) continue;
@@ -121,14 +142,14 @@ function personaScores(document: PersonaDocument, read: Read): ExportScore[] {
             value: p.score,
             scale: count ? { min: 0 } : NINE,
             comment: (p.reasoning ?? []).join("\n"),
-            attach: {},
-            metadata: { agent_id: run.agent_id, kind: "persona", dimension, proposition: p.id },
+            attach,
+            metadata: { agent_id: run.agent_id, kind: "persona", dimension, proposition: p.id, ...spanned },
           }),
         );
       }
     }
   }
-  return out;
+  return { evaluationId: read.evaluationId, kind: "persona", scores: out, ...(source ? { source } : {}) };
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;

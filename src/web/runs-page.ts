@@ -30,6 +30,7 @@ import {
   windowsSection,
 } from "./run-verdicts.ts";
 import { storedListPage } from "./stored-list-page.ts";
+import { runTraceLinks } from "./trace-links.ts";
 
 export const judgeText = (run: RunRow) =>
   run.judge ? `${run.judge.provider}:${run.judge.model} (${run.judge.mode})` : "—";
@@ -237,14 +238,20 @@ export async function runPage(
   // The windows the judge read load on demand (judge-window.ts); `windows=inline` plans those of the verdicts
   // shown with the page instead, for the static report, which has no server to load them from.
   const inline = parseInlineWindows(raw);
-  const [evidence, compare, calibrations, persona] = await Promise.all([
+  const [evidence, compare, calibrations, persona, traces] = await Promise.all([
     inline
       ? runEvidence(store, run, shownVerdicts(scores, view, base))
       : runEvidence(store, run, scores, { windows: false }),
     compareLinks(context, run),
     runCalibrationLinks(context, run),
     runPersonaSection(store, run),
+    runTraceLinks(context, run),
   ]);
+  // The traces the judged messages came from, when the run judged an imported trace (a fact only then).
+  const traceFact =
+    traces.length === 0
+      ? ""
+      : html`\n<dt>Traces</dt><dd>${traces.map((links, i) => html`${i > 0 ? " · " : ""}${links}`)}</dd>`;
   const failing = scores.filter(isFailure).length;
   const usage = run.token_usage;
   const body = html`<h1>Run ${shortId(run.id)} <span class="muted">of <a href="/agents/${encodeURIComponent(run.agent_id)}">${evidence.agentName}</a></span></h1>
@@ -258,7 +265,7 @@ export async function runPage(
 <dt>Errored verdicts</dt><dd>${run.errored}</dd>
 <dt>Token usage</dt><dd>${usage ? `${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out` : "—"}</dd>
 <dt>Propositions hash</dt><dd><code>${run.propositions_hash ?? "—"}</code></dd>
-<dt>Persona hash</dt><dd><code>${run.persona_hash ?? "—"}</code></dd>
+<dt>Persona hash</dt><dd><code>${run.persona_hash ?? "—"}</code></dd>${traceFact}
 </dl>
 ${compare}
 ${persona}

@@ -3,7 +3,7 @@
 // recommendations, the turns with their bad-turn detections, the session as a trace (session-timeline.ts),
 // the latency table.
 
-import { ExportLedger, langfuseTraceUrl, phoenixTraceUrl, readStoredScores } from "../export/index.ts";
+import { langfuseTraceUrl, phoenixTraceUrl } from "../export/index.ts";
 import {
   type AgentScores,
   loadSessionAnalysis,
@@ -21,6 +21,7 @@ import { type Html, html } from "./html.ts";
 import { failuresSwitch, parseFailuresOnly, type SortColumn } from "./list-view.ts";
 import { sessionTrace, turnAnchor, turnIssues, turnNumber } from "./session-timeline.ts";
 import type { KindList } from "./stored-list-page.ts";
+import { exportedToPhoenix, traceLinks } from "./trace-links.ts";
 
 /** A stored session analysis as the list shows it: its sessions' figures and what failed in them. */
 interface SessionListRow {
@@ -298,33 +299,6 @@ function traceIdsOf(sessions: readonly Session[]): string[] {
   return [...ids].slice(0, 5);
 }
 
-/**
- * Whether this analysis's scores were exported to the Phoenix at `host`, by the export ledger: only then are
- * its traces known to be there (Phoenix refuses annotations of spans it does not have). An unreadable ledger
- * links nothing.
- */
-async function exportedToPhoenix(context: DashboardContext, id: string): Promise<boolean> {
-  if (!context.phoenixHost || !context.exportLedger) return false;
-  try {
-    const ledger = ExportLedger.open(context.exportLedger);
-    const { scores } = await readStoredScores(context.store, id, { propositions: true });
-    return ledger.sentAny(
-      `phoenix ${context.phoenixHost.replace(/\/+$/, "")}`,
-      scores.map((s) => s.id),
-    );
-  } catch {
-    return false;
-  }
-}
-
-/** Links to each trace in a tracing tool: ` · in Langfuse: trace 0123abcd, …`. */
-function traceLinks(tool: string, traces: readonly string[], url: (trace: string) => string) {
-  return traces.map(
-    (t, i) =>
-      html`${i === 0 ? ` · in ${tool}: ` : ", "}<a href="${url(t)}" rel="noopener">trace ${t.slice(0, 8)}</a>`,
-  );
-}
-
 export async function sessionPage(
   context: DashboardContext,
   id: string,
@@ -351,7 +325,7 @@ export async function sessionPage(
       const traces = traceIdsOf(sessions);
       const inPhoenix = traces.length > 0 && (await exportedToPhoenix(context, id));
       return html`<h1>Session analysis ${shortId(id)} <span class="muted">${when(row.created_at)}</span></h1>
-<p class="muted">From ${result.sources.map((s) => `${s.file} (${s.from})`).join(", ")}${context.langfuseHost ? traceLinks("Langfuse", traces, (t) => langfuseTraceUrl(context.langfuseHost!, t)) : ""}${inPhoenix ? traceLinks("Phoenix", traces, (t) => phoenixTraceUrl(context.phoenixHost!, t)) : ""}</p>
+<p class="muted">From ${result.sources.map((s) => `${s.file} (${s.from})`).join(", ")}${context.langfuseHost && traces.length > 0 ? html` · ${traceLinks("Langfuse", traces, (t) => langfuseTraceUrl(context.langfuseHost!, t))}` : ""}${inPhoenix ? html` · ${traceLinks("Phoenix", traces, (t) => phoenixTraceUrl(context.phoenixHost!, t))}` : ""}</p>
 ${failuresSwitch({ failures: onlyIssues, sort: undefined, order: "asc" }, here, "turns with a bad-turn detection, a tool finding, or a judged metric below its threshold.", { all: "All turns", failures: "Only turns with an issue" })}
 ${result.analyses.map((a, i) => analysisSection(a, sessionOf(i), `s${i + 1}-`, onlyIssues))}`;
     },

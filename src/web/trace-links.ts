@@ -1,0 +1,69 @@
+// Links from a stored evaluation to the traces it judged, in the tracing tools they came from or were exported to:
+// Langfuse, whose host the server knows (the traces came from there), and Phoenix once the export ledger says the
+// evaluation's scores were sent to that Phoenix (only then are its traces known to be there).
+import {
+  ExportLedger,
+  judgedSources,
+  langfuseTraceUrl,
+  phoenixTraceUrl,
+  readStoredScores,
+  storedMessages,
+} from "../export/index.ts";
+import type { RunRow } from "../store/index.ts";
+import type { DashboardContext } from "./dashboard-context.ts";
+import { type Html, html } from "./html.ts";
+
+/** How many traces a page links, the first in order. */
+const LINKED_TRACES = 5;
+
+/**
+ * Whether this evaluation's scores were exported to the Phoenix at `host`, by the export ledger: only then are
+ * its traces known to be there (Phoenix refuses annotations of spans it does not have). An unreadable ledger
+ * links nothing.
+ */
+export async function exportedToPhoenix(context: DashboardContext, id: string): Promise<boolean> {
+  if (!context.phoenixHost || !context.exportLedger) return false;
+  try {
+    const ledger = ExportLedger.open(context.exportLedger);
+    const { scores } = await readStoredScores(context.store, id, { propositions: true });
+    return ledger.sentAny(
+      `phoenix ${context.phoenixHost.replace(/\/+$/, "")}`,
+      scores.map((s) => s.id),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Links to each trace in a tracing tool: `in Langfuse: trace 0123abcd, …`. */
+export function traceLinks(tool: string, traces: readonly string[], url: (trace: string) => string): Html[] {
+  return traces.map(
+    (t, i) =>
+      html`${i === 0 ? `in ${tool}: ` : ", "}<a href="${url(t)}" rel="noopener">trace ${t.slice(0, 8)}</a>`,
+  );
+}
+
+/**
+ * The traces a persona run's judged messages came from (their `source_ids`, kept by `eval` of an imported
+ * trace), linked: to Langfuse for messages imported from it when the server knows its host, to Phoenix for
+ * OTLP traces once the evaluation was exported there. Empty when there is nothing to link.
+ */
+export async function runTraceLinks(context: DashboardContext, run: RunRow): Promise<Html[][]> {
+  if (!run.evaluation_id || (!context.langfuseHost && !context.phoenixHost)) return [];
+  const [input, rows] = await Promise.all([
+    context.store.evaluations.input(run.evaluation_id),
+    context.store.scores.forEvaluation(run.evaluation_id, { run: run.id }),
+  ]);
+  const sources = judgedSources(storedMessages(input), run.agent_id, rows);
+  const tracesFrom = (source: string) => [
+    ...new Set(sources.filter((s) => s?.source === source && s.trace_id).map((s) => s!.trace_id!)),
+  ];
+  const out: Html[][] = [];
+  const langfuse = tracesFrom("langfuse").slice(0, LINKED_TRACES);
+  if (context.langfuseHost && langfuse.length > 0)
+    out.push(traceLinks("Langfuse", langfuse, (t) => langfuseTraceUrl(context.langfuseHost!, t)));
+  const otlp = tracesFrom("otlp").slice(0, LINKED_TRACES);
+  if (otlp.length > 0 && (await exportedToPhoenix(context, run.evaluation_id)))
+    out.push(traceLinks("Phoenix", otlp, (t) => phoenixTraceUrl(context.phoenixHost!, t)));
+  return out;
+}
