@@ -56,6 +56,21 @@ describe("transcript format", () => {
     }
   });
 
+  it("a message may keep the ids of the trace it was imported from, as strings; without them it has no such key", () => {
+    const source_ids = { langfuse_trace_id: "t-1", langfuse_observation_id: "o-1" };
+    const kept = parseTranscript(
+      JSON.stringify({ ...header, messages: [{ ...messages[0], source_ids }] }),
+      "t.json",
+    );
+    expect(kept.messages[0]!.source_ids).toEqual(source_ids);
+    const bad = { ...header, messages: [{ ...messages[0], source_ids: { langfuse_trace_id: 7 } }] };
+    expect(() => parseTranscript(JSON.stringify(bad), "t.json")).toThrow(
+      /t\.json:messages\[0\]\.source_ids\.langfuse_trace_id/,
+    );
+    const plain = parseTranscript(JSON.stringify({ ...header, messages }), "t.json");
+    expect(plain.messages.some((m) => "source_ids" in m)).toBe(false);
+  });
+
   it("rejects unknown keys instead of ignoring them", () => {
     const bad = { ...header, messages: [{ ...messages[0], txet: "typo" }] };
     expect(() => parseTranscript(JSON.stringify(bad), "t.json")).toThrow(/unknown key "txet"/);

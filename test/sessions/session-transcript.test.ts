@@ -10,6 +10,7 @@ const INSPECT = "test/fixtures/inspect/popularity.json";
 const LANGFUSE = "test/fixtures/langfuse/hand-written-support.json";
 const LANGSMITH = "test/fixtures/langsmith/hand-written-weather-runs.json";
 const AGENTS_SDK = "test/fixtures/sessions/openai-agents-export.json";
+const OTLP = "test/fixtures/sessions/openinference-and-events.otlp.json";
 
 describe("imported sessions as a transcript", () => {
   it("takes each agent's persona from the system prompt the source recorded", () => {
@@ -72,6 +73,44 @@ describe("imported sessions as a transcript", () => {
       "2000-01-01T00:00:02.000Z",
       "2000-01-01T00:00:03.000Z",
     ]);
+  });
+
+  it("keeps on each message the ids of the session, trace and observation it came from", () => {
+    const { messages } = readSessionsTranscript([LANGFUSE]).transcript;
+    const session = { langfuse_session_id: "support-session-42" };
+    const trace = { ...session, langfuse_trace_id: "7f3c1e0a-0001-4c1e-9d7e-langfuse0001" };
+    expect(messages.slice(0, 2).map((m) => m.source_ids)).toEqual([
+      trace,
+      { ...trace, langfuse_observation_id: "obs-agent-1" },
+    ]);
+  });
+
+  it("keeps an OTLP import's trace, span and session ids as otlp_trace_id, otlp_span_id, otlp_session_id", () => {
+    const { messages } = readSessionsTranscript([OTLP], {
+      personas: { forecaster: "A terse forecaster.", assistant: "A helpful assistant." },
+    }).transcript;
+    const forecaster = messages.find((m) => m.sender === "forecaster")!;
+    expect(forecaster.source_ids).toEqual({
+      otlp_session_id: "chat-7",
+      otlp_trace_id: "a".repeat(32),
+      otlp_span_id: "a000000000000001",
+    });
+  });
+
+  it("a message whose source kept no ids has no source_ids key at all", () => {
+    const { sessions } = importSessions(
+      {
+        messages: [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "Hi." },
+          { role: "assistant", content: "Hello." },
+        ],
+      },
+      { file: "chat.json" },
+    );
+    const { transcript } = sessionsTranscript([{ file: "chat.json", sessions }]);
+    expect(transcript.messages.length).toBe(2);
+    for (const m of transcript.messages) expect(Object.keys(m)).not.toContain("source_ids");
   });
 
   it("makes each session a channel, sessions of the same id apart", () => {
