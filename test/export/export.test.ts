@@ -51,6 +51,9 @@ describe("reading a stored evaluation's scores", () => {
     expect(adherence.comment).toContain("persona-traits");
     expect(adherence.id).toBe(stableScoreId(persona, "persona|ines|adherence"));
     expect(read.scores.every((s) => s.level === "dimension")).toBe(true);
+    // A transcript whose messages keep no source ids: nothing to attach to, and no source named.
+    expect(read.scores.every((s) => Object.keys(s.attach).length === 0)).toBe(true);
+    expect(read.source).toBeUndefined();
     const withPropositions = await readStoredScores(store, persona, { propositions: true });
     expect(withPropositions.scores.filter((s) => s.level === "proposition").length).toBeGreaterThan(0);
   });
