@@ -16,6 +16,11 @@ export interface ExportDestination {
   readonly target: ExportTarget;
   /** The ledger's key for it: the target and its host, never a credential. */
   readonly key: string;
+  /**
+   * The tools whose trace, span and session ids this one knows: Langfuse its own and OTLP's (it ingests OTLP
+   * under the same ids), Phoenix and an OTLP collector only OTLP's.
+   */
+  readonly holds: readonly string[];
   /** Scores per request (or per group of concurrent requests). */
   readonly batchSize: number;
   /** Records the tool accepted the request for but rejected, which must not be sent again (OTLP partial success). */

@@ -49,6 +49,16 @@ export interface ExportOutcome {
   trace_id?: string;
 }
 
+/**
+ * The score as this destination takes it: its attachment kept when its ids came from a tool the destination
+ * holds (or from no tool it knows), else dropped — a LangSmith run id is no trace in Langfuse or Phoenix — so the
+ * score goes where an unattached one goes (Langfuse's dataset run; left out of Phoenix).
+ */
+function placedFor(destination: ExportDestination, score: ExportScore): ExportScore {
+  if (score.source === undefined || destination.holds.includes(score.source)) return score;
+  return { ...score, attach: {} };
+}
+
 export function exportDestination(
   to: ExportTarget,
   options: DeliveryOptions & { env: ExportEnv },
@@ -90,8 +100,11 @@ export async function exportScores({
   const leftOut = new Map<string, number>();
   const pending: ExportScore[] = [];
   let unchanged = 0;
-  for (const s of read.scores) {
-    const reason = destination.leftOut(s);
+  const scores = read.scores.map((s) => placedFor(destination, s));
+  for (const [i, s] of scores.entries()) {
+    const left = destination.leftOut(s);
+    const reason =
+      left && s !== read.scores[i] ? `ids from ${s.source}, whose traces ${to} does not hold` : left;
     if (reason) leftOut.set(reason, (leftOut.get(reason) ?? 0) + 1);
     else if (ledger.has(destination.key, s.id, hashOf(s))) unchanged++;
     else pending.push(s);
@@ -126,7 +139,7 @@ export async function exportScores({
       );
     throw error;
   }
-  const traces = new Set(read.scores.map((s) => s.attach.traceId).filter((t) => t !== undefined));
+  const traces = new Set(scores.map((s) => s.attach.traceId).filter((t) => t !== undefined));
   return {
     evaluation_id: read.evaluationId,
     kind: read.kind,

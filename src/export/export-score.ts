@@ -33,6 +33,11 @@ export interface ExportScore {
   /** A short label (`pass`/`fail` at the scale's midpoint), for tools that show one. */
   label?: string;
   attach: ScoreAttachment;
+  /**
+   * The tracing tool the attachment's ids came from (`langfuse`, `langsmith`, `otlp`), when known: a destination
+   * that does not hold that tool's traces sends the score as if it had none (export-run.ts).
+   */
+  source?: string;
   /** Plain facts beside the score: the evaluation, the agent, the kind. */
   metadata: Record<string, string | number>;
 }

@@ -91,6 +91,7 @@ export function langfuseDestination({ env, ...delivery }: DestinationOptions): E
   return {
     target: "langfuse",
     key: `langfuse ${host}`,
+    holds: ["langfuse", "otlp"],
     batchSize: 20,
     leftOut: () => undefined,
     async prepare(scores, context) {

@@ -89,6 +89,7 @@ export function otlpDestination({
   return {
     target: "otlp",
     key: `otlp ${target.origin}${target.pathname}`,
+    holds: ["otlp"],
     batchSize: 200,
     leftOut: () => undefined,
     async send(batch, { evaluationId }, arrived) {

@@ -55,6 +55,7 @@ export function phoenixDestination({ env, ...delivery }: DestinationOptions): Ex
   return {
     target: "phoenix",
     key: `phoenix ${host}`,
+    holds: ["otlp"],
     batchSize: 100,
     leftOut: (score) =>
       score.attach.spanId || score.attach.sessionId || score.attach.traceId

@@ -107,6 +107,7 @@ function personaScores(
     const placed = personaPlacement(judgedSources(messages, run.agent_id, read.rows));
     source ??= placed.source;
     const attach = placed.attach;
+    const from = placed.source ? { source: placed.source } : {};
     const spanned: Record<string, string | number> =
       !attach.sessionId && !attach.traceId && placed.traces.length > 1
         ? {
@@ -129,6 +130,7 @@ function personaScores(
             .map((p) => `${p.id} ${round(p.score!)}: ${p.reasoning?.[0] ?? ""}`.trim())
             .join("\n"),
           attach,
+          ...from,
           metadata: { agent_id: run.agent_id, kind: "persona", ...spanned },
         }),
       );
@@ -143,6 +145,7 @@ function personaScores(
             scale: count ? { min: 0 } : NINE,
             comment: (p.reasoning ?? []).join("\n"),
             attach,
+            ...from,
             metadata: { agent_id: run.agent_id, kind: "persona", dimension, proposition: p.id, ...spanned },
           }),
         );
@@ -194,7 +197,9 @@ function sessionScores(
   for (const [n, analysis] of (document.analyses ?? []).entries()) {
     const sid = analysis.session_id ?? `#${n}`;
     const session = input?.sessions?.find((s) => s.id === analysis.session_id) ?? input?.sessions?.[n];
-    source ??= text(session?.trace?.source);
+    const sessionSource = text(session?.trace?.source);
+    source ??= sessionSource;
+    const from = sessionSource ? { source: sessionSource } : {};
     const traces = new Set(
       (session?.turns ?? []).map((t) => text(t.trace?.trace_id)).filter((t) => t !== undefined),
     );
@@ -226,6 +231,7 @@ function sessionScores(
           scale: ONE,
           comment: reasoning(metric.replace(/_score$/, "")),
           attach: sessionAttach,
+          ...from,
           metadata: meta,
         }),
       );
@@ -239,6 +245,7 @@ function sessionScores(
           scale: ONE,
           comment: reasoning("task_completion"),
           attach: sessionAttach,
+          ...from,
           metadata: meta,
         }),
       );
@@ -256,6 +263,7 @@ function sessionScores(
             scale: ONE,
             comment: reasoning(metric, agent),
             attach: sessionAttach,
+            ...from,
             metadata: { ...meta, agent_id: agent },
           }),
         );
@@ -278,6 +286,7 @@ function sessionScores(
             value: interaction.score,
             scale: ONE,
             attach: { ...sessionAttach, ...(traceId ? { traceId } : {}), ...(spanId ? { spanId } : {}) },
+            ...from,
             metadata: { ...meta, agent_id: interaction.agent_id, turn: turn.turn_index },
           }),
         );

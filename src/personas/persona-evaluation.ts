@@ -522,6 +522,7 @@ export function transcriptOf(
     recipient?: string | null;
     text: string;
     at: string;
+    source_ids?: Record<string, string>;
   }[],
 ): Transcript {
   return {
@@ -534,6 +535,7 @@ export function transcriptOf(
       ...(r.recipient ? { recipient: r.recipient } : {}),
       text: r.text,
       at: r.at,
+      ...(r.source_ids ? { source_ids: r.source_ids } : {}),
     })),
   };
 }

@@ -2,7 +2,7 @@
 // and its turns (each agent's interactions and steps). ReAsk's own field names are read as they are and
 // normalised here, once, at the edge; everything past this file sees one shape.
 import { z } from "zod";
-import { firstIssue, InputError, issuePath, SOURCE_ID_KEYS, validateInput } from "../core/index.ts";
+import { firstIssue, InputError, issuePath, sourceTraceOf, validateInput } from "../core/index.ts";
 
 export const SESSION_FORMAT = "dramaturg.session/v1";
 
@@ -193,13 +193,9 @@ function traceRefOf(
   const ref: TraceRef = {};
   for (const key of ["source", "session_id", "trace_id", "span_id"] as const)
     if (typeof metadata?.[key] === "string" && metadata[key] !== "") ref[key] = metadata[key];
-  for (const [name, value] of Object.entries(sourceIds ?? {})) {
-    const known = SOURCE_ID_KEYS[name];
-    if (!known || value === "" || ref[known.key] !== undefined) continue;
-    ref.source ??= known.source;
-    ref[known.key] = value;
-  }
-  return Object.keys(ref).length ? ref : undefined;
+  // The metadata's ids first; the source ids fill what it leaves out.
+  const named = { ...sourceTraceOf(sourceIds), ...ref };
+  return Object.keys(named).length ? named : undefined;
 }
 
 export interface AgentInteraction {

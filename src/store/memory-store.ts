@@ -47,6 +47,7 @@ interface MessageRecord {
   text: string;
   /** Microseconds. */
   at: number;
+  source_ids: Record<string, string> | null;
 }
 
 /** Opens an empty in-memory store: nothing to migrate, nothing kept once the process ends. */
@@ -199,6 +200,7 @@ function memoryMessages(table: Map<string, MessageRecord>): MessageRepository {
           recipient: m.recipient ?? null,
           text: m.text,
           at: timestampIn(m.at),
+          source_ids: m.source_ids ? { ...m.source_ids } : null,
         }),
       );
       let inserted = 0;
@@ -223,10 +225,11 @@ function memoryMessages(table: Map<string, MessageRecord>): MessageRepository {
       );
       rows.sort((a, b) => a.at - b.at || compareText(a.source, b.source) || compareText(a.id, b.id));
       return (limit === undefined ? rows : rows.slice(0, limit)).map(
-        ({ recipient, at, ...rest }): MessageRow => ({
+        ({ recipient, at, source_ids, ...rest }): MessageRow => ({
           ...rest,
           ...(recipient === null ? {} : { recipient }),
           at: isoAt(at),
+          ...(source_ids === null ? {} : { source_ids: { ...source_ids } }),
         }),
       );
     },

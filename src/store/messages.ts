@@ -12,6 +12,8 @@ export interface MessageRow {
   recipient?: string;
   text: string;
   at: string;
+  /** Its ids in the tracing tool it was imported from, when it came with them. */
+  source_ids?: Record<string, string>;
 }
 
 export interface MessageQuery {
@@ -46,6 +48,7 @@ interface Raw {
   recipient: string | null;
   text: string;
   at: Date | string;
+  source_ids: Record<string, string> | null;
 }
 
 export function messageRepository(db: Queryable): MessageRepository {
@@ -60,12 +63,14 @@ export function messageRepository(db: Queryable): MessageRepository {
           recipient: m.recipient ?? null,
           text: m.text,
           at: m.at,
+          source_ids: m.source_ids ?? null,
         }));
         const result = await db.query(
-          `INSERT INTO run_messages (source, id, sender, channel, recipient, text, at)
-           SELECT $1, x.id, x.sender, x.channel, x.recipient, x.text, x.at
+          `INSERT INTO run_messages (source, id, sender, channel, recipient, text, at, source_ids)
+           SELECT $1, x.id, x.sender, x.channel, x.recipient, x.text, x.at, x.source_ids
              FROM jsonb_to_recordset($2::jsonb)
-                  AS x(id text, sender text, channel text, recipient text, text text, at timestamptz)
+                  AS x(id text, sender text, channel text, recipient text, text text, at timestamptz,
+                       source_ids jsonb)
            ON CONFLICT (source, id) DO NOTHING`,
           [source, JSON.stringify(batch)],
         );
@@ -85,7 +90,7 @@ export function messageRepository(db: Queryable): MessageRepository {
       if (source !== undefined) add("source = ?", source);
       if (from !== undefined) add("at >= ?::timestamptz", from);
       if (to !== undefined) add("at <= ?::timestamptz", to);
-      let sql = "SELECT source, id, sender, channel, recipient, text, at FROM run_messages";
+      let sql = "SELECT source, id, sender, channel, recipient, text, at, source_ids FROM run_messages";
       if (where.length > 0) sql += ` WHERE ${where.join(" AND ")}`;
       sql += " ORDER BY at, source, id";
       if (limit !== undefined) {
@@ -93,10 +98,11 @@ export function messageRepository(db: Queryable): MessageRepository {
         sql += ` LIMIT $${params.length}`;
       }
       const result = await db.query<Raw>(sql, params);
-      return result.rows.map(({ recipient, at, ...rest }) => ({
+      return result.rows.map(({ recipient, at, source_ids, ...rest }) => ({
         ...rest,
         ...(recipient === null ? {} : { recipient }),
         at: iso(at),
+        ...(source_ids === null ? {} : { source_ids }),
       }));
     },
   };

@@ -486,4 +486,14 @@ CREATE TABLE signed_out_sessions (
 CREATE INDEX signed_out_sessions_expiry ON signed_out_sessions (expires_at);
 `,
   },
+  {
+    version: 14,
+    name: "message_source_ids",
+    sql: /* sql */ `
+-- An imported message's ids in the tracing tool it came from (Langfuse's trace and observation, an OTLP span…),
+-- kept by \`dramaturg import\` of a trace (issue 51) so that \`eval --from-store\` can send its scores back there.
+-- NULL for a message that came with none: every message imported before this version, and any plain transcript.
+ALTER TABLE run_messages ADD COLUMN source_ids jsonb;
+`,
+  },
 ];

@@ -14,6 +14,7 @@ import { tempDir, useTempDir } from "../temp-dir.ts";
 import { fakeLangfuse, fakePhoenix } from "./fake-tools.ts";
 
 const LANGFUSE = `${ROOT}test/fixtures/langfuse/hand-written-support.json`;
+const LANGSMITH = `${ROOT}test/fixtures/langsmith/hand-written-weather-runs.json`;
 const OTLP = `${ROOT}test/fixtures/sessions/openinference-and-events.otlp.json`;
 const JUDGE = [
   "--dimensions",
@@ -32,6 +33,34 @@ afterEach(() => {
 });
 /** Retries wait in the test's record, not on the clock. */
 const fast = { sleep: async () => {} };
+
+/** `dramaturg eval … --format json` into a store: the evaluation's id. */
+async function evalInto(db: string, args: readonly string[]): Promise<string> {
+  const r = await cli(["eval", ...args, ...JUDGE, "--db", db, "--format", "json"]);
+  expect(r.stderr).not.toMatch(/^dramaturg:/m);
+  expect(r.code).toBe(0);
+  return (JSON.parse(r.stdout) as { evaluation_id: string }).evaluation_id;
+}
+
+/** Exports an evaluation's scores (propositions too) to a fresh Langfuse fake, by the CLI: the fake, closed. */
+async function exportedToLangfuse(db: string, evaluationId: string) {
+  const fake = await fakeLangfuse();
+  try {
+    const env = {
+      LANGFUSE_PUBLIC_KEY: "pk-lf-test",
+      LANGFUSE_SECRET_KEY: "sk-lf-test",
+      LANGFUSE_BASE_URL: fake.url,
+    };
+    Object.assign(process.env, env);
+    const r = await cli(["export", evaluationId, "--to", "langfuse", "--propositions", "--db", db]);
+    expect(r.stderr).not.toMatch(/^dramaturg:/m);
+    expect(r.code).toBe(0);
+    expect(fake.invalid).toEqual([]);
+    return fake;
+  } finally {
+    await fake.close();
+  }
+}
 
 describe("where an agent's persona scores go", () => {
   const langfuse = (session?: string, trace?: string) => ({
@@ -80,40 +109,17 @@ describe("a Langfuse export evaluated and exported back", () => {
   });
 
   it("support-agent's scores go on the Langfuse session its messages came from, not a dataset run", async () => {
-    const fake = await fakeLangfuse();
-    try {
-      Object.assign(process.env, {
-        LANGFUSE_PUBLIC_KEY: "pk-lf-test",
-        LANGFUSE_SECRET_KEY: "sk-lf-test",
-        LANGFUSE_BASE_URL: fake.url,
-      });
-      const r = await cli([
-        "export",
-        evaluationId,
-        "--to",
-        "langfuse",
-        "--propositions",
-        "--db",
-        db,
-        "--format",
-        "json",
-      ]);
-      expect(r.stderr).not.toMatch(/^dramaturg:/m);
-      expect(r.code).toBe(0);
-      expect(fake.invalid).toEqual([]);
-      const adherence = fake.scores.get(stableScoreId(evaluationId, "persona|support-agent|adherence"))!;
-      expect(adherence).toMatchObject({ name: "adherence", sessionId: SESSION });
-      expect(adherence.traceId).toBeUndefined();
-      // Every score, the propositions' too, on that session; no dataset, item, trace or run made for them.
-      const sent = [...fake.scores.values()];
-      expect(sent.length).toBeGreaterThan(1);
-      expect(sent.every((s) => s.sessionId === SESSION && s.traceId === undefined)).toBe(true);
-      expect([fake.datasets.size, fake.items.size, fake.traces.size, fake.runItems.length]).toEqual([
-        0, 0, 0, 0,
-      ]);
-    } finally {
-      await fake.close();
-    }
+    const fake = await exportedToLangfuse(db, evaluationId);
+    const adherence = fake.scores.get(stableScoreId(evaluationId, "persona|support-agent|adherence"))!;
+    expect(adherence).toMatchObject({ name: "adherence", sessionId: SESSION });
+    expect(adherence.traceId).toBeUndefined();
+    // Every score, the propositions' too, on that session; no dataset, item, trace or run made for them.
+    const sent = [...fake.scores.values()];
+    expect(sent.length).toBeGreaterThan(1);
+    expect(sent.every((s) => s.sessionId === SESSION && s.traceId === undefined)).toBe(true);
+    expect([fake.datasets.size, fake.items.size, fake.traces.size, fake.runItems.length]).toEqual([
+      0, 0, 0, 0,
+    ]);
   });
 
   it("the run page links the traces its judged messages came from, when the server knows the Langfuse host", async () => {
@@ -190,6 +196,77 @@ describe("an OTLP import evaluated and exported to Phoenix", () => {
       const linked = await page();
       expect(linked).toContain(`href="${phoenix.url}/redirects/traces/${"b".repeat(32)}"`);
     } finally {
+      await phoenix.close();
+    }
+  });
+});
+
+describe("imported into the store, then judged from it", () => {
+  it("import keeps each message's source_ids, so eval --from-store's scores go on the same Langfuse session", async () => {
+    const db = `${tempDir("persona-trace-store-")}/store`;
+    expect((await cli(["import", LANGFUSE, "--db", db])).code).toBe(0);
+    const store = await openStore(db);
+    try {
+      const stored = await store.messages.query({ agent: "support-agent" });
+      expect(stored.map((m) => m.source_ids?.langfuse_session_id)).toEqual([SESSION, SESSION]);
+      expect(stored.map((m) => m.source_ids?.langfuse_trace_id)).toEqual(TRACES);
+    } finally {
+      await store.close();
+    }
+    const evaluationId = await evalInto(db, ["--from-store"]);
+    const fake = await exportedToLangfuse(db, evaluationId);
+    const sent = [...fake.scores.values()];
+    expect(sent.length).toBeGreaterThan(1);
+    expect(sent.every((s) => s.sessionId === SESSION && s.traceId === undefined)).toBe(true);
+    expect(fake.datasets.size).toBe(0);
+  });
+});
+
+describe("ids from a tool the destination does not hold", () => {
+  const dir = useTempDir("persona-trace-langsmith-");
+  let db: string;
+  let evaluationId: string;
+  beforeAll(async () => {
+    db = `${dir()}/store`;
+    evaluationId = await evalInto(db, [LANGSMITH, "--from", "langsmith"]);
+  });
+
+  it("a LangSmith thread is no Langfuse session: the scores go to the dataset run instead", async () => {
+    const store = await openStore(db);
+    try {
+      const read = await readStoredScores(store, evaluationId);
+      // The thread's ids are known, and named as LangSmith's…
+      expect(read.scores[0]).toMatchObject({ source: "langsmith", attach: { sessionId: "thread-9" } });
+    } finally {
+      await store.close();
+    }
+    // …but Langfuse is not given them: every score goes on the evaluation's dataset run.
+    const fake = await exportedToLangfuse(db, evaluationId);
+    const sent = [...fake.scores.values()];
+    expect(sent.length).toBeGreaterThan(1);
+    expect(sent.some((s) => s.sessionId === "thread-9")).toBe(false);
+    expect(sent.every((s) => typeof s.traceId === "string" && fake.traces.has(s.traceId))).toBe(true);
+    expect(fake.datasets.size).toBe(1);
+  });
+
+  it("Phoenix leaves them out and says why", async () => {
+    const phoenix = await fakePhoenix({ spans: [], traces: [], sessions: ["thread-9"] });
+    const store = await openStore(db);
+    try {
+      const outcome = await exportScores({
+        store,
+        id: evaluationId,
+        to: "phoenix",
+        env: { PHOENIX_COLLECTOR_ENDPOINT: phoenix.url },
+        ...fast,
+      });
+      expect(outcome.sent).toBe(0);
+      expect(outcome.left_out).toEqual([
+        { reason: "ids from langsmith, whose traces phoenix does not hold", count: outcome.scores },
+      ]);
+      expect(phoenix.annotations.size).toBe(0);
+    } finally {
+      await store.close();
       await phoenix.close();
     }
   });

@@ -42,6 +42,17 @@ describeStore("messages", ({ store }) => {
     expect(rows.find((m) => m.id === "m1")).not.toHaveProperty("recipient");
   });
 
+  test("a message keeps the ids of the tracing tool it came from; one without them has none", async () => {
+    const ids = { langfuse_trace_id: "t-1", langfuse_session_id: "s-1" };
+    await store().messages.import("imp-ids.json", [
+      { ...conversation[0]!, source_ids: ids },
+      conversation[1]!,
+    ]);
+    const rows = await store().messages.query({ source: "imp-ids.json" });
+    expect(rows[0]?.source_ids).toEqual(ids);
+    expect(rows[1]).not.toHaveProperty("source_ids");
+  });
+
   test("messages are filtered by agent, channel and an inclusive time range", async () => {
     await store().messages.import("imp-filter.json", conversation);
     const q = (query: object) =>
