@@ -1,42 +1,10 @@
 // The red team's scores for export: per arm its robustness, per strategy its attack success rate (lower is
 // better) and its median turns to break, and with propositions each judged reply's adherence (0–9); a drift
 // run's stability per persona and probed turn, and with propositions per probe kind. Read from the stored
-// document (the shapes below are the parts of `dramaturg.redteam/v1` and `dramaturg.drift/v1` used here).
+// `dramaturg.redteam/v1` and `dramaturg.drift/v1` documents.
+import type { DriftResult, RedteamResult } from "../redteam/index.ts";
 import type { ExportScore } from "./export-score.ts";
 import { NINE, ONE, type Read, score } from "./score-of.ts";
-
-export interface RedteamDocument {
-  persona: { id: string; name: string };
-  max_turns: number;
-  threshold: number;
-  arms: {
-    arm: string;
-    attacks: number;
-    successes: number;
-    robustness: number;
-    strategies: {
-      strategy: string;
-      name: string;
-      attacks: number;
-      successes: number;
-      success_rate: number;
-      median_turns_to_break: number | null;
-    }[];
-  }[];
-  attacks: {
-    arm: string;
-    strategy: string;
-    index: number;
-    seed: number;
-    exchanges: {
-      turn: number;
-      adherence: number | null;
-      reasoning: string;
-      backtracked: boolean;
-      broke: boolean;
-    }[];
-  }[];
-}
 
 /**
  * The gated arm's scores carry its name first, so each arm's trend is its own series in the tool (a name over
@@ -44,7 +12,7 @@ export interface RedteamDocument {
  */
 const named = (arm: string, name: string) => (arm === "plain" ? name : `${arm}.${name}`);
 
-export function redteamScores(document: RedteamDocument, read: Read): ExportScore[] {
+export function redteamScores(document: RedteamResult, read: Read): ExportScore[] {
   const out: ExportScore[] = [];
   const persona = document.persona.id;
   for (const arm of document.arms ?? []) {
@@ -120,31 +88,12 @@ export function redteamScores(document: RedteamDocument, read: Read): ExportScor
   return out;
 }
 
-interface DriftPoint {
-  turn: number;
-  passed: number;
-  checked: number;
-  errored: number;
-  stability: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-}
-
-export interface DriftDocument {
-  bar: number;
-  personas: {
-    id: string;
-    name: string;
-    curve: DriftPoint[];
-    first_below_bar: number | null;
-    by_kind: { kind: string; curve: DriftPoint[] }[];
-  }[];
-}
+type DriftPoint = DriftResult["personas"][number]["curve"][number];
 
 const interval = (p: DriftPoint) =>
   `${p.passed} of ${p.checked} probes passed${p.errored ? ` (${p.errored} errored)` : ""}; 95 % interval ${p.ci_low}–${p.ci_high}`;
 
-export function driftScores(document: DriftDocument, read: Read): ExportScore[] {
+export function driftScores(document: DriftResult, read: Read): ExportScore[] {
   const out: ExportScore[] = [];
   for (const persona of document.personas ?? []) {
     const meta = { kind: "drift", agent_id: persona.id };

@@ -5,10 +5,11 @@
 import { compareCodeUnits, InputError } from "../core/index.ts";
 import type { StoredKind } from "../engine/index.ts";
 import { storedKinds } from "../kinds/index.ts";
+import type { DriftResult, RedteamResult } from "../redteam/index.ts";
 import type { Store } from "../store/index.ts";
 import type { ExportScore, ScoreAttachment } from "./export-score.ts";
 import { judgedSources, personaPlacement, type SourcedMessage, storedMessages } from "./persona-sources.ts";
-import { type DriftDocument, driftScores, type RedteamDocument, redteamScores } from "./redteam-scores.ts";
+import { driftScores, redteamScores } from "./redteam-scores.ts";
 import { NINE, ONE, type Read, score } from "./score-of.ts";
 
 /** A stored evaluation's scores, ready for any exporter. */
@@ -69,9 +70,9 @@ export async function readStoredScores(
         scores: conversationScores(document as ConversationDocument, read),
       };
     case "redteam":
-      return { evaluationId, kind: kind.kind, scores: redteamScores(document as RedteamDocument, read) };
+      return { evaluationId, kind: kind.kind, scores: redteamScores(document as RedteamResult, read) };
     case "drift":
-      return { evaluationId, kind: kind.kind, scores: driftScores(document as DriftDocument, read) };
+      return { evaluationId, kind: kind.kind, scores: driftScores(document as DriftResult, read) };
     default:
       return { evaluationId, kind: kind.kind, scores: verdictScores(kind.kind, read) };
   }
