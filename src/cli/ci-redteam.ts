@@ -2,8 +2,15 @@
 // by that command's own setup before the persona check judges anything (a bad key is exit 2 naming the project
 // file and the key), run after it through the same stored run, and its outcome as parts of the check's reports:
 // a section of the PR comment, a `redteam` JUnit suite, lines of the table and a field of the JSON.
-import { DramaturgError, escapeMarkdown, InputError, parseJudgeSpec, shownPath } from "../core/index.ts";
-import type { RedteamJunitSuite, RedteamResult } from "../redteam/index.ts";
+import {
+  DramaturgError,
+  escapeMarkdown,
+  InputError,
+  type JunitSuite,
+  parseJudgeSpec,
+  shownPath,
+} from "../core/index.ts";
+import type { RedteamResult } from "../redteam/index.ts";
 import { REDTEAM_DEFAULTS, type RedteamFlags, type RedteamSetup } from "./redteam-settings.ts";
 import { placeInProjectFile, type ResolvedSettings } from "./settings.ts";
 import { runStored } from "./stored-run.ts";
@@ -124,7 +131,7 @@ export interface CiRedteamParts {
   /** The table's lines after the persona check's. */
   table: string;
   /** The `redteam` suite of the JUnit document. */
-  suites: RedteamJunitSuite[];
+  suites: JunitSuite[];
 }
 
 /** Runs the red team and renders its parts of the reports. */
@@ -188,7 +195,7 @@ async function ciRedteamTable(outcome: CiRedteamOutcome): Promise<string> {
   return `\nred team ${outcome.status === "passed" ? "passed" : "FAILED"}: ${verdict(outcome)}\n${renderRedteamTable(outcome.result)}`;
 }
 
-async function ciRedteamJunit(outcome: CiRedteamOutcome): Promise<RedteamJunitSuite> {
+async function ciRedteamJunit(outcome: CiRedteamOutcome): Promise<JunitSuite> {
   const redteam = await import("../redteam/index.ts");
   if (outcome.status === "incomplete") return redteam.redteamJunitErrorSuite(outcome.error);
   return redteam.redteamJunitSuite(outcome.result, {

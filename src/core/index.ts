@@ -15,6 +15,7 @@ export * from "./file-patterns.ts";
 export * from "./hash.ts";
 export * from "./json-text.ts";
 export * from "./judge-spec.ts";
+export * from "./junit.ts";
 export * from "./located-yaml.ts";
 export * from "./pass-k.ts";
 export * from "./pool.ts";

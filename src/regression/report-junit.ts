@@ -1,6 +1,6 @@
 // JUnit XML of `dramaturg ci --junit`: one test case per agent (or channel) × dimension, so any CI shows
 // regressions as failures and stale baselines as skipped tests.
-import { escapeXml } from "../core/index.ts";
+import { escapeXml, type JunitSuite, junitDocument, junitSuite } from "../core/index.ts";
 import { uncalibratedLines } from "./agreement-check.ts";
 import type { CiReport, DimensionCheck, SubjectCheck } from "./compare.ts";
 import { formatDelta, formatScore } from "./report-markdown.ts";
@@ -38,59 +38,37 @@ function testcase(s: SubjectCheck, d: DimensionCheck, threshold: number): string
   }
 }
 
-/** A `<testsuite>` element of another check (ci's red team) and its counts, added to the document's totals. */
-export interface JunitSuite {
-  xml: string;
-  tests: number;
-  failures: number;
-  errors: number;
-  skipped: number;
-}
-
 export function renderCiJunit(
   report: CiReport,
   { suites: more = [] }: { suites?: readonly JunitSuite[] } = {},
 ): string {
-  const suites: string[] = [];
-  let tests = 0;
-  let failures = 0;
-  let errors = 0;
-  let skipped = 0;
-  for (const s of [...report.agents, ...report.channels]) {
-    const n = s.dimensions.length;
-    const f = s.dimensions.filter((d) => d.status === "regression").length;
-    const e = s.dimensions.filter((d) => d.status === "no-score").length;
-    const k = s.dimensions.filter((d) => ["stale", "not-evaluated", "new"].includes(d.status)).length;
-    tests += n;
-    failures += f;
-    errors += e;
-    skipped += k;
+  const suites: JunitSuite[] = [];
+  for (const s of [...report.agents, ...report.channels])
     suites.push(
-      `  <testsuite name="${escapeXml(`${s.kind} ${s.name} (${s.id})`)}" tests="${n}" failures="${f}" errors="${e}" skipped="${k}">\n${s.dimensions.map((d) => testcase(s, d, report.threshold)).join("\n")}\n  </testsuite>`,
+      junitSuite(
+        `${s.kind} ${s.name} (${s.id})`,
+        {
+          failures: s.dimensions.filter((d) => d.status === "regression").length,
+          errors: s.dimensions.filter((d) => d.status === "no-score").length,
+          skipped: s.dimensions.filter((d) => ["stale", "not-evaluated", "new"].includes(d.status)).length,
+        },
+        s.dimensions.map((d) => testcase(s, d, report.threshold)),
+      ),
     );
-  }
   if (report.agreement) {
     const check = report.agreement;
-    const n = check.propositions.length;
-    tests += n;
-    failures += check.uncalibrated;
     suites.push(
-      `  <testsuite name="judge calibration (κ ≥ ${check.min_kappa})" tests="${n}" failures="${check.uncalibrated}" errors="0" skipped="0">\n${check.propositions
-        .map((p) => {
+      junitSuite(
+        `judge calibration (κ ≥ ${check.min_kappa})`,
+        { failures: check.uncalibrated },
+        check.propositions.map((p) => {
           const open = `    <testcase classname="dramaturg.calibration" name="${escapeXml(`${p.dimension}/${p.proposition_id}`)}">`;
           if (p.status === "calibrated") return `${open}</testcase>`;
           const [line] = uncalibratedLines({ ...check, propositions: [p] });
           return `${open}\n      <failure type="uncalibrated" message="${escapeXml(line!)}"/>\n    </testcase>`;
-        })
-        .join("\n")}\n  </testsuite>`,
+        }),
+      ),
     );
   }
-  for (const suite of more) {
-    tests += suite.tests;
-    failures += suite.failures;
-    errors += suite.errors;
-    skipped += suite.skipped;
-    suites.push(suite.xml);
-  }
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="dramaturg persona check" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${suites.join("\n")}\n</testsuites>\n`;
+  return junitDocument("dramaturg persona check", [...suites, ...more]);
 }

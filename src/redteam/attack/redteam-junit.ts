@@ -2,17 +2,8 @@
 // a test case per arm × strategy, its system-out the figures and each successful attack's breaking turn, and a
 // test case "robustness" for the minimum. Failures follow the exit code: only under a minimum robustness that
 // the plain arm misses do the strategies that broke the character fail, with the attacks that did.
-import { escapeXml } from "../../core/index.ts";
+import { escapeXml, type JunitSuite, junitDocument, junitSuite } from "../../core/index.ts";
 import type { AttackRecord, RedteamResult, StrategyResult } from "./redteam-result.ts";
-
-/** One `<testsuite>` element and its counts, to stand beside others in a `<testsuites>` document. */
-export interface RedteamJunitSuite {
-  xml: string;
-  tests: number;
-  failures: number;
-  errors: number;
-  skipped: number;
-}
 
 export interface RedteamJunitOptions {
   /** The plain arm's robustness under this fails the suite; without, nothing fails. */
@@ -73,10 +64,7 @@ function robustnessCase(result: RedteamResult, minRobustness: number | undefined
 }
 
 /** The `<testsuite name="redteam">` of a result. */
-export function redteamJunitSuite(
-  result: RedteamResult,
-  options: RedteamJunitOptions = {},
-): RedteamJunitSuite {
+export function redteamJunitSuite(result: RedteamResult, options: RedteamJunitOptions = {}): JunitSuite {
   const failing = !meetsMinRobustness(result, options.minRobustness);
   const cases = [
     ...result.arms.flatMap((a) =>
@@ -84,19 +72,21 @@ export function redteamJunitSuite(
     ),
     robustnessCase(result, options.minRobustness),
   ];
-  const failures = cases.filter((c) => c.failed).length;
-  const xml = `  <testsuite name="redteam" tests="${cases.length}" failures="${failures}" errors="0" skipped="0">\n${cases.map((c) => c.xml).join("\n")}\n  </testsuite>`;
-  return { xml, tests: cases.length, failures, errors: 0, skipped: 0 };
+  return junitSuite(
+    "redteam",
+    { failures: cases.filter((c) => c.failed).length },
+    cases.map((c) => c.xml),
+  );
 }
 
 /** The `redteam` suite of a red team that could not complete: one test case in error saying why. */
-export function redteamJunitErrorSuite(reason: string): RedteamJunitSuite {
-  const xml = `  <testsuite name="redteam" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="dramaturg.redteam" name="robustness">\n      <error type="incomplete" message="${escapeXml(`the red team could not complete: ${reason}`)}"/>\n    </testcase>\n  </testsuite>`;
-  return { xml, tests: 1, failures: 0, errors: 1, skipped: 0 };
+export function redteamJunitErrorSuite(reason: string): JunitSuite {
+  return junitSuite("redteam", { failures: 0, errors: 1 }, [
+    `    <testcase classname="dramaturg.redteam" name="robustness">\n      <error type="incomplete" message="${escapeXml(`the red team could not complete: ${reason}`)}"/>\n    </testcase>`,
+  ]);
 }
 
 /** A whole JUnit document of one red team (`dramaturg redteam --junit`). */
 export function renderRedteamJunit(result: RedteamResult, options: RedteamJunitOptions = {}): string {
-  const suite = redteamJunitSuite(result, options);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="dramaturg red team" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}">\n${suite.xml}\n</testsuites>\n`;
+  return junitDocument("dramaturg red team", [redteamJunitSuite(result, options)]);
 }
