@@ -114,14 +114,15 @@ export function judgeSettingsOf(settings: Settings) {
 async function personaInput(setup: EvaluationSetup, given: Transcript | undefined) {
   const { settings, fromStore, files, windowStart, windowEnd } = setup;
   const judgeSpec = requireJudgeSpec(settings);
-  const imported =
+  // The files read once: globs expanded, each told apart, a file read whole to tell kept as read.
+  const read =
     given || fromStore || files.length === 0
       ? undefined
-      : await (await import("./transcript-sources.ts")).importedTranscript(files, { from: setup.from });
-  const transcript = given ?? imported?.transcript;
+      : await (await import("./transcript-sources.ts")).readTranscriptSources(files, { from: setup.from });
+  const transcript = given ?? read?.transcript;
   const input: PersonaInputOptions & { judgeSpec: string; judgeBaseUrl?: string } = {
-    transcript: transcript ?? (fromStore ? { store: true } : files),
-    ...(imported ? { source: imported.files.map((f) => resolve(f)).join(",") } : {}),
+    transcript: transcript ?? (fromStore ? { store: true } : (read?.files ?? files)),
+    ...(read?.transcript ? { source: read.files.map((f) => resolve(f)).join(",") } : {}),
     propositions: settings.propositions,
     dimensions: settings.dimensions,
     agents: settings.agents,

@@ -5,6 +5,8 @@ import { closeSync, openSync, readSync } from "node:fs";
 import {
   expandFilePatterns,
   mergeTranscripts,
+  parseTranscript,
+  parseTranscriptValue,
   readInputFile,
   readTranscriptFile,
   TRANSCRIPT_FORMAT,
@@ -37,40 +39,58 @@ function looksLikeTranscript(v: unknown): boolean {
   return Array.isArray(v.agents) && !("turns" in v) && (Array.isArray(v.messages) || !("messages" in v));
 }
 
-/**
- * Whether a file is a Dramaturg transcript: it declares the format (JSON, or a JSONL header line), or has a
- * transcript's shape without saying so. A file that is not JSON counts as one, so the transcript reader names
- * the line that is wrong; an Inspect `.eval` archive never does.
- */
-export function isTranscriptFile(file: string): boolean {
-  if (file.endsWith(".eval")) return false;
-  const start = head(file);
-  if (start === undefined || DECLARED.test(start)) return true;
-  const text = readInputFile(file, "the transcript");
+function headerLooksLikeTranscript(line: string): boolean {
   try {
-    return looksLikeTranscript(JSON.parse(text));
+    return looksLikeTranscript(JSON.parse(line));
   } catch {
-    const first = text.split("\n").find((line) => line.trim() !== "");
-    try {
-      return first === undefined || looksLikeTranscript(JSON.parse(first));
-    } catch {
-      return true;
-    }
+    return true;
   }
 }
 
 /**
- * The transcript of files that are not all Dramaturg transcripts (or all read as `from`): transcripts as they
- * are, the others imported as sessions and turned into one transcript, merged; what each file was read as is
- * printed on stderr. Undefined when every file is a transcript: the caller reads them as it always has.
+ * What a file is: a Dramaturg transcript — it declares the format (JSON, or a JSONL header line), or has a
+ * transcript's shape without saying so — or something to import. A file that is not JSON counts as a transcript,
+ * so the transcript reader names the line that is wrong; an Inspect `.eval` archive never does. A file that had
+ * to be read whole to tell keeps what was read (`transcript`), so it is not parsed again.
  */
-export async function importedTranscript(
+function classify(file: string): { transcript: boolean; read?: Transcript } {
+  if (file.endsWith(".eval")) return { transcript: false };
+  const start = head(file);
+  if (start === undefined || DECLARED.test(start)) return { transcript: true };
+  const text = readInputFile(file, "the transcript");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // JSONL: its header line tells; a line that is not JSON either is left to the transcript reader to name.
+    const first = text.split("\n").find((line) => line.trim() !== "");
+    if (first !== undefined && !headerLooksLikeTranscript(first)) return { transcript: false };
+    return { transcript: true, read: parseTranscript(text, file) };
+  }
+  return looksLikeTranscript(value)
+    ? { transcript: true, read: parseTranscriptValue(value, file) }
+    : { transcript: false };
+}
+
+/**
+ * The files eval, import… name, read once: the patterns expanded, and each file told apart (a transcript, or to
+ * import; all of them imported when `from` names a format). `transcript` is what was read: undefined when every
+ * file is a transcript that declares its format — the caller hands `files` to the reader it always used, which
+ * reads each once — else the transcripts and the imported files turned into one transcript, merged; what each
+ * imported file was read as is printed on stderr.
+ */
+export async function readTranscriptSources(
   patterns: readonly string[],
   { from }: { from?: string } = {},
-): Promise<{ transcript: Transcript; files: string[] } | undefined> {
+): Promise<{ transcript?: Transcript; files: string[] }> {
   const files = expandFilePatterns(patterns, { noun: "transcript file" });
-  const imported = from ? files : files.filter((f) => !isTranscriptFile(f));
-  if (imported.length === 0) return undefined;
+  const kinds = new Map(files.map((f) => [f, from ? { transcript: false } : classify(f)]));
+  const imported = files.filter((f) => !kinds.get(f)!.transcript);
+  if (imported.length === 0 && files.every((f) => kinds.get(f)!.read === undefined)) return { files };
+  const transcripts = files
+    .filter((f) => kinds.get(f)!.transcript)
+    .map((file) => ({ file, transcript: kinds.get(file)!.read ?? readTranscriptFile(file) }));
+  if (imported.length === 0) return { transcript: mergeTranscripts(transcripts), files };
   const { readSessionsTranscript } = await import("../sessions/index.ts");
   const read = readSessionsTranscript(imported, { from });
   for (const s of read.sources) {
@@ -84,9 +104,6 @@ export async function importedTranscript(
   process.stderr.write(
     `as a ${TRANSCRIPT_FORMAT}: ${agents.length} agent${agents.length === 1 ? "" : "s"} with a persona (${agents.map((a) => a.id).join(", ")}), ${messages.length} messages\n`,
   );
-  const transcripts = files
-    .filter((f) => !imported.includes(f))
-    .map((file) => ({ file, transcript: readTranscriptFile(file) }));
   const transcript = mergeTranscripts([
     ...transcripts,
     { file: imported.join(", "), transcript: read.transcript },

@@ -11,9 +11,10 @@ export async function importCommand(
   flags: { db?: string; source?: string; config?: string; from?: string },
 ): Promise<number> {
   const { settings } = resolveSettings({ flags: { db: flags.db }, projectFile: flags.config });
-  const { importedTranscript } = await import("../transcript-sources.ts");
-  const { transcript, files: read } =
-    (await importedTranscript(files, { from: flags.from })) ?? loadTranscripts(files);
+  const { readTranscriptSources } = await import("../transcript-sources.ts");
+  const sources = await readTranscriptSources(files, { from: flags.from });
+  const read = sources.files;
+  const transcript = sources.transcript ?? loadTranscripts(read).transcript;
   warnOfUnmarkedSenders(transcript);
   const store = await openStore(settings.db);
   try {
