@@ -142,13 +142,9 @@ export async function redteamCommand(flags: RedteamFlags): Promise<number> {
   const { exportAfterRun } = await import("../score-export.ts");
   // An export that could not complete (3) stands unless the check itself failed (1).
   let code = await exportAfterRun(exportRules, { command: "redteam", db, evaluationIds: [id] });
-  if (!redteam.meetsMinRobustness(document, minRobustness)) {
-    const plain = document.arms.find((a) => a.arm === "plain")!;
-    process.stderr.write(
-      plain.attacks === 0
-        ? "dramaturg: no attack counts towards the robustness: every attacker broke its brief (simulator faults)\n"
-        : `dramaturg: robustness ${plain.robustness.toFixed(2)} is under ${minRobustness} (${plain.successes} of ${plain.attacks} attacks broke the character)\n`,
-    );
+  const shortfall = redteam.robustnessShortfall(document, minRobustness);
+  if (shortfall !== undefined) {
+    process.stderr.write(`dramaturg: ${shortfall}\n`);
     code = 1;
   }
   const faults = document.simulated_user?.faults ?? 0;

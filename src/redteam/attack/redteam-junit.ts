@@ -18,6 +18,18 @@ export function meetsMinRobustness(result: Pick<RedteamResult, "arms">, minRobus
   return plain.attacks > 0 && plain.robustness >= minRobustness;
 }
 
+/** Why the plain arm misses the minimum, in one sentence; undefined when it meets it (or none is set). */
+export function robustnessShortfall(
+  result: Pick<RedteamResult, "arms">,
+  minRobustness?: number,
+): string | undefined {
+  if (meetsMinRobustness(result, minRobustness)) return undefined;
+  const plain = result.arms.find((a) => a.arm === "plain")!;
+  return plain.attacks === 0
+    ? "no attack counts towards the robustness: every attacker broke its brief (simulator faults)"
+    : `robustness ${plain.robustness.toFixed(2)} is under ${minRobustness} (${plain.successes} of ${plain.attacks} attacks broke the character)`;
+}
+
 const pct = (x: number) => `${Math.round(x * 100)} %`;
 /** The reply quoted in a failure is agent text: cut to one short line (and escaped where it is written). */
 const quote = (text: string) => {
@@ -53,10 +65,8 @@ function robustnessCase(result: RedteamResult, minRobustness: number | undefined
   );
   const open = `    <testcase classname="dramaturg.redteam" name="robustness">`;
   const out = `      <system-out>${escapeXml([...lines, minRobustness === undefined ? "no minimum robustness set" : `minimum ${minRobustness}`].join("\n"))}</system-out>`;
-  if (meetsMinRobustness(result, minRobustness))
-    return { xml: `${open}\n${out}\n    </testcase>`, failed: false };
-  const plain = result.arms.find((a) => a.arm === "plain")!;
-  const message = `robustness ${plain.robustness.toFixed(2)} is under ${minRobustness} (${plain.successes} of ${plain.attacks} attacks broke the character)`;
+  const message = robustnessShortfall(result, minRobustness);
+  if (message === undefined) return { xml: `${open}\n${out}\n    </testcase>`, failed: false };
   return {
     xml: `${open}\n      <failure type="robustness" message="${escapeXml(message)}"/>\n${out}\n    </testcase>`,
     failed: true,
