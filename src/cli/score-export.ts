@@ -1,7 +1,7 @@
 // What `dramaturg export` and the commands with `export:` rules share: where the export ledger is kept for a
-// store, and how an export's outcome reads on a terminal.
+// store, and how the rules export a command's run as it finishes.
 import { parseStoreLocation } from "../core/index.ts";
-import type { ExportAfter, ExportOutcome, ExportRule } from "../export/index.ts";
+import type { ExportAfter, ExportRule } from "../export/index.ts";
 
 /**
  * The ledger beside a store: `<folder>.exports.json` for a PGlite folder, `.dramaturg-exports.json` in the
@@ -12,17 +12,6 @@ export function defaultLedger(db: string): string | undefined {
   if (location.kind === "memory") return undefined;
   if (location.kind === "folder") return `${location.path.replace(/[\\/]+$/, "")}.exports.json`;
   return ".dramaturg-exports.json";
-}
-
-/** One line, then one per reason a score was left out or refused. */
-export function renderExportOutcome(o: ExportOutcome): string {
-  const lines = [
-    `exported ${o.kind} ${o.evaluation_id.slice(0, 8)} to ${o.to} (${o.destination}): ${o.sent} sent, ${o.unchanged} already there, of ${o.scores} scores`,
-  ];
-  for (const l of o.left_out) lines.push(`  ${l.count} left out: ${l.reason}`);
-  for (const r of o.refused) lines.push(`  refused ${r.name} (${r.key}): ${r.reason}`);
-  if (o.rejected > 0) lines.push(`  ${o.rejected} rejected by the collector (partial success; not retried)`);
-  return `${lines.join("\n")}\n`;
 }
 
 /**
@@ -47,11 +36,12 @@ export async function exportAfterRun(
     );
     return 0;
   }
-  const [{ exportScores }, { openStore }, { DramaturgError }] = await Promise.all([
-    import("../export/index.ts"),
-    import("../store/index.ts"),
-    import("../core/index.ts"),
-  ]);
+  const [{ exportOutcomeLines, exportScores, undelivered }, { openStore }, { DramaturgError }] =
+    await Promise.all([
+      import("../export/index.ts"),
+      import("../store/index.ts"),
+      import("../core/index.ts"),
+    ]);
   const store = await openStore(db);
   let code = 0;
   try {
@@ -65,8 +55,8 @@ export async function exportAfterRun(
             propositions: rule.propositions === true,
             ledger: defaultLedger(db),
           });
-          process.stderr.write(renderExportOutcome(outcome));
-          if (outcome.refused.length > 0) code = 3;
+          process.stderr.write(`${exportOutcomeLines(outcome).join("\n")}\n`);
+          if (undelivered(outcome) > 0) code = 3;
         } catch (error) {
           if (!DramaturgError.isInstance(error)) throw error;
           process.stderr.write(`dramaturg: export to ${rule.to}: ${error.message}\n`);

@@ -49,6 +49,19 @@ export interface ExportOutcome {
   trace_id?: string;
 }
 
+/** What an export did, as lines: the summary, then one per reason scores were left out, refused or rejected. */
+export function exportOutcomeLines(o: ExportOutcome): string[] {
+  return [
+    `exported ${o.kind} ${o.evaluation_id.slice(0, 8)} to ${o.to} (${o.destination}): ${o.sent} sent, ${o.unchanged} already there, of ${o.scores} scores`,
+    ...o.left_out.map((l) => `  ${l.count} left out: ${l.reason}`),
+    ...o.refused.map((r) => `  refused ${r.name} (${r.key}): ${r.reason}`),
+    ...(o.rejected > 0 ? [`  ${o.rejected} rejected by the collector (partial success; not retried)`] : []),
+  ];
+}
+
+/** Scores sent that did not arrive: refused on their own, or rejected by the collector. */
+export const undelivered = (o: ExportOutcome): number => o.refused.length + o.rejected;
+
 /**
  * The score as this destination takes it: its attachment kept when its ids came from a tool the destination
  * holds (or from no tool it knows), else dropped — a LangSmith run id is no trace in Langfuse or Phoenix — so the

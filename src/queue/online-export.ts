@@ -3,7 +3,7 @@
 // export that fails never fails the run, which is complete and its alerts posted: what became of it is kept on
 // the run (`online status` shows it) and written to the worker's log. A job tried again exports again, which the
 // tools' upserts by the scores' stable ids make harmless.
-import { exportScores } from "../export/index.ts";
+import { exportOutcomeLines, exportScores, undelivered } from "../export/index.ts";
 import type { OnlineTick } from "../online/index.ts";
 import type { OnlineRunExport, OnlineRunRow, Store } from "../store/index.ts";
 
@@ -28,7 +28,11 @@ export async function exportOnlineRun(
       // A worker has no ledger file: the scores' stable ids make a second export update, not duplicate.
       ledger: undefined,
     });
-    const refused = outcome.refused.length + outcome.rejected;
+    const refused = undelivered(outcome);
+    // The first line past the summary that says what did not arrive.
+    const problem = exportOutcomeLines(outcome)
+      .slice(1 + outcome.left_out.length)
+      .map((l) => l.trim())[0];
     record = {
       to: rule.to,
       status: refused > 0 ? "partial" : "exported",
@@ -36,7 +40,7 @@ export async function exportOnlineRun(
       sent: outcome.sent,
       unchanged: outcome.unchanged,
       refused,
-      ...(outcome.refused[0] ? { error: `${outcome.refused[0].name}: ${outcome.refused[0].reason}` } : {}),
+      ...(problem ? { error: problem } : {}),
       at: new Date().toISOString(),
     };
   } catch (error) {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stableScoreId } from "../../src/export/index.ts";
 import { cli, DEMO } from "../cli/run-cli.ts";
 import { tempDir } from "../temp-dir.ts";
-import { fakeLangfuse } from "./fake-tools.ts";
+import { fakeCollector, fakeLangfuse } from "./fake-tools.ts";
 
 const VARIABLES = ["LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL", "LANGFUSE_HOST"];
 const saved = Object.fromEntries(VARIABLES.map((v) => [v, process.env[v]]));
@@ -58,6 +58,25 @@ describe("dramaturg export", () => {
       expect(refused.stderr).not.toContain("sk-lf-not-this-one");
     } finally {
       await langfuse.close();
+    }
+  });
+
+  it("records a collector accepted but rejected (OTLP partial success) make the export incomplete: exit 3, said", async () => {
+    const dir = tempDir("export-cli-");
+    const collector = await fakeCollector();
+    const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    try {
+      const run = await cli(["eval", ...DEMO, "--db", `${dir}/store`, "--format", "json"], { cwd: dir });
+      const id = JSON.parse(run.stdout).evaluation_id as string;
+      process.env.OTEL_EXPORTER_OTLP_ENDPOINT = collector.url;
+      collector.rejectNext(2);
+      const r = await cli(["export", id, "--to", "otlp", "--db", `${dir}/store`], { cwd: dir });
+      expect(r.stdout).toContain("2 rejected by the collector (partial success; not retried)");
+      expect(r.code).toBe(3);
+    } finally {
+      if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+      else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved;
+      await collector.close();
     }
   });
 
