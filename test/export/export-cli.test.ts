@@ -1,30 +1,23 @@
 // `dramaturg export` and the `export:` rules of dramaturg.yaml, through the CLI in-process: exit codes 0, 2 and 3,
 // located errors in the project file, and `eval` exporting its run as it finishes.
 import { existsSync, writeFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { stableScoreId } from "../../src/export/index.ts";
 import { cli, DEMO } from "../cli/run-cli.ts";
 import { tempDir } from "../temp-dir.ts";
 import { fakeCollector, fakeLangfuse } from "./fake-tools.ts";
 
 const VARIABLES = ["LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL", "LANGFUSE_HOST"];
-const saved = Object.fromEntries(VARIABLES.map((v) => [v, process.env[v]]));
-afterEach(() => {
-  for (const v of VARIABLES)
-    if (saved[v] === undefined) delete process.env[v];
-    else process.env[v] = saved[v];
-});
+afterEach(() => vi.unstubAllEnvs());
 
 describe("dramaturg export", () => {
   it("eval with an export: rule sends its scores as it finishes; `export` again sends nothing new", async () => {
     const dir = tempDir("export-cli-");
     const langfuse = await fakeLangfuse();
     try {
-      Object.assign(process.env, {
-        LANGFUSE_PUBLIC_KEY: "pk-lf-test",
-        LANGFUSE_SECRET_KEY: "sk-lf-test",
-        LANGFUSE_BASE_URL: langfuse.url,
-      });
+      vi.stubEnv("LANGFUSE_PUBLIC_KEY", "pk-lf-test");
+      vi.stubEnv("LANGFUSE_SECRET_KEY", "sk-lf-test");
+      vi.stubEnv("LANGFUSE_BASE_URL", langfuse.url);
       writeFileSync(`${dir}/dramaturg.yaml`, "export:\n  - to: langfuse\n    after: [eval]\n");
       const run = await cli(["eval", ...DEMO, "--db", `${dir}/store`, "--format", "json"], { cwd: dir });
       expect(run.stderr).toMatch(/exported persona [0-9a-f]{8} to langfuse/);
@@ -46,7 +39,7 @@ describe("dramaturg export", () => {
       expect(langfuse.log.length).toBe(posts);
 
       // Refused keys: exit 3, and the message never shows the secret.
-      process.env.LANGFUSE_SECRET_KEY = "sk-lf-not-this-one";
+      vi.stubEnv("LANGFUSE_SECRET_KEY", "sk-lf-not-this-one");
       const refused = await cli(
         ["export", id, "--to", "langfuse", "--db", `${dir}/store`, "--ledger", `${dir}/other.json`],
         {
@@ -64,25 +57,22 @@ describe("dramaturg export", () => {
   it("records a collector accepted but rejected (OTLP partial success) make the export incomplete: exit 3, said", async () => {
     const dir = tempDir("export-cli-");
     const collector = await fakeCollector();
-    const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
     try {
       const run = await cli(["eval", ...DEMO, "--db", `${dir}/store`, "--format", "json"], { cwd: dir });
       const id = JSON.parse(run.stdout).evaluation_id as string;
-      process.env.OTEL_EXPORTER_OTLP_ENDPOINT = collector.url;
+      vi.stubEnv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url);
       collector.rejectNext(2);
       const r = await cli(["export", id, "--to", "otlp", "--db", `${dir}/store`], { cwd: dir });
       expect(r.stdout).toContain("2 rejected by the collector (partial success; not retried)");
       expect(r.code).toBe(3);
     } finally {
-      if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-      else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved;
       await collector.close();
     }
   });
 
   it("without the keys in the environment it is bad usage (exit 2), and nothing is sent", async () => {
     const dir = tempDir("export-cli-");
-    for (const v of VARIABLES) delete process.env[v];
+    for (const v of VARIABLES) vi.stubEnv(v, undefined);
     const r = await cli(["export", "00000000", "--to", "langfuse", "--db", `${dir}/store`], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY");

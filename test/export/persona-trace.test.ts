@@ -2,7 +2,7 @@
 // `source_ids`, and `export` puts each agent's scores on the session (else the one trace) its judged messages came
 // from, checked by the Langfuse fake against the published schema; an OTLP import's on its trace or session in
 // Phoenix; the run page links the traces. Judged offline (the imported traces' hand-written fixture judge).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { exportScores, personaPlacement, readStoredScores, stableScoreId } from "../../src/export/index.ts";
 import { evaluatePersonas } from "../../src/personas/index.ts";
 import { createServerApp } from "../../src/server/index.ts";
@@ -24,13 +24,7 @@ const JUDGE = [
 ];
 const SESSION = "support-session-42";
 const TRACES = ["7f3c1e0a-0001-4c1e-9d7e-langfuse0001", "7f3c1e0a-0002-4c1e-9d7e-langfuse0002"];
-const VARIABLES = ["LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL", "LANGFUSE_HOST"];
-const saved = Object.fromEntries(VARIABLES.map((v) => [v, process.env[v]]));
-afterEach(() => {
-  for (const v of VARIABLES)
-    if (saved[v] === undefined) delete process.env[v];
-    else process.env[v] = saved[v];
-});
+afterEach(() => vi.unstubAllEnvs());
 /** Retries wait in the test's record, not on the clock. */
 const fast = { sleep: async () => {} };
 
@@ -51,7 +45,7 @@ async function exportedToLangfuse(db: string, evaluationId: string) {
       LANGFUSE_SECRET_KEY: "sk-lf-test",
       LANGFUSE_BASE_URL: fake.url,
     };
-    Object.assign(process.env, env);
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     const r = await cli(["export", evaluationId, "--to", "langfuse", "--propositions", "--db", db]);
     expect(r.stderr).not.toMatch(/^dramaturg:/m);
     expect(r.code).toBe(0);
