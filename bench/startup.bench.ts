@@ -1,6 +1,7 @@
 // Start-up of the compiled package, as a user's shell sees it: `dramaturg --help`, `dramaturg --version` and
 // importing the main entry from plain Node, each a fresh process timed from spawn to exit (median of 10 after
-// one warm-up). Builds dist/ first, so the figures are of the JavaScript that ships, not of tsx.
+// one warm-up), beside `node -e 0`: the floor every figure includes, through which a slower machine's figures
+// compare. Builds dist/ first, so the figures are of the JavaScript that ships, not of tsx.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CLI_BIN } from "./cli-run.bench.ts";
@@ -14,6 +15,8 @@ export interface StartupFigures {
   help_ms: number;
   version_ms: number;
   import_ms: number;
+  /** Median wall milliseconds of `node -e 0`: this machine's floor, which every figure above includes. */
+  node_ms: number;
   node: string;
 }
 
@@ -31,6 +34,7 @@ export async function benchStartup(runs = 10): Promise<StartupFigures> {
       runs,
       { cwd: ROOT },
     ),
+    node_ms: medianWallMs(process.execPath, ["-e", "0"], runs, { cwd: ROOT }),
     node: process.version,
   };
 }
