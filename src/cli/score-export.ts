@@ -36,7 +36,7 @@ export async function exportAfterRun(
     );
     return 0;
   }
-  const [{ exportOutcomeLines, exportScores, undelivered }, { openStore }, { DramaturgError }] =
+  const [{ exportByRule, exportOutcomeLines, undelivered }, { openStore }, { DramaturgError }] =
     await Promise.all([
       import("../export/index.ts"),
       import("../store/index.ts"),
@@ -48,13 +48,7 @@ export async function exportAfterRun(
     for (const rule of matching)
       for (const evaluationId of ids) {
         try {
-          const outcome = await exportScores({
-            store,
-            id: evaluationId,
-            to: rule.to,
-            propositions: rule.propositions === true,
-            ledger: defaultLedger(db),
-          });
+          const outcome = await exportByRule(rule, { store, id: evaluationId, ledger: defaultLedger(db) });
           process.stderr.write(`${exportOutcomeLines(outcome).join("\n")}\n`);
           if (undelivered(outcome) > 0) code = 3;
         } catch (error) {

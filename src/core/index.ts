@@ -11,6 +11,7 @@ export * from "./edit-distance.ts";
 export * from "./error-reasons.ts";
 export * from "./errors.ts";
 export * from "./escape.ts";
+export * from "./export-targets.ts";
 export * from "./file-patterns.ts";
 export * from "./hash.ts";
 export * from "./json-text.ts";

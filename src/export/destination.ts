@@ -1,10 +1,10 @@
 // What each tracing tool implements: how it is configured (from the environment only), which scores it can
 // hold, and how a batch of them is sent. The export run (export-run.ts) does the rest for all of them alike.
+import type { ExportTarget } from "../core/index.ts";
 import type { DeliveryOptions } from "./delivery.ts";
 import type { ExportScore } from "./export-score.ts";
 
-export const EXPORT_TARGETS = ["langfuse", "phoenix", "otlp"] as const;
-export type ExportTarget = (typeof EXPORT_TARGETS)[number];
+export { EXPORT_TARGETS, type ExportTarget } from "../core/index.ts";
 
 /** What a destination knows of the evaluation beside its scores. */
 export interface ExportContext {

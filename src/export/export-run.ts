@@ -49,13 +49,20 @@ export interface ExportOutcome {
   trace_id?: string;
 }
 
+/** What did not arrive, a line each: the scores refused on their own, then the records the collector rejected. */
+export function undeliveredLines(o: ExportOutcome): string[] {
+  return [
+    ...o.refused.map((r) => `refused ${r.name} (${r.key}): ${r.reason}`),
+    ...(o.rejected > 0 ? [`${o.rejected} rejected by the collector (partial success; not retried)`] : []),
+  ];
+}
+
 /** What an export did, as lines: the summary, then one per reason scores were left out, refused or rejected. */
 export function exportOutcomeLines(o: ExportOutcome): string[] {
   return [
     `exported ${o.kind} ${o.evaluation_id.slice(0, 8)} to ${o.to} (${o.destination}): ${o.sent} sent, ${o.unchanged} already there, of ${o.scores} scores`,
     ...o.left_out.map((l) => `  ${l.count} left out: ${l.reason}`),
-    ...o.refused.map((r) => `  refused ${r.name} (${r.key}): ${r.reason}`),
-    ...(o.rejected > 0 ? [`  ${o.rejected} rejected by the collector (partial success; not retried)`] : []),
+    ...undeliveredLines(o).map((line) => `  ${line}`),
   ];
 }
 
@@ -84,6 +91,14 @@ export function exportDestination(
     case "otlp":
       return otlpDestination(options);
   }
+}
+
+/** An `export:` rule's (or an online rule's `export`) tool and choice of scores, applied to one evaluation. */
+export function exportByRule(
+  rule: { to: ExportTarget; propositions?: boolean },
+  options: Omit<ExportScoresOptions, "to" | "propositions">,
+): Promise<ExportOutcome> {
+  return exportScores({ ...options, to: rule.to, propositions: rule.propositions === true });
 }
 
 /** Exports one stored evaluation's scores; throws ExportAuthError (401/403) or ExportDeliveryError (exit 3). */

@@ -8,7 +8,14 @@ export { EXPORT_LEDGER_FORMAT, ExportLedger } from "./export-ledger.ts";
 export type { ExportAfter, ExportRule } from "./export-rule.ts";
 export { EXPORT_AFTER, ExportRulesSchema } from "./export-rule.ts";
 export type { ExportOutcome, ExportScoresOptions } from "./export-run.ts";
-export { exportDestination, exportOutcomeLines, exportScores, undelivered } from "./export-run.ts";
+export {
+  exportByRule,
+  exportDestination,
+  exportOutcomeLines,
+  exportScores,
+  undelivered,
+  undeliveredLines,
+} from "./export-run.ts";
 export type { ExportScore, ScoreAttachment } from "./export-score.ts";
 export { ExportAuthError, ExportDeliveryError, stableScoreId } from "./export-score.ts";
 export { fallbackSessionId, langfuseTraceUrl } from "./langfuse.ts";

@@ -11,8 +11,6 @@ export {
 export {
   ONLINE_DIMENSIONS,
   ONLINE_SESSION_METRICS,
-  type OnlineExport,
-  OnlineExportSchema,
   type OnlineRule,
   OnlineRuleSchema,
   OnlineRulesSchema,

@@ -2,6 +2,7 @@
 // regression is posted. Written in dramaturg.yaml under `online:`; scheduled, a rule travels in its pg-boss
 // schedule as an OnlineTick — with nothing secret in it: the webhook is named by an environment variable.
 import { z } from "zod";
+import { EXPORT_TARGETS } from "../core/index.ts";
 
 /** The dimensions a rule over messages can judge (the channel dimensions are not an agent's). */
 export const ONLINE_DIMENSIONS = ["adherence", "consistency", "fluency"] as const;
@@ -23,7 +24,7 @@ export const ONLINE_SESSION_METRICS = [
 export const ExportTargetSchema = z
   .object({
     to: z
-      .enum(["langfuse", "phoenix", "otlp"])
+      .enum(EXPORT_TARGETS)
       .describe("The tracing tool; its host and keys from the environment (a worker's, for an online rule)"),
     propositions: z
       .boolean()
@@ -33,9 +34,6 @@ export const ExportTargetSchema = z
       ),
   })
   .strict();
-/** Where an online rule's evaluated runs send their scores as they complete. */
-export const OnlineExportSchema = ExportTargetSchema;
-export type OnlineExport = z.infer<typeof OnlineExportSchema>;
 
 /** Five cron fields (minute hour day-of-month month day-of-week), as pg-boss schedules them. */
 const CRON = /^\s*\S+(\s+\S+){4}\s*$/;
@@ -96,7 +94,7 @@ export const OnlineRuleSchema = z
       .describe(
         "Environment variable holding the URL alerts are posted to (JSON; Slack's body for hooks.slack.com); read by the worker",
       ),
-    export: OnlineExportSchema.optional().describe(
+    export: ExportTargetSchema.optional().describe(
       "Export each completed run's scores (dramaturg export): { to: langfuse, propositions: false }; keys from the worker's environment",
     ),
   })

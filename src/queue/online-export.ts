@@ -3,7 +3,7 @@
 // export that fails never fails the run, which is complete and its alerts posted: what became of it is kept on
 // the run (`online status` shows it) and written to the worker's log. A job tried again exports again, which the
 // tools' upserts by the scores' stable ids make harmless.
-import { exportOutcomeLines, exportScores, undelivered } from "../export/index.ts";
+import { exportByRule, undelivered, undeliveredLines } from "../export/index.ts";
 import type { OnlineTick } from "../online/index.ts";
 import type { OnlineRunExport, OnlineRunRow, Store } from "../store/index.ts";
 
@@ -19,20 +19,10 @@ export async function exportOnlineRun(
   if (!rule) return undefined;
   let record: OnlineRunExport;
   try {
-    const outcome = await exportScores({
-      store,
-      id: evaluationId,
-      to: rule.to,
-      propositions: rule.propositions === true,
-      env,
-      // A worker has no ledger file: the scores' stable ids make a second export update, not duplicate.
-      ledger: undefined,
-    });
+    // A worker has no ledger file: the scores' stable ids make a second export update, not duplicate.
+    const outcome = await exportByRule(rule, { store, id: evaluationId, env, ledger: undefined });
     const refused = undelivered(outcome);
-    // The first line past the summary that says what did not arrive.
-    const problem = exportOutcomeLines(outcome)
-      .slice(1 + outcome.left_out.length)
-      .map((l) => l.trim())[0];
+    const problem = undeliveredLines(outcome)[0];
     record = {
       to: rule.to,
       status: refused > 0 ? "partial" : "exported",
