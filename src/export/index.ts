@@ -22,6 +22,6 @@ export { fallbackSessionId, langfuseTraceUrl } from "./langfuse.ts";
 export { EVALUATION_EVENT, GEN_AI_SEMCONV_VERSION, otlpHeaders } from "./otlp.ts";
 export type { PersonaPlacement, SourcedMessage } from "./persona-sources.ts";
 export { judgedSources, personaPlacement, storedMessages } from "./persona-sources.ts";
-export { phoenixTraceUrl } from "./phoenix.ts";
+export { phoenixLedgerKey, phoenixTraceUrl } from "./phoenix.ts";
 export type { StoredScores } from "./stored-scores.ts";
-export { readStoredScores } from "./stored-scores.ts";
+export { readStoredScores, scoresOfDocument } from "./stored-scores.ts";

@@ -24,6 +24,11 @@ export function phoenixTraceUrl(host: string, traceId: string): string {
   return `${host.replace(/\/+$/, "")}/redirects/traces/${encodeURIComponent(traceId)}`;
 }
 
+/** The export ledger's key of the Phoenix at `host`: the destination records under it, the dashboard asks it. */
+export function phoenixLedgerKey(host: string): string {
+  return `phoenix ${host.replace(/\/+$/, "")}`;
+}
+
 export function phoenixDestination({ env, ...delivery }: DestinationOptions): ExportDestination {
   const host = hostFrom(
     env.PHOENIX_COLLECTOR_ENDPOINT || "http://localhost:6006",
@@ -54,7 +59,7 @@ export function phoenixDestination({ env, ...delivery }: DestinationOptions): Ex
 
   return {
     target: "phoenix",
-    key: `phoenix ${host}`,
+    key: phoenixLedgerKey(host),
     holds: ["otlp"],
     batchSize: 100,
     leftOut: (score) =>

@@ -55,26 +55,34 @@ export async function readStoredScores(
       e.id.startsWith(id),
     )?.id;
   if (!evaluationId) throw new InputError(`${kind.noun} ${id} has no stored evaluation to export`);
+  return scoresOfDocument(store, { kind: kind.kind, evaluationId, document }, options);
+}
+
+/**
+ * The scores of a stored document already loaded (its kind's `load`), of evaluation `evaluationId`: its
+ * verdicts and input are read here, the document is not loaded again.
+ */
+export async function scoresOfDocument(
+  store: Store,
+  { kind, evaluationId, document }: { kind: string; evaluationId: string; document: unknown },
+  options: StoredScoresOptions = {},
+): Promise<StoredScores> {
   const rows = await store.scores.forEvaluation(evaluationId);
   const input = await store.evaluations.input(evaluationId);
   const read = { evaluationId, rows, propositions: options.propositions === true };
-  switch (kind.kind) {
+  switch (kind) {
     case "persona":
       return personaScores(document as PersonaDocument, storedMessages(input), read);
     case "session":
       return sessionScores(document as SessionsDocument, input as SessionsInput | undefined, read);
     case "conversation":
-      return {
-        evaluationId,
-        kind: kind.kind,
-        scores: conversationScores(document as ConversationDocument, read),
-      };
+      return { evaluationId, kind, scores: conversationScores(document as ConversationDocument, read) };
     case "redteam":
-      return { evaluationId, kind: kind.kind, scores: redteamScores(document as RedteamResult, read) };
+      return { evaluationId, kind, scores: redteamScores(document as RedteamResult, read) };
     case "drift":
-      return { evaluationId, kind: kind.kind, scores: driftScores(document as DriftResult, read) };
+      return { evaluationId, kind, scores: driftScores(document as DriftResult, read) };
     default:
-      return { evaluationId, kind: kind.kind, scores: verdictScores(kind.kind, read) };
+      return { evaluationId, kind, scores: verdictScores(kind, read) };
   }
 }
 

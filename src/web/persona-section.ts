@@ -20,11 +20,16 @@ export function personaAsText(persona: unknown): string {
 
 /**
  * The persona run `run` was scored against. The kept input's is the run's own; the agent row's is used only
- * when its hash is the run's (a persona edited since would otherwise be shown as the one scored).
+ * when its hash is the run's (a persona edited since would otherwise be shown as the one scored). `agent` and
+ * `input` (the evaluation's stored input) when the caller has read them already.
  */
-export async function runPersona(store: Store, run: RunRow, agent?: AgentRow): Promise<RunPersona> {
+export async function runPersona(
+  store: Store,
+  run: RunRow,
+  { agent, input: given }: { agent?: AgentRow; input?: unknown } = {},
+): Promise<RunPersona> {
   const hash = run.persona_hash;
-  const input = run.evaluation_id ? await store.evaluations.input(run.evaluation_id) : undefined;
+  const input = given ?? (run.evaluation_id ? await store.evaluations.input(run.evaluation_id) : undefined);
   const agents = (input as { transcript?: { agents?: unknown } } | undefined)?.transcript?.agents;
   const kept = Array.isArray(agents)
     ? (agents as { id?: unknown; persona?: unknown }[]).find((a) => a?.id === run.agent_id)?.persona
@@ -85,7 +90,7 @@ export function agentPersonaSection(agent: AgentRow, latest?: RunRow): Html {
   );
 }
 
-/** The run page's persona section: the persona this run was scored against. */
-export async function runPersonaSection(store: Store, run: RunRow): Promise<Html> {
-  return personaSection(await runPersona(store, run), { heading: "Persona scored against" });
+/** The run page's persona section: the persona this run was scored against (`input` as the page read it). */
+export async function runPersonaSection(store: Store, run: RunRow, input: unknown): Promise<Html> {
+  return personaSection(await runPersona(store, run, { input }), { heading: "Persona scored against" });
 }

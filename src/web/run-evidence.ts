@@ -107,18 +107,19 @@ const InputShape = z.object({
 /**
  * The evidence of one run's verdicts: the windows of the given verdicts' targets only, and none with
  * `windows: false` (the comparison shows messages, not windows, and so skips planning the evaluation again).
+ * `input` is the evaluation's stored input when the caller has read it already (read here otherwise).
  */
 export async function runEvidence(
   store: Store,
   run: RunRow,
   scores: readonly ScoreRow[],
-  { windows = true }: { windows?: boolean } = {},
+  { windows = true, input: given }: { windows?: boolean; input?: unknown } = {},
 ): Promise<RunEvidence> {
   const evaluationId = run.evaluation_id;
   const [evaluation, inputDoc, resultDoc] = evaluationId
     ? await Promise.all([
         store.evaluations.get(evaluationId),
-        store.evaluations.input(evaluationId),
+        given ?? store.evaluations.input(evaluationId),
         store.evaluations.result(evaluationId),
       ])
     : [undefined, undefined, undefined];

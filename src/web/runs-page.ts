@@ -225,9 +225,13 @@ export async function runPage(
   const run = await store.runs.get(id);
   if (!run) return undefined;
   const dimension = focus ? focus.key.split("/")[0] : query.dimension;
-  const stored = run.evaluation_id
-    ? await store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension })
-    : [];
+  // The evaluation's input, read once here for the evidence, the persona and the trace links.
+  const [stored, input] = run.evaluation_id
+    ? await Promise.all([
+        store.scores.forEvaluation(run.evaluation_id, { run: run.id, dimension }),
+        store.evaluations.input(run.evaluation_id),
+      ])
+    : [[], undefined];
   const scores = message === undefined ? stored : stored.filter((s) => s.message_id === message);
   const path = `/runs/${run.id}`;
   const base: VerdictsBase = {
@@ -240,12 +244,13 @@ export async function runPage(
   const inline = parseInlineWindows(raw);
   const [evidence, compare, calibrations, persona, traces] = await Promise.all([
     inline
-      ? runEvidence(store, run, shownVerdicts(scores, view, base))
-      : runEvidence(store, run, scores, { windows: false }),
+      ? runEvidence(store, run, shownVerdicts(scores, view, base), { input })
+      : runEvidence(store, run, scores, { windows: false, input }),
     compareLinks(context, run),
     runCalibrationLinks(context, run),
-    runPersonaSection(store, run),
-    runTraceLinks(context, run),
+    runPersonaSection(store, run, input),
+    // The trace links want all the run's verdicts: `stored` are them unless a dimension filtered them.
+    runTraceLinks(context, run, { input, rows: dimension === undefined ? stored : undefined }),
   ]);
   // The traces the judged messages came from, when the run judged an imported trace (a fact only then).
   const traceFact =

@@ -323,7 +323,8 @@ export async function sessionPage(
           ? sessions[i]
           : undefined;
       const traces = traceIdsOf(sessions);
-      const inPhoenix = traces.length > 0 && (await exportedToPhoenix(context, id));
+      const inPhoenix =
+        traces.length > 0 && (await exportedToPhoenix(context, id, { kind: "session", document: result }));
       return html`<h1>Session analysis ${shortId(id)} <span class="muted">${when(row.created_at)}</span></h1>
 <p class="muted">From ${result.sources.map((s) => `${s.file} (${s.from})`).join(", ")}${context.langfuseHost && traces.length > 0 ? html` · ${traceLinks("Langfuse", traces, (t) => langfuseTraceUrl(context.langfuseHost!, t))}` : ""}${inPhoenix ? html` · ${traceLinks("Phoenix", traces, (t) => phoenixTraceUrl(context.phoenixHost!, t))}` : ""}</p>
 ${failuresSwitch({ failures: onlyIssues, sort: undefined, order: "asc" }, here, "turns with a bad-turn detection, a tool finding, or a judged metric below its threshold.", { all: "All turns", failures: "Only turns with an issue" })}

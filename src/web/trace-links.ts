@@ -5,11 +5,13 @@ import {
   ExportLedger,
   judgedSources,
   langfuseTraceUrl,
+  phoenixLedgerKey,
   phoenixTraceUrl,
   readStoredScores,
+  scoresOfDocument,
   storedMessages,
 } from "../export/index.ts";
-import type { RunRow } from "../store/index.ts";
+import type { RunRow, ScoreRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type Html, html } from "./html.ts";
 
@@ -18,16 +20,23 @@ const LINKED_TRACES = 5;
 
 /**
  * Whether this evaluation's scores were exported to the Phoenix at `host`, by the export ledger: only then are
- * its traces known to be there (Phoenix refuses annotations of spans it does not have). An unreadable ledger
- * links nothing.
+ * its traces known to be there (Phoenix refuses annotations of spans it does not have). A page that has loaded
+ * the evaluation's document gives it (`loaded`), so it is not loaded again. An unreadable ledger links nothing.
  */
-export async function exportedToPhoenix(context: DashboardContext, id: string): Promise<boolean> {
+export async function exportedToPhoenix(
+  context: DashboardContext,
+  id: string,
+  loaded?: { kind: string; document: unknown },
+): Promise<boolean> {
   if (!context.phoenixHost || !context.exportLedger) return false;
   try {
     const ledger = ExportLedger.open(context.exportLedger);
-    const { scores } = await readStoredScores(context.store, id, { propositions: true });
+    const options = { propositions: true };
+    const { scores } = loaded
+      ? await scoresOfDocument(context.store, { ...loaded, evaluationId: id }, options)
+      : await readStoredScores(context.store, id, options);
     return ledger.sentAny(
-      `phoenix ${context.phoenixHost.replace(/\/+$/, "")}`,
+      phoenixLedgerKey(context.phoenixHost),
       scores.map((s) => s.id),
     );
   } catch {
@@ -46,14 +55,16 @@ export function traceLinks(tool: string, traces: readonly string[], url: (trace:
 /**
  * The traces a persona run's judged messages came from (their `source_ids`, kept by `eval` of an imported
  * trace), linked: to Langfuse for messages imported from it when the server knows its host, to Phoenix for
- * OTLP traces once the evaluation was exported there. Empty when there is nothing to link.
+ * OTLP traces once the evaluation was exported there. Empty when there is nothing to link. `input` is the
+ * evaluation's stored input, as the run page read it; `rows` all the run's verdicts, when the page has them.
  */
-export async function runTraceLinks(context: DashboardContext, run: RunRow): Promise<Html[][]> {
+export async function runTraceLinks(
+  context: DashboardContext,
+  run: RunRow,
+  { input, rows }: { input: unknown; rows?: readonly ScoreRow[] },
+): Promise<Html[][]> {
   if (!run.evaluation_id || (!context.langfuseHost && !context.phoenixHost)) return [];
-  const [input, rows] = await Promise.all([
-    context.store.evaluations.input(run.evaluation_id),
-    context.store.scores.forEvaluation(run.evaluation_id, { run: run.id }),
-  ]);
+  rows ??= await context.store.scores.forEvaluation(run.evaluation_id, { run: run.id });
   const sources = judgedSources(storedMessages(input), run.agent_id, rows);
   const tracesFrom = (source: string) => [
     ...new Set(sources.filter((s) => s?.source === source && s.trace_id).map((s) => s!.trace_id!)),

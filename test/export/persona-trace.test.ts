@@ -119,11 +119,17 @@ describe("a Langfuse export evaluated and exported back", () => {
   it("the run page links the traces its judged messages came from, when the server knows the Langfuse host", async () => {
     const store = await openStore(db);
     try {
-      const page = async (langfuseHost?: string) =>
-        (await createServerApp({ store, langfuseHost }).request(`http://localhost/runs/${runId}`)).text();
+      const page = async (langfuseHost?: string, query = "") =>
+        (
+          await createServerApp({ store, langfuseHost }).request(`http://localhost/runs/${runId}${query}`)
+        ).text();
       const linked = await page("https://langfuse.example/");
       expect(linked).toContain("<dt>Traces</dt>");
       for (const trace of TRACES) expect(linked).toContain(`href="https://langfuse.example/trace/${trace}"`);
+      // Showing one dimension's verdicts, the page still links the traces of all the run's.
+      const filtered = await page("https://langfuse.example/", "?dimension=adherence");
+      for (const trace of TRACES)
+        expect(filtered).toContain(`href="https://langfuse.example/trace/${trace}"`);
       const unlinked = await page(undefined);
       expect(unlinked).not.toContain("/trace/");
       expect(unlinked).not.toContain("<dt>Traces</dt>");

@@ -205,7 +205,7 @@ async function open(url: string, width: number, incidents: string[]): Promise<Pa
   return page;
 }
 
-describe(browserSuite("issue 48 at real size, in Chromium"), () => {
+describe.skipIf(skipBrowserTests)(browserSuite("issue 48 at real size, in Chromium"), () => {
   for (const store of ["demo", "1,000-message"])
     for (const width of WIDTHS) {
       const at = () => cases.find((c) => c.name === store)!;
