@@ -13,7 +13,7 @@ export async function exportOnlineRun(
   tick: OnlineTick,
   run: OnlineRunRow,
   evaluationId: string,
-  { env = process.env, log = (line: string) => process.stderr.write(line) } = {},
+  { env = process.env, log = (line: string): void => void process.stderr.write(line) } = {},
 ): Promise<OnlineRunExport | undefined> {
   const rule = tick.rule.export;
   if (!rule) return undefined;
@@ -25,6 +25,7 @@ export async function exportOnlineRun(
     const problem = undeliveredLines(outcome)[0];
     record = {
       to: rule.to,
+      destination: outcome.destination,
       status: refused > 0 ? "partial" : "exported",
       scores: outcome.scores,
       sent: outcome.sent,

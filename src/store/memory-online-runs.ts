@@ -15,6 +15,7 @@ export function memoryOnline(): OnlineRepository {
     runs: async () => [],
     alerts: async () => [],
     runOfJob: async () => undefined,
+    exportsOfEvaluation: async () => [],
     openRun: refused,
     sampled: refused,
     windowMessages: refused,

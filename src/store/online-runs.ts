@@ -28,6 +28,8 @@ export interface OnlineRunSummary {
 /** What became of a run's export (the tool and the counts; never a key or a host's credentials). */
 export interface OnlineRunExport {
   to: string;
+  /** The tool's host as the export ledger keys it (no credentials), once the export got so far. */
+  destination?: string;
   status: "exported" | "partial" | "failed";
   /** Scores read, sent now, already there unchanged, and refused by the tool. */
   scores?: number;
@@ -173,6 +175,8 @@ export interface OnlineRepository {
   setDelivery(alertId: string, delivery: OnlineAlertDelivery): Promise<void>;
   /** Keeps what became of the export of a run's scores (the last attempt's). */
   setExport(runId: string, record: OnlineRunExport): Promise<void>;
+  /** What became of the exports of the runs whose evaluation is `evaluationId` (those that kept one), oldest first. */
+  exportsOfEvaluation(evaluationId: string): Promise<OnlineRunExport[]>;
 }
 
 /** Takes the rule's lock for the transaction: its runs are made and completed one at a time. */
@@ -417,6 +421,15 @@ export function onlineRepository(db: Db): OnlineRepository {
         "UPDATE online_runs SET outcome = COALESCE(outcome, '{}'::jsonb) || jsonb_build_object('export', $2::jsonb) WHERE id = $1",
         [runId, JSON.stringify(record)],
       );
+    },
+    async exportsOfEvaluation(evaluationId) {
+      if (!isUuid(evaluationId)) return [];
+      const rows = await db.query<{ export: OnlineRunExport }>(
+        `SELECT outcome -> 'export' AS export FROM online_runs
+          WHERE evaluation_id = $1 AND outcome -> 'export' IS NOT NULL ORDER BY created_at, id`,
+        [evaluationId],
+      );
+      return rows.rows.map((r) => r.export);
     },
     async setDelivery(alertId, delivery) {
       await db.query("UPDATE online_alerts SET delivery = $2 WHERE id = $1", [

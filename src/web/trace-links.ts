@@ -1,6 +1,7 @@
 // Links from a stored evaluation to the traces it judged, in the tracing tools they came from or were exported to:
-// Langfuse, whose host the server knows (the traces came from there), and Phoenix once the export ledger says the
-// evaluation's scores were sent to that Phoenix (only then are its traces known to be there).
+// Langfuse, whose host the server knows (the traces came from there), and Phoenix once the export ledger, or the
+// export record of the online run that made the evaluation, says its scores were sent to that Phoenix (only then
+// are its traces known to be there).
 import {
   ExportLedger,
   judgedSources,
@@ -11,7 +12,7 @@ import {
   scoresOfDocument,
   storedMessages,
 } from "../export/index.ts";
-import type { RunRow, ScoreRow } from "../store/index.ts";
+import type { OnlineRunExport, RunRow, ScoreRow } from "../store/index.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
 import { type Html, html } from "./html.ts";
 
@@ -19,29 +20,45 @@ import { type Html, html } from "./html.ts";
 const LINKED_TRACES = 5;
 
 /**
- * Whether this evaluation's scores were exported to the Phoenix at `host`, by the export ledger: only then are
- * its traces known to be there (Phoenix refuses annotations of spans it does not have). A page that has loaded
- * the evaluation's document gives it (`loaded`), so it is not loaded again. An unreadable ledger links nothing.
+ * Whether this evaluation's scores were exported to the dashboard's Phoenix, by the export record of an online run
+ * (a worker keeps no ledger) or by the export ledger: only then are its traces known to be there (Phoenix refuses
+ * annotations of spans it does not have). A page that has loaded the evaluation's document gives it (`loaded`),
+ * so it is not loaded again. An unreadable ledger links nothing from the ledger.
  */
 export async function exportedToPhoenix(
   context: DashboardContext,
   id: string,
   loaded?: { kind: string; document: unknown },
 ): Promise<boolean> {
-  if (!context.phoenixHost || !context.exportLedger) return false;
+  if (!context.phoenixHost) return false;
+  const key = phoenixLedgerKey(context.phoenixHost);
   try {
+    const online = await context.store.online.exportsOfEvaluation(id);
+    if (online.some((e) => reachedPhoenix(e, key))) return true;
+    if (!context.exportLedger) return false;
     const ledger = ExportLedger.open(context.exportLedger);
     const options = { propositions: true };
     const { scores } = loaded
       ? await scoresOfDocument(context.store, { ...loaded, evaluationId: id }, options)
       : await readStoredScores(context.store, id, options);
     return ledger.sentAny(
-      phoenixLedgerKey(context.phoenixHost),
+      key,
       scores.map((s) => s.id),
     );
   } catch {
     return false;
   }
+}
+
+/** Whether an online run's export put some scores in the Phoenix whose ledger key is `key`. */
+function reachedPhoenix(record: OnlineRunExport, key: string): boolean {
+  return (
+    record.to === "phoenix" &&
+    record.destination !== undefined &&
+    phoenixLedgerKey(record.destination) === key &&
+    (record.status === "exported" || record.status === "partial") &&
+    (record.sent ?? 0) + (record.unchanged ?? 0) > 0
+  );
 }
 
 /** Links to each trace in a tracing tool: `in Langfuse: trace 0123abcd, …`. */

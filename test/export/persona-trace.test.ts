@@ -1,13 +1,17 @@
 // Persona scores of imported traces go back to those traces: `eval` of a Langfuse export keeps each message's
 // `source_ids`, and `export` puts each agent's scores on the session (else the one trace) its judged messages came
 // from, checked by the Langfuse fake against the published schema; an OTLP import's on its trace or session in
-// Phoenix; the run page links the traces. Judged offline (the imported traces' hand-written fixture judge).
+// Phoenix, by `export` or by an online rule's worker; the run page links the traces. Judged offline (the imported
+// traces' hand-written fixture judge).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { exportScores, personaPlacement, readStoredScores, stableScoreId } from "../../src/export/index.ts";
+import { OnlineTickSchema, openOnlineRun } from "../../src/online/index.ts";
 import { evaluatePersonas } from "../../src/personas/index.ts";
+import { exportOnlineRun } from "../../src/queue/online-export.ts";
 import { createServerApp } from "../../src/server/index.ts";
 import { readSessionsTranscript } from "../../src/sessions/index.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { openPgliteStore } from "../../src/store/open-sql-store.ts";
 import { scriptedJudge } from "../../src/testing/index.ts";
 import { cli, ROOT } from "../cli/run-cli.ts";
 import { tempDir, useTempDir } from "../temp-dir.ts";
@@ -139,24 +143,31 @@ describe("a Langfuse export evaluated and exported back", () => {
   });
 });
 
+/** The OTLP fixture's agents judged into `store`: the evaluation, and each agent's run by its id. */
+async function evaluatedOtlp(store: Store): Promise<{ evaluationId: string; runs: Map<string, string> }> {
+  // The fixture records no system prompts: the personas are given apart, as `eval --persona` does.
+  const { transcript } = readSessionsTranscript([OTLP], {
+    personas: { forecaster: "A terse forecaster.", assistant: "A helpful assistant." },
+  });
+  const result = await evaluatePersonas({
+    transcript,
+    dimensions: ["adherence"],
+    judge: scriptedJudge(() => ({ score: 7, reasoning: "in character" })),
+    store,
+  });
+  return {
+    evaluationId: result.evaluation_id,
+    runs: new Map(result.runs.map((r) => [r.agent_id, r.run_id])),
+  };
+}
+
 describe("an OTLP import evaluated and exported to Phoenix", () => {
   let store: Store;
   let evaluationId: string;
   let runs: Map<string, string>;
   beforeAll(async () => {
     store = await openStore("memory://");
-    // The fixture records no system prompts: the personas are given apart, as `eval --persona` does.
-    const { transcript } = readSessionsTranscript([OTLP], {
-      personas: { forecaster: "A terse forecaster.", assistant: "A helpful assistant." },
-    });
-    const result = await evaluatePersonas({
-      transcript,
-      dimensions: ["adherence"],
-      judge: scriptedJudge(() => ({ score: 7, reasoning: "in character" })),
-      store,
-    });
-    evaluationId = result.evaluation_id;
-    runs = new Map(result.runs.map((r) => [r.agent_id, r.run_id]));
+    ({ evaluationId, runs } = await evaluatedOtlp(store));
   });
   afterAll(() => store.close());
 
@@ -195,6 +206,63 @@ describe("an OTLP import evaluated and exported to Phoenix", () => {
       expect(annotations.find((a) => a.session_id === "chat-7")).toMatchObject({ name: "adherence" });
       const linked = await page();
       expect(linked).toContain(`href="${phoenix.url}/redirects/traces/${"b".repeat(32)}"`);
+    } finally {
+      await phoenix.close();
+    }
+  });
+});
+
+describe("an OTLP import evaluated by an online rule, its scores exported to Phoenix by the worker", () => {
+  let store: Store;
+  let evaluationId: string;
+  let runs: Map<string, string>;
+  beforeAll(async () => {
+    // Online runs are kept by a SQL store (memory:// keeps none): an in-memory PGlite.
+    store = await openPgliteStore(undefined);
+    ({ evaluationId, runs } = await evaluatedOtlp(store));
+  });
+  afterAll(() => store.close());
+
+  it("the run page links the trace by the online run's export record, with no ledger; not for another Phoenix", async () => {
+    const phoenix = await fakePhoenix({ spans: [], traces: ["b".repeat(32)], sessions: ["chat-7"] });
+    try {
+      const tick = OnlineTickSchema.parse({
+        rule: {
+          name: "otlp-voice",
+          agents: ["assistant"],
+          sample: { messages: 5 },
+          schedule: "*/5 * * * *",
+          export: { to: "phoenix" },
+        },
+        judge: "none",
+        regression: 1,
+        since: new Date(0).toISOString(),
+      });
+      // The page reads only the run's evaluation and export, not its window or sample.
+      const run = await openOnlineRun(store, tick, "job-otlp-1");
+      await store.online.setEvaluation(run.id, evaluationId);
+      const page = async (phoenixHost: string) =>
+        (
+          await createServerApp({ store, phoenixHost }).request(
+            `http://localhost/runs/${runs.get("assistant")}`,
+          )
+        ).text();
+      expect(await page(phoenix.url)).not.toContain("/redirects/traces/");
+      const logged: string[] = [];
+      const record = await exportOnlineRun(store, tick, run, evaluationId, {
+        env: { PHOENIX_COLLECTOR_ENDPOINT: phoenix.url },
+        log: (line) => logged.push(line),
+      });
+      expect(logged).toEqual([]);
+      expect(record).toMatchObject({ to: "phoenix", destination: phoenix.url, status: "exported" });
+      expect(record!.sent).toBeGreaterThan(0);
+      expect(phoenix.invalid).toEqual([]);
+      // The dashboard's host given with a trailing slash is the same Phoenix.
+      expect(await page(`${phoenix.url}/`)).toContain(
+        `href="${phoenix.url}/redirects/traces/${"b".repeat(32)}"`,
+      );
+      // Another Phoenix than the one the scores went to: the trace is not known to be there.
+      expect(await page("http://127.0.0.1:9")).not.toContain("/redirects/traces/");
     } finally {
       await phoenix.close();
     }

@@ -321,7 +321,12 @@ describe.skipIf(!url)(postgresSuite("online rules on the queue"), () => {
       await sleep(1100);
       const run = await runOnlineRuleNow(store, db, exporting, { timeoutMs: 30_000 });
       expect(run.status).toBe("completed");
-      expect(run.export).toMatchObject({ to: "langfuse", status: "exported", refused: 0 });
+      expect(run.export).toMatchObject({
+        to: "langfuse",
+        destination: langfuse.url,
+        status: "exported",
+        refused: 0,
+      });
       expect(run.export!.sent).toBeGreaterThan(0);
       expect(langfuse.invalid).toEqual([]);
       const adherence = [...langfuse.scores.values()].find((s) => s.name === "adherence")!;

@@ -51,14 +51,19 @@ describeStore("online runs and alerts", ({ kind, store }) => {
     since: EPOCH,
   });
 
-  test.skipIf(kind !== "memory")("memory:// lists no runs or alerts and refuses to make a run", async () => {
-    expect(await store().online.runs()).toEqual([]);
-    expect(await store().online.alerts({ agent: "marta" })).toEqual([]);
-    expect(await store().online.runOfJob("job-1")).toBeUndefined();
-    await expect(store().online.openRun(run("voice", "job-1"), everything)).rejects.toSatisfy(
-      StoreError.isInstance,
-    );
-  });
+  test.skipIf(kind !== "memory")(
+    "memory:// lists no runs, alerts or exports and refuses to make a run",
+    async () => {
+      expect(await store().online.runs()).toEqual([]);
+      expect(await store().online.alerts({ agent: "marta" })).toEqual([]);
+      expect(await store().online.runOfJob("job-1")).toBeUndefined();
+      const evaluation = await store().evaluations.create({ source: "online:voice:run-1" });
+      expect(await store().online.exportsOfEvaluation(evaluation.id)).toEqual([]);
+      await expect(store().online.openRun(run("voice", "job-1"), everything)).rejects.toSatisfy(
+        StoreError.isInstance,
+      );
+    },
+  );
 
   test.skipIf(kind === "memory")(
     "a run samples the agents' messages imported in its window; the job tried again finds the same run",
@@ -188,6 +193,36 @@ describeStore("online runs and alerts", ({ kind, store }) => {
       expect(await store().online.queuedEvaluation(source)).toBe(evaluation.id);
       await store().online.setEvaluation(made.id, evaluation.id);
       expect(await store().online.runs({ id: made.id })).toMatchObject([{ evaluation_id: evaluation.id }]);
+    },
+  );
+
+  test.skipIf(kind === "memory")(
+    "a run's export keeps its destination, and is found again by the run's evaluation",
+    async () => {
+      await importNew(store(), "exported", "exported-1", ["e1"]);
+      const made = await store().online.openRun(run("exported", "job-e1"), everything);
+      const evaluation = await store().evaluations.create({ source: `online:exported:${made.id}` });
+      expect(await store().online.exportsOfEvaluation(evaluation.id)).toEqual([]);
+      await store().online.setEvaluation(made.id, evaluation.id);
+      // A run with no export yet has nothing to say.
+      expect(await store().online.exportsOfEvaluation(evaluation.id)).toEqual([]);
+      const record = {
+        to: "phoenix",
+        destination: "http://127.0.0.1:6006",
+        status: "exported" as const,
+        scores: 4,
+        sent: 4,
+        unchanged: 0,
+        refused: 0,
+        at: new Date().toISOString(),
+      };
+      await store().online.setExport(made.id, record);
+      expect(await store().online.exportsOfEvaluation(evaluation.id)).toEqual([record]);
+      expect((await store().online.runs({ id: made.id }))[0]!.export).toEqual(record);
+      // Another evaluation's, and an id that is none, find nothing.
+      const other = await store().evaluations.create({ source: "elsewhere" });
+      expect(await store().online.exportsOfEvaluation(other.id)).toEqual([]);
+      expect(await store().online.exportsOfEvaluation("not-an-id")).toEqual([]);
     },
   );
 });
